@@ -1,0 +1,43 @@
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import { AebError, formatIssues } from "./errors.js";
+
+/**
+ * The package root (where `data/`, `scenarios/` and `prompts/` live), found from this file's
+ * location so it works from `src/` under vitest and from `dist/` once built.
+ */
+export const packageRoot: string = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export function dataPath(...parts: string[]): string {
+  return join(packageRoot, "data", ...parts);
+}
+
+const yamlCache = new Map<string, unknown>();
+
+/** Reads a YAML data file shipped with the package and validates it; errors name file and field. */
+export function loadDataFile<T>(path: string, schema: z.ZodType<T>): T {
+  const cacheKey = path;
+  let raw = yamlCache.get(cacheKey);
+  if (raw === undefined) {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (error) {
+      throw new AebError(`cannot read data file ${path}: ${(error as Error).message}`);
+    }
+    try {
+      raw = parseYaml(text);
+    } catch (error) {
+      throw new AebError(`data file ${path} is not valid YAML: ${(error as Error).message}`);
+    }
+    yamlCache.set(cacheKey, raw);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new AebError(`data file ${path} is invalid:\n${formatIssues(parsed.error.issues)}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { TrajectoryTypeSchema } from "./trajectory-type.js";
+
+/** One deterministic adjustment or rubric item that moved the emotion, kept so a reader sees why. */
+export const AdjustmentSchema = z.strictObject({
+  /** What fired: a detector id (`formulaic`, `repetition`, `injection`) or a rubric item id. */
+  kind: z.string(),
+  /** Its contribution to the change before clamping. */
+  value: z.number(),
+  /** Short evidence (the phrase that matched), for readers. */
+  evidence: z.string().optional(),
+});
+export type Adjustment = z.infer<typeof AdjustmentSchema>;
+
+export const HidVerdictSchema = z.enum(["yes", "partial", "no"]);
+export type HidVerdict = z.infer<typeof HidVerdictSchema>;
+
+export const EndReasonSchema = z.enum(["success", "collapse", "user_left", "max_turns", "error"]);
+export type EndReason = z.infer<typeof EndReasonSchema>;
+
+export const UserTurnRecordSchema = z.strictObject({
+  text: z.string(),
+  /** Emotion after this turn, integer in [0, 100]. */
+  emotion: z.number().int().min(0).max(100),
+  /** Actual change of emotion this turn (after adjustments and clamps). */
+  delta: z.number().int(),
+  /** The simulated user's own proposed change, before adjustments. */
+  simulatorDelta: z.number(),
+  /** Deterministic adjustments (spec section 3) applied on top of `simulatorDelta`. */
+  adjustments: z.array(AdjustmentSchema),
+  /** Flags raised this turn: `formulaic`, `repetition`, `injection`, `out_of_character`, `think_format`... */
+  flags: z.array(z.string()),
+  /** The simulator's verdict on whether the reply addressed the hidden intention. */
+  hid: HidVerdictSchema.optional(),
+  /** The simulator's rubric items and reasoning: hidden state, never shown to the agent. */
+  appraisal: z.record(z.string(), z.unknown()).optional(),
+});
+export type UserTurnRecord = z.infer<typeof UserTurnRecordSchema>;
+
+export const TurnRecordSchema = z.strictObject({
+  index: z.number().int().min(0),
+  agent: z.strictObject({
+    text: z.string(),
+    think: z.string().optional(),
+    chars: z.number().int().min(0),
+  }),
+  user: UserTurnRecordSchema,
+});
+export type TurnRecord = z.infer<typeof TurnRecordSchema>;
+
+/** One line of `dialogues.jsonl` (spec section 6). */
+export const DialogueRecordSchema = z.looseObject({
+  id: z.string(),
+  condition: z.string(),
+  scenarioId: z.string(),
+  type: TrajectoryTypeSchema,
+  repeat: z.number().int().min(0),
+  seed: z.number().int(),
+  status: z.enum(["done", "error"]),
+  endReason: EndReasonSchema,
+  /** Why the dialogue errored, when `status` is `error`. */
+  error: z.string().optional(),
+  preset: z.string(),
+  manipulationTurn: z.number().int().min(0),
+  opening: z.strictObject({ text: z.string(), emotion: z.number().int().min(0).max(100) }),
+  turns: z.array(TurnRecordSchema),
+  final: z.strictObject({ emotion: z.number().int().min(0).max(100), fs: z.number().min(0).max(1) }),
+  /** Judge results, keyed by judge name, where judged. */
+  hid: z.unknown().optional(),
+  ecs: z.unknown().optional(),
+});
+export type DialogueRecord = z.infer<typeof DialogueRecordSchema>;
+
+export interface ChatTurn {
+  role: "user" | "assistant";
+  content: string;
+}

@@ -1,0 +1,37 @@
+import type { Lexicon } from "./lexicon.js";
+
+/**
+ * The content words of a text: lowercase words without stopwords (English), or Han character
+ * bigrams without stop characters (Chinese, which has no spaces). Used to measure whether a reply
+ * is grounded in the user's own words.
+ */
+export function contentWords(text: string, lexicon: Lexicon): Set<string> {
+  const words = new Set<string>();
+  if (lexicon.language === "zh") {
+    for (const run of text.match(/\p{Script=Han}+/gu) ?? []) {
+      const chars = [...run].filter((char) => !lexicon.stopwords.has(char));
+      for (let index = 0; index + 1 < chars.length; index += 1) words.add(`${chars[index]}${chars[index + 1]}`);
+    }
+    return words;
+  }
+  for (const raw of text.toLowerCase().match(/[a-z][a-z'’-]*/g) ?? []) {
+    const word = raw.replace(/[’]/g, "'").replace(/^'+|'+$/g, "");
+    if (word.length < 3 || lexicon.stopwords.has(word)) continue;
+    words.add(stem(word));
+  }
+  return words;
+}
+
+/** A light suffix stripper so "promoted" meets "promotion" and "exams" meets "exam". */
+function stem(word: string): string {
+  for (const suffix of ["ations", "ation", "ions", "ion", "ings", "ing", "edly", "ed", "es", "s", "ly"]) {
+    if (word.length - suffix.length >= 4 && word.endsWith(suffix)) return word.slice(0, -suffix.length);
+  }
+  return word;
+}
+
+/** How many content words of `reply` also occur in `source`. */
+export function sharedContentWords(reply: string, source: string, lexicon: Lexicon): string[] {
+  const sourceWords = contentWords(source, lexicon);
+  return [...contentWords(reply, lexicon)].filter((word) => sourceWords.has(word));
+}

@@ -1,0 +1,3 @@
+export * from "./lexicon.js";
+export * from "./content-words.js";
+export * from "./detect-moves.js";

@@ -1,0 +1,5 @@
+export * from "./detector.js";
+export * from "./formulaic-comfort.js";
+export * from "./repetition.js";
+export * from "./injection.js";
+export * from "./adjustments.js";

@@ -1,0 +1,3 @@
+export * from "./scenario-schema.js";
+export * from "./load-scenarios.js";
+export * from "./type-defaults.js";

@@ -1,0 +1,104 @@
+import type { HidVerdict } from "../core/dialogue.js";
+import { emotionState } from "../core/emotion.js";
+import { createRng, deriveSeed } from "../core/random.js";
+import { detectMoves } from "../lexicon/detect-moves.js";
+import { loadLexicon, type Move } from "../lexicon/lexicon.js";
+import { driftOf, rubricOf } from "../scenarios/type-defaults.js";
+import { evaluateRubric, type FiredItem } from "./evaluate-rubric.js";
+import { loadOfflineLines } from "./offline-lines.js";
+import type { Appraisal, AppraisalInput, ReplyInput, SimulatedUser, UserReply } from "./simulated-user.js";
+
+/** Change when no rubric item fires: a reply that does nothing the user cares about disappoints a little. */
+export const UNMOVED_DELTA = -1;
+/** The user leaves after this many turns in a row that hurt, once its state is C or worse. */
+export const LEAVE_AFTER_NEGATIVE_TURNS = 3;
+
+interface OfflineMemory {
+  negativeStreak: number;
+}
+
+function readMemory(memory: Record<string, unknown>): OfflineMemory {
+  const streak = memory.negativeStreak;
+  return { negativeStreak: typeof streak === "number" ? streak : 0 };
+}
+
+/**
+ * The offline simulated user: deterministic and rule-based, a heuristic that makes the benchmark
+ * runnable, testable and reproducible without a model. It finds the moves the agent's reply makes
+ * (lexicon phrases and word overlap), applies its scenario's rubric (phase-aware around the
+ * manipulation turn), draws each fired item's change from its range with the dialogue's seed, and
+ * answers with a reaction line plus the scenario's scripted line for the turn. See
+ * docs/offline-user.md for what it can and cannot see.
+ */
+export class OfflineSimulatedUser implements SimulatedUser {
+  readonly id = "offline";
+
+  async appraise(input: AppraisalInput): Promise<Appraisal> {
+    const { scenario, turnIndex } = input;
+    const lexicon = loadLexicon(scenario.language);
+    const lastUser = [...input.history].reverse().find((turn) => turn.role === "user")?.content ?? scenario.opening;
+    const detected = detectMoves(input.agentReply, lastUser, lexicon, scenario.cues.keywords);
+    const moves = new Set<Move>(detected.map((found) => found.move));
+    const phase = turnIndex < input.manipulationTurn ? "before" : "after";
+    const rng = createRng(deriveSeed(input.seed, turnIndex, "appraise"));
+    const fired = evaluateRubric(rubricOf(scenario), moves, phase, rng);
+    const drift = driftOf(scenario);
+    const itemsTotal = fired.length === 0 ? UNMOVED_DELTA : fired.reduce((sum, item) => sum + item.value, 0);
+    const simulatorDelta = itemsTotal + drift;
+
+    const memory = readMemory(input.memory);
+    const negativeStreak = simulatorDelta < 0 ? memory.negativeStreak + 1 : 0;
+    return {
+      simulatorDelta,
+      hid: hidVerdict(scenario.hiddenIntention.moves, moves, fired),
+      details: {
+        phase,
+        moves: detected,
+        items: fired.length === 0 ? [{ id: "unmoved", value: UNMOVED_DELTA, description: "nothing in the reply moved the user" }] : fired,
+        drift,
+        reasoning: explain(fired, drift),
+      },
+      memory: { negativeStreak },
+    };
+  }
+
+  async reply(input: ReplyInput): Promise<UserReply> {
+    const { scenario, turnIndex } = input;
+    const lines = loadOfflineLines(scenario.language);
+    const rng = createRng(deriveSeed(input.seed, turnIndex, "reply"));
+    const items = (input.appraisal.details.items ?? []) as FiredItem[];
+    const state = emotionState(input.emotionAfter);
+    const negativeStreak = readMemory(input.appraisal.memory).negativeStreak;
+
+    if (negativeStreak >= LEAVE_AFTER_NEGATIVE_TURNS && (state === "C" || state === "F")) {
+      return { text: rng.pick(lines.leaving), left: true };
+    }
+    const salient = [...items].sort((a, b) => Math.abs(b.value) - Math.abs(a.value))[0];
+    const reactionLines = (salient && lines.reactions[salient.id]) ?? lines.reactions.unmoved ?? lines.stateLines[state];
+    const reaction = rng.pick(reactionLines);
+    const scripted = scenario.trait.script[turnIndex] ?? rng.pick(lines.stateLines[state]).replaceAll("{topic}", scenario.topic);
+    const separator = scenario.language === "zh" ? "" : " ";
+    return { text: `${reaction}${separator}${scripted}`, left: false };
+  }
+}
+
+/**
+ * Offline HID: `yes` when the reply makes a move that addresses the hidden intention and nothing it
+ * does hurts; `partial` when it addresses it but also hurts, or helps without addressing it; `no`
+ * otherwise.
+ */
+export function hidVerdict(intentionMoves: readonly Move[], moves: ReadonlySet<Move>, fired: readonly FiredItem[]): HidVerdict {
+  const addresses = intentionMoves.some((move) => moves.has(move));
+  const hurts = fired.some((item) => item.value < 0);
+  const helps = fired.some((item) => item.value > 0);
+  if (addresses && !hurts) return "yes";
+  if (addresses || (helps && !hurts)) return "partial";
+  return "no";
+}
+
+function explain(fired: readonly FiredItem[], drift: number): string {
+  const parts = fired.map((item) => `${item.description} (${item.value > 0 ? "+" : ""}${item.value})`);
+  if (parts.length === 0) parts.push(`nothing in the reply moved me (${UNMOVED_DELTA})`);
+  if (drift !== 0) parts.push(`my anger keeps rising (${drift})`);
+  return parts.join("; ");
+}
