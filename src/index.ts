@@ -1,2 +1,23 @@
-// Public library API of AEB. Everything a script needs is re-exported from here.
-export {};
+/**
+ * AEB's public library API. Scripts import from here; anything not re-exported is internal.
+ */
+export * from "./core/errors.js";
+export * from "./core/dialogue.js";
+export * from "./core/emotion.js";
+export * from "./core/preset.js";
+export * from "./core/random.js";
+export * from "./core/trajectory-type.js";
+export * from "./lexicon/index.js";
+export * from "./reward/index.js";
+export * from "./scenarios/index.js";
+export type { Agent, AgentInput, AgentReply } from "./agents/agent.js";
+export { createReferenceAgent, AttunedAgent, REFERENCE_AGENT_IDS, type ReferenceAgentId } from "./agents/reference-agents.js";
+export type { SimulatedUser, Appraisal, AppraisalInput, ReplyInput, UserReply, UserMemory } from "./simulated-user/simulated-user.js";
+export { OfflineSimulatedUser } from "./simulated-user/offline-user.js";
+export * from "./episode/index.js";
+export * from "./metrics/index.js";
+export { parseRunConfig, loadRunConfig, RunConfigSchema, type RunConfig, type RunConfigInput } from "./runner/run-config.js";
+export { runBenchmark, selectScenarios, writeSummary, type RunOptions, type RunResult, type RunEvents } from "./runner/run-benchmark.js";
+export { readDialogues, DialogueRecorder } from "./runner/run-directory.js";
+export { summariseRun, type RunSummary } from "./runner/summary.js";
+export { parseJsonl } from "./runner/jsonl.js";

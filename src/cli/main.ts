@@ -1,2 +1,44 @@
 #!/usr/bin/env node
-console.log("aeb");
+import { Command, CommanderError } from "commander";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "../core/data-files.js";
+import { AebError } from "../core/errors.js";
+import { registerRunCommand } from "./commands/run.js";
+import { registerScenariosCommand } from "./commands/scenarios.js";
+
+const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
+
+export function buildProgram(): Command {
+  const program = new Command()
+    .name("aeb")
+    .description("AEB, the Adversarial Empathy Benchmark: run empathetic LLMs against simulated users who do not cooperate.")
+    .version(version)
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  registerRunCommand(program);
+  registerScenariosCommand(program);
+  return program;
+}
+
+/** The CLI boundary: user errors print one clear line and exit non-zero, never a stack trace. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (AebError.isInstance(error)) {
+      console.error(`aeb: ${error.message}`);
+      return 1;
+    }
+    console.error(`aeb: unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+    if (process.env.AEB_DEBUG) console.error(error);
+    else console.error("(set AEB_DEBUG=1 for the stack trace; please report this)");
+    return 1;
+  }
+}
+
+main(process.argv).then((code) => {
+  process.exitCode = code;
+});

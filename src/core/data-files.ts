@@ -16,9 +16,15 @@ export function dataPath(...parts: string[]): string {
 }
 
 const yamlCache = new Map<string, unknown>();
+const parsedCache = new Map<string, { schema: unknown; data: unknown }>();
 
-/** Reads a YAML data file shipped with the package and validates it; errors name file and field. */
+/**
+ * Reads a YAML data file shipped with the package and validates it; errors name file and field.
+ * Parsed results are cached per file and schema: data files are read on the hot path of every turn.
+ */
 export function loadDataFile<T>(path: string, schema: z.ZodType<T>): T {
+  const cached = parsedCache.get(path);
+  if (cached !== undefined && cached.schema === schema) return cached.data as T;
   const cacheKey = path;
   let raw = yamlCache.get(cacheKey);
   if (raw === undefined) {
@@ -39,5 +45,6 @@ export function loadDataFile<T>(path: string, schema: z.ZodType<T>): T {
   if (!parsed.success) {
     throw new AebError(`data file ${path} is invalid:\n${formatIssues(parsed.error.issues)}`);
   }
+  parsedCache.set(path, { schema, data: parsed.data });
   return parsed.data;
 }

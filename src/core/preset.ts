@@ -25,9 +25,14 @@ export type PresetName = z.infer<typeof PresetName>;
 
 const PresetFileSchema = z.record(z.string(), PresetSchema);
 
+let presets: Record<string, Preset> | undefined;
+
 export function loadPresets(): Record<string, Preset> {
-  const file = loadDataFile(dataPath("presets.yaml"), PresetFileSchema);
-  return Object.fromEntries(Object.entries(file).map(([name, rules]) => [name, { name, ...rules }]));
+  if (presets === undefined) {
+    const file = loadDataFile(dataPath("presets.yaml"), PresetFileSchema);
+    presets = Object.fromEntries(Object.entries(file).map(([name, rules]) => [name, { name, ...rules }]));
+  }
+  return presets;
 }
 
 export function getPreset(name: string): Preset {

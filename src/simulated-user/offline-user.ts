@@ -10,8 +10,9 @@ import type { Appraisal, AppraisalInput, ReplyInput, SimulatedUser, UserReply } 
 
 /** Change when no rubric item fires: a reply that does nothing the user cares about disappoints a little. */
 export const UNMOVED_DELTA = -1;
-/** The user leaves after this many turns in a row that hurt, once its state is C or worse. */
-export const LEAVE_AFTER_NEGATIVE_TURNS = 3;
+/** The user leaves after this many turns in a row that hurt, once its emotion is below LEAVE_BELOW_EMOTION. */
+export const LEAVE_AFTER_NEGATIVE_TURNS = 4;
+export const LEAVE_BELOW_EMOTION = 25;
 
 interface OfflineMemory {
   negativeStreak: number;
@@ -70,7 +71,7 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const state = emotionState(input.emotionAfter);
     const negativeStreak = readMemory(input.appraisal.memory).negativeStreak;
 
-    if (negativeStreak >= LEAVE_AFTER_NEGATIVE_TURNS && (state === "C" || state === "F")) {
+    if (negativeStreak >= LEAVE_AFTER_NEGATIVE_TURNS && input.emotionAfter < LEAVE_BELOW_EMOTION) {
       return { text: rng.pick(lines.leaving), left: true };
     }
     const salient = [...items].sort((a, b) => Math.abs(b.value) - Math.abs(a.value))[0];

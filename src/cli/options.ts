@@ -1,0 +1,14 @@
+import { InvalidArgumentError } from "commander";
+
+/** Flag parsers that reject bad values with a message naming the flag's expectation. */
+export function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
+  return parsed;
+}
+
+export function nonNegativeInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError(`expected a non-negative integer, got "${value}"`);
+  return parsed;
+}

@@ -1,0 +1,2 @@
+export * from "./dialogue-metrics.js";
+export * from "./condition-summary.js";

@@ -1,0 +1,78 @@
+import { readFileSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { ConfigError, formatIssues } from "../core/errors.js";
+import { TrajectoryTypeSchema } from "../core/trajectory-type.js";
+import { REFERENCE_AGENT_IDS } from "../agents/reference-agents.js";
+
+/** An offline reference agent (deterministic baseline). */
+export const ReferenceAgentConfigSchema = z.strictObject({
+  kind: z.literal("reference"),
+  id: z.enum(REFERENCE_AGENT_IDS),
+});
+
+export const AgentConfigSchema = z.discriminatedUnion("kind", [ReferenceAgentConfigSchema]);
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+
+export const ConditionConfigSchema = z.strictObject({
+  /** Name of the condition as it appears in results (e.g. `rlver-ppo-think`). */
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "condition names use letters, digits, '.', '_' and '-'"),
+  agent: AgentConfigSchema,
+});
+export type ConditionConfig = z.infer<typeof ConditionConfigSchema>;
+
+export const OfflineSimulatorConfigSchema = z.strictObject({ kind: z.literal("offline") });
+export const SimulatorConfigSchema = z.discriminatedUnion("kind", [OfflineSimulatorConfigSchema]);
+export type SimulatorConfig = z.infer<typeof SimulatorConfigSchema>;
+
+export const ScenarioSelectionSchema = z.strictObject({
+  /** A directory or file of scenario YAML; default: the suites shipped with AEB. */
+  path: z.string().optional(),
+  /** Only scenarios of this suite (`full`, `starter`, `classic`); default `full` for the built-in suites. */
+  suite: z.string().optional(),
+  types: z.array(TrajectoryTypeSchema).optional(),
+  ids: z.array(z.string()).optional(),
+});
+
+/** The one config file of a run (`aeb run --config FILE`); flags override it. */
+export const RunConfigSchema = z.strictObject({
+  seed: z.number().int().min(0).default(1),
+  repeats: z.number().int().positive().default(1),
+  concurrency: z.number().int().positive().default(8),
+  scenarios: ScenarioSelectionSchema.default({}),
+  simulator: SimulatorConfigSchema.default({ kind: "offline" }),
+  conditions: z
+    .array(ConditionConfigSchema)
+    .min(1)
+    .refine((conditions) => new Set(conditions.map((condition) => condition.name)).size === conditions.length, {
+      message: "condition names must be unique",
+    })
+    .default(REFERENCE_AGENT_IDS.map((id) => ({ name: id, agent: { kind: "reference" as const, id } }))),
+  /** Stop the run (exit non-zero) if more than this fraction of dialogues end in error. */
+  maxErrorRate: z.number().min(0).max(1).default(0),
+});
+export type RunConfigInput = z.input<typeof RunConfigSchema>;
+export type RunConfig = z.infer<typeof RunConfigSchema>;
+
+/** Validates a config object; errors name the field. */
+export function parseRunConfig(raw: unknown, source: string): RunConfig {
+  const parsed = RunConfigSchema.safeParse(raw ?? {});
+  if (!parsed.success) throw new ConfigError(`${source}: invalid config:\n${formatIssues(parsed.error.issues)}`);
+  return parsed.data;
+}
+
+export function loadRunConfig(path: string): RunConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(`cannot read config ${path}: ${(error as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`config ${path} is not valid YAML: ${(error as Error).message}`);
+  }
+  return parseRunConfig(raw, path);
+}

@@ -1,0 +1,145 @@
+/**
+ * `aeb run` end to end: the files of spec section 6, byte-identical results for a seed, resume
+ * after SIGKILL with every dialogue exactly once, and a clear error for each kind of bad input.
+ */
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DialogueRecordSchema } from "../src/core/dialogue.js";
+import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
+import { runCli, spawnCli, temporaryDirectory } from "./helpers/cli.js";
+
+const lines = (dir: string) => readFileSync(join(dir, "dialogues.jsonl"), "utf8").split("\n").filter(Boolean);
+const ids = (dir: string) => lines(dir).map((line) => (JSON.parse(line) as { id: string }).id);
+
+describe("aeb run (offline)", () => {
+  it("writes dialogues.jsonl, summary.json and report.md and prints the table", () => {
+    const out = join(temporaryDirectory(), "run");
+    const result = runCli(["run", "--suite", "starter", "--out", out, "--no-progress"]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/condition\s+n\s+FS \[95% CI\]/);
+    for (const name of ["formulaic", "sycophant", "advice", "labeler", "attuned"]) expect(result.stdout).toContain(name);
+    for (const line of lines(out)) expect(DialogueRecordSchema.safeParse(JSON.parse(line)).success).toBe(true);
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
+    expect(summary.conditions.map((condition: { name: string }) => condition.name)).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned"]);
+    expect(summary.conditions[0]).toMatchObject({ n: expect.any(Number), errors: 0, fs: { mean: expect.any(Number), ci95: expect.any(Array) } });
+    expect(readFileSync(join(out, "report.md"), "utf8")).toContain("# AEB run report");
+  });
+
+  it("gives byte-identical dialogues (as a set) and summary.json for the same seed, whatever the concurrency", () => {
+    const root = temporaryDirectory();
+    runCli(["run", "--suite", "starter", "--seed", "7", "--repeats", "2", "--concurrency", "1", "--out", join(root, "a"), "--no-progress"]);
+    runCli(["run", "--suite", "starter", "--seed", "7", "--repeats", "2", "--concurrency", "16", "--out", join(root, "b"), "--no-progress"]);
+    runCli(["run", "--suite", "starter", "--seed", "8", "--repeats", "2", "--out", join(root, "c"), "--no-progress"]);
+    expect(lines(join(root, "a")).sort()).toEqual(lines(join(root, "b")).sort());
+    expect(readFileSync(join(root, "a", "summary.json"), "utf8")).toBe(readFileSync(join(root, "b", "summary.json"), "utf8"));
+    expect(lines(join(root, "a")).sort()).not.toEqual(lines(join(root, "c")).sort());
+  });
+
+  it("resumes after SIGKILL with every dialogue present exactly once", async () => {
+    const out = join(temporaryDirectory(), "killed");
+    const args = ["run", "--suite", "starter", "--repeats", "40", "--concurrency", "4", "--out", out, "--no-progress"];
+    const child = spawnCli(args);
+    // Kill once a few hundred dialogues are on disk, well before the end.
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (existsSync(join(out, "dialogues.jsonl")) && lines(out).length >= 200) {
+          clearInterval(timer);
+          child.kill("SIGKILL");
+        }
+      }, 5);
+      child.on("exit", () => {
+        clearInterval(timer);
+        resolve();
+      });
+      child.on("error", reject);
+    });
+    const before = lines(out).length;
+    const starter = filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite: "starter" }).length;
+    const total = starter * 5 * 40;
+    expect(before).toBeLessThan(total);
+    // Simulate a write torn by the kill, too.
+    appendFileSync(join(out, "dialogues.jsonl"), '{"id":"torn');
+    const resumed = runCli(args);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toMatch(/resuming .*already finished/);
+    expect(resumed.stderr).toContain("repaired a torn last line");
+    const all = ids(out);
+    expect(all).toHaveLength(total);
+    expect(new Set(all).size).toBe(total);
+  }, 120_000);
+
+  it("a finished run started again runs nothing", () => {
+    const out = join(temporaryDirectory(), "again");
+    runCli(["run", "--suite", "starter", "--out", out, "--no-progress"]);
+    const before = readFileSync(join(out, "dialogues.jsonl"), "utf8");
+    const again = runCli(["run", "--suite", "starter", "--out", out, "--no-progress"]);
+    expect(again.stdout).toContain("(0 run now,");
+    expect(readFileSync(join(out, "dialogues.jsonl"), "utf8")).toBe(before);
+  });
+});
+
+describe("aeb run refuses bad input with one clear line", () => {
+  const expectError = (result: ReturnType<typeof runCli>, pattern: RegExp) => {
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(pattern);
+    expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  };
+
+  it("names the file and field of an invalid scenario", () => {
+    const dir = temporaryDirectory();
+    writeFileSync(join(dir, "bad.yaml"), "id: bad-one\ntype: escalation\ntitle: x\n");
+    expectError(runCli(["run", "--scenarios", dir, "--out", join(dir, "out")]), /bad\.yaml: invalid scenario:[\s\S]*persona/);
+  });
+
+  it("names both files of a duplicate scenario id", () => {
+    const dir = temporaryDirectory();
+    const text = readFileSync(join(import.meta.dirname, "..", "scenarios", "starter", "escalation-cancelled-project.yaml"), "utf8");
+    writeFileSync(join(dir, "a.yaml"), text);
+    writeFileSync(join(dir, "b.yaml"), text);
+    expectError(runCli(["run", "--scenarios", dir, "--out", join(dir, "out")]), /duplicate scenario id "escalation-cancelled-project" in .*b\.yaml and .*a\.yaml/);
+  });
+
+  it("names an unknown type", () => {
+    expectError(runCli(["run", "--types", "escalation,sulking", "--out", join(temporaryDirectory(), "o")]), /unknown trajectory type "sulking"/);
+  });
+
+  it("names a config that does not parse, and a config field that is wrong", () => {
+    const dir = temporaryDirectory();
+    writeFileSync(join(dir, "broken.yaml"), "seed: [1,\n");
+    expectError(runCli(["run", "--config", join(dir, "broken.yaml"), "--out", join(dir, "o")]), /broken\.yaml is not valid YAML/);
+    writeFileSync(join(dir, "wrong.yaml"), "repeats: -2\n");
+    expectError(runCli(["run", "--config", join(dir, "wrong.yaml"), "--out", join(dir, "o")]), /wrong\.yaml: invalid config:[\s\S]*repeats/);
+  });
+
+  it("rejects a bad flag value", () => {
+    expectError(runCli(["run", "--repeats", "zero"]), /expected a positive integer, got "zero"/);
+  });
+
+  it("names an output directory that cannot be written", () => {
+    const dir = temporaryDirectory();
+    writeFileSync(join(dir, "file"), "");
+    expectError(runCli(["run", "--suite", "starter", "--out", join(dir, "file", "sub")]), /output directory .*file\/sub cannot be written/);
+  });
+
+  it("refuses to resume into a run made with a different config unless --force, losing nothing", () => {
+    const out = join(temporaryDirectory(), "run");
+    runCli(["run", "--suite", "starter", "--seed", "1", "--out", out, "--no-progress"]);
+    const before = readFileSync(join(out, "dialogues.jsonl"), "utf8");
+    expectError(runCli(["run", "--suite", "starter", "--seed", "2", "--out", out]), /holds a run made with a different config/);
+    expect(readFileSync(join(out, "dialogues.jsonl"), "utf8")).toBe(before);
+    const forced = runCli(["run", "--suite", "starter", "--repeats", "2", "--seed", "1", "--out", out, "--force", "--no-progress"]);
+    expect(forced.code).toBe(0);
+    const all = ids(out);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBe(2 * before.split("\n").filter(Boolean).length);
+  });
+
+  it("prints usage for an unknown command", () => {
+    const result = runCli(["frobnicate"]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("unknown command");
+  });
+
+});
