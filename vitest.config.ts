@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // On CI also write a JSON result, from which .ci/run prints a plain "N passed, N failed" line.
+    reporters: process.env.CI ? ["default", ["json", { outputFile: "test-results.json" }]] : ["default"],
   },
 });
