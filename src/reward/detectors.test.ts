@@ -83,3 +83,13 @@ describe("computeAdjustments", () => {
     expect(result.injected).toBe(false);
   });
 });
+
+describe("move detection ignores quoted words", () => {
+  it("does not credit an agent for quoting the user's 'unfair'", async () => {
+    const { detectMoves } = await import("../lexicon/detect-moves.js");
+    const quoted = detectMoves("You said “it was unfair”. What happened next?", "It was unfair.", en).map((found) => found.move);
+    const own = detectMoves("That was unfair. You didn't deserve it.", "It was unfair.", en).map((found) => found.move);
+    expect(quoted).not.toContain("names_unfairness");
+    expect(own).toContain("names_unfairness");
+  });
+});
