@@ -29,7 +29,7 @@ describe("bootstrapMeanCI", () => {
 
   it("collapses to the value when there is no spread", () => {
     expect(bootstrapMeanCI([0.3, 0.3, 0.3], { seed: 9 }).ci95).toEqual([0.3, 0.3]);
-    expect(bootstrapMeanCI([7], { seed: 9 })).toMatchObject({ mean: 7, ci95: [7, 7], resamples: 10_000, confidence: 0.95 });
+    expect(bootstrapMeanCI([7], { seed: 9 })).toEqual({ mean: 7, ci95: [7, 7] });
   });
 
   it.each(scipyVectors().bootstrap)(

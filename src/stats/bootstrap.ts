@@ -28,18 +28,18 @@ export interface BootstrapOptions {
   seed: number;
 }
 
+/**
+ * Exactly these two fields: reports embed the object as-is (summary.json's `fs`), so extra
+ * fields would change their output.
+ */
 export interface BootstrapMeanResult {
   /** Mean of the original values. */
   mean: number;
   /**
    * Percentile interval [low, high] for the mean. Named for the default 95% level; when
-   * `confidence` is set it holds that level's interval (see `confidence`).
+   * `options.confidence` is set it holds that level's interval.
    */
   ci95: [number, number];
-  /** The confidence level of `ci95`. */
-  confidence: number;
-  /** The number of resamples used. */
-  resamples: number;
 }
 
 const DEFAULT_RESAMPLES = 10_000;
@@ -66,12 +66,7 @@ export function bootstrapMeanCI(values: readonly number[], options: BootstrapOpt
 
   const tail = (1 - confidence) / 2;
   const mean = values.reduce((sum, value) => sum + value, 0) / n;
-  return {
-    mean,
-    ci95: [percentile(means, tail), percentile(means, 1 - tail)],
-    confidence,
-    resamples,
-  };
+  return { mean, ci95: [percentile(means, tail), percentile(means, 1 - tail)] };
 }
 
 /** Quantile q of sorted values by linear interpolation between order statistics (NumPy's default). */

@@ -6,7 +6,7 @@ export { StatsInputError } from "./errors.js";
 
 // Tests and intervals.
 export { bootstrapMeanCI, type BootstrapMeanResult, type BootstrapOptions } from "./bootstrap.js";
-export { wilsonInterval, type WilsonInterval } from "./wilson.js";
+export { wilsonInterval } from "./wilson.js";
 export { mannWhitneyU, type MannWhitneyResult } from "./mann-whitney.js";
 export { wilcoxonSignedRank, type WilcoxonResult } from "./wilcoxon.js";
 export { mcnemarExact, mcnemarFromPairs, type McNemarResult } from "./mcnemar.js";

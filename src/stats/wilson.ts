@@ -18,15 +18,12 @@ import { normalQuantile } from "./normal.js";
 import { StatsInputError } from "./errors.js";
 import { requireInteger, requireOpenUnitInterval } from "./validate.js";
 
-export interface WilsonInterval {
-  /** The observed proportion k/n. */
-  proportion: number;
-  low: number;
-  high: number;
-}
-
-/** Wilson score interval for `k` successes out of `n` trials (95% unless `confidence` is given). */
-export function wilsonInterval(k: number, n: number, confidence = 0.95): WilsonInterval {
+/**
+ * Wilson score interval [low, high] for `k` successes out of `n` trials, 95% unless
+ * `confidence` is given. Returned as a pair so reports can store it directly (summary.json's
+ * `collapseCi95`).
+ */
+export function wilsonInterval(k: number, n: number, confidence = 0.95): [number, number] {
   requireInteger(n, "wilsonInterval: n (trials)", 1);
   requireInteger(k, "wilsonInterval: k (successes)", 0);
   if (k > n) throw new StatsInputError(`wilsonInterval: k (successes) must not exceed n (trials), but k=${k} and n=${n}`);
@@ -39,5 +36,5 @@ export function wilsonInterval(k: number, n: number, confidence = 0.95): WilsonI
   const half = (z * Math.sqrt((proportion * (1 - proportion)) / n + zSquared / (4 * n * n))) / denominator;
   const low = k === 0 ? 0 : Math.max(0, center - half);
   const high = k === n ? 1 : Math.min(1, center + half);
-  return { proportion, low, high };
+  return [low, high];
 }
