@@ -1,4 +1,6 @@
 import type { DialogueRecord } from "../core/dialogue.js";
+import { compareConditions, type Comparison, type LengthConfoundRow } from "../analysis/compare-conditions.js";
+import { simulatorHid } from "../metrics/dialogue-metrics.js";
 import { summariseCondition, type ConditionSummary } from "../metrics/condition-summary.js";
 
 /** `summary.json` (spec section 6). */
@@ -10,7 +12,9 @@ export interface RunSummary {
   dialogues: number;
   errors: number;
   conditions: ConditionSummary[];
-  comparisons: unknown[];
+  comparisons: Comparison[];
+  /** FS difference per pair of conditions with and without reply length as a covariate. */
+  lengthConfound: LengthConfoundRow[];
   /** Plain-language caveats (too little data for a statistic, excluded dialogues...). */
   notes: string[];
 }
@@ -27,6 +31,11 @@ export function summariseRun(records: readonly DialogueRecord[], options: { cond
     if (condition.errors > 0) notes.push(`${condition.name}: ${condition.errors} dialogue(s) ended in error and are excluded from every statistic`);
     if (condition.n < 2) notes.push(`${condition.name}: only ${condition.n} scored dialogue(s); no interval is given`);
   }
+  const compared = compareConditions(sorted, conditions.map((condition) => condition.name), {
+    fs: (record) => record.final.fs,
+    hid: simulatorHid,
+  });
+  notes.push(...compared.notes);
   return {
     format: 1,
     seed: options.seed,
@@ -35,7 +44,8 @@ export function summariseRun(records: readonly DialogueRecord[], options: { cond
     dialogues: sorted.length,
     errors: sorted.filter((record) => record.status === "error").length,
     conditions,
-    comparisons: [],
+    comparisons: compared.comparisons,
+    lengthConfound: compared.lengthConfound,
     notes,
   };
 }
