@@ -64,6 +64,12 @@ export interface OpenAIChatModelOptions {
   random?: RandomFn | undefined;
   /** Where `apiKeyEnv` is looked up. Defaults to process.env. */
   env?: Readonly<Record<string, string | undefined>> | undefined;
+  /**
+   * Awaited once before the first request that reaches the network (after a cache miss); if it
+   * rejects, every call rejects with its error. Runs use it for a lazy preflight, so a fully
+   * cached rerun sends no request at all while a bad endpoint still fails on first use.
+   */
+  beforeFirstRequest?: (() => Promise<void>) | undefined;
 }
 
 /** One SDK client bound to one base URL. */
@@ -99,6 +105,8 @@ export class OpenAIChatModel implements ChatModel {
 
   readonly #pool: ReplicaPool<Replica>;
   readonly #cache: ResponseCache | undefined;
+  readonly #beforeFirstRequest: (() => Promise<void>) | undefined;
+  #ready: Promise<void> | undefined;
   readonly #clock: Clock;
   readonly #sleep: SleepFn;
   readonly #random: RandomFn;
@@ -118,6 +126,7 @@ export class OpenAIChatModel implements ChatModel {
     }));
     this.#pool = new ReplicaPool(replicas, config.maxConcurrencyPerEndpoint);
     this.#cache = options.cache;
+    this.#beforeFirstRequest = options.beforeFirstRequest;
     this.#clock = options.clock ?? systemClock;
     this.#sleep = options.sleep ?? abortableSleep;
     this.#random = options.random ?? Math.random;
@@ -181,6 +190,16 @@ export class OpenAIChatModel implements ChatModel {
         };
         if (hit.reasoning !== undefined) response.reasoning = hit.reasoning;
         return response;
+      }
+    }
+
+    if (this.#beforeFirstRequest !== undefined) {
+      this.#ready ??= this.#beforeFirstRequest();
+      try {
+        await this.#ready;
+      } catch (error) {
+        this.#totals.failedCalls++;
+        throw error;
       }
     }
 

@@ -23,7 +23,12 @@ import type { AgentConfig, JudgesConfig, RunConfig, SimulatorConfig } from "./ru
  */
 export class PluginFactory {
   readonly models: Array<{ role: string; config: ModelEndpointConfig; client: OpenAIChatModel }> = [];
+  /** Aborted when a preflight fails: the run stops instead of erroring every dialogue. */
+  readonly abort = new AbortController();
+  /** The preflight failure that stopped the run, if any. */
+  fatal: AebError | undefined;
   private readonly cache: ResponseCache | undefined;
+  private readonly probes = new Map<string, Promise<void>>();
 
   constructor(
     options: { cacheDir?: string; env?: Readonly<Record<string, string | undefined>>; warn?: (message: string) => void } = {},
@@ -33,7 +38,7 @@ export class PluginFactory {
   }
 
   private model(role: string, config: ModelEndpointConfig): OpenAIChatModel {
-    const client = createOpenAIChatModel(config, { role, cache: this.cache, env: this.env });
+    const client = createOpenAIChatModel(config, { role, cache: this.cache, env: this.env, beforeFirstRequest: () => this.probeOnce(role, config) });
     this.models.push({ role, config, client });
     return client;
   }
@@ -78,22 +83,26 @@ export class PluginFactory {
   }
 
   /**
-   * Checks every endpoint serves its model before any dialogue starts, so a typo in a URL or a
-   * model name fails in seconds with the endpoint named, not hours into a run.
+   * The preflight: checks an endpoint serves its model before its first real request (calls
+   * answered from the cache need no server), so a typo in a URL or a model name stops the run in
+   * seconds with the endpoint named, not after every dialogue has failed.
    */
-  async probeAll(): Promise<void> {
-    const seen = new Set<string>();
-    for (const { role, config } of this.models) {
-      const key = `${config.model}@${config.baseUrls.join(",")}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      try {
-        await probe(config, { env: this.env });
-      } catch (error) {
-        if (ModelCallError.isInstance(error)) throw new AebError(`${role}: ${error.message}`);
-        throw error;
-      }
+  probeOnce(role: string, config: ModelEndpointConfig): Promise<void> {
+    const key = `${config.model}@${config.baseUrls.join(",")}`;
+    let pending = this.probes.get(key);
+    if (pending === undefined) {
+      pending = probe(config, { env: this.env }).then(
+        () => undefined,
+        (error: unknown) => {
+          const failure = new AebError(`${role}: ${ModelCallError.isInstance(error) || error instanceof Error ? error.message : String(error)}`);
+          this.fatal ??= failure;
+          this.abort.abort(failure);
+          throw failure;
+        },
+      );
+      this.probes.set(key, pending);
     }
+    return pending;
   }
 
   usage(): UsageTotals[] {

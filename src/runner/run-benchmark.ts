@@ -9,6 +9,7 @@ import { renderMarkdownReport } from "../report/markdown-report.js";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { forEachConcurrent } from "./concurrency.js";
+import { mergeJudgements, readJudgements } from "./judgements.js";
 import { configWarnings, PluginFactory } from "./plugins.js";
 import type { RunConfig } from "./run-config.js";
 import { claimRunDirectory, DialogueRecorder, hashOf, SUMMARY_FILE } from "./run-directory.js";
@@ -32,8 +33,6 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Where API keys are looked up (default process.env). */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Skip the endpoint preflight (tests that inject faults from the first request). */
-  skipProbe?: boolean;
 }
 
 export interface RunResult {
@@ -108,8 +107,8 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   options.events?.onPlan?.({ total: tasks.length, alreadyFinished: tasks.length - todo.length, toRun: todo.length, resumed, repaired: recorder.repaired });
 
   const errored: DialogueRecord[] = [];
+  const signal = options.signal === undefined ? plugins.abort.signal : AbortSignal.any([options.signal, plugins.abort.signal]);
   try {
-    if (todo.length > 0 && options.skipProbe !== true) await plugins.probeAll();
     await forEachConcurrent(
       todo,
       config.concurrency,
@@ -123,21 +122,24 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
           seed: task.seed,
           agent: agents.get(task.condition.name)!,
           user,
-          signal: options.signal,
+          signal,
         });
-        const record = await judgeRecord(played, task.scenario, judges, options.signal);
+        const record = await judgeRecord(played, task.scenario, judges, signal);
+        // A failed preflight or a cancelled run is not the dialogue's fault: record nothing for it.
+        if (signal.aborted) return;
         if (record.status === "error") errored.push(record);
         recorder.append(record);
         options.events?.onDialogue?.(record);
       },
-      options.signal,
+      signal,
     );
   } finally {
     recorder.close();
   }
+  if (plugins.fatal !== undefined) throw plugins.fatal;
 
   const usage = accumulateUsage(outDir, plugins.usage());
-  const records = [...recorder.finished.values(), ...errored].filter((record) => planned.has(record.id));
+  const records = mergeJudgements([...recorder.finished.values(), ...errored].filter((record) => planned.has(record.id)), readJudgements(outDir));
   const summary = writeSummary(outDir, records, config, usage);
   return { summary, ran: todo.length, skipped: tasks.length - todo.length, errors: errored.length, outDir };
 }
@@ -162,7 +164,7 @@ function accumulateUsage(outDir: string, current: UsageTotals[]): UsageTotals[] 
 export function writeSummary(
   outDir: string,
   records: readonly DialogueRecord[],
-  config: Pick<RunConfig, "conditions" | "seed" | "repeats"> & { judges?: RunConfig["judges"] },
+  config: { conditions: ReadonlyArray<{ name: string }>; seed: number; repeats: number; judges?: RunConfig["judges"] },
   usage?: UsageTotals[],
 ): RunSummary {
   const summary = summariseRun(records, {
