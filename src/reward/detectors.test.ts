@@ -93,3 +93,13 @@ describe("move detection ignores quoted words", () => {
     expect(own).toContain("names_unfairness");
   });
 });
+
+describe("lexicon examples", () => {
+  it.each(["en", "zh"] as const)("each move's example phrase is recognised by that move's patterns (%s)", async (language) => {
+    const { loadLexicon: load } = await import("../lexicon/lexicon.js");
+    const lexicon = load(language);
+    for (const [move, example] of Object.entries(lexicon.examples)) {
+      expect(lexicon.moves[move as keyof typeof lexicon.moves].some((pattern) => pattern.test(example)), `${move}: ${example}`).toBe(true);
+    }
+  });
+});

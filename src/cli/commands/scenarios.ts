@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory, parseTypeList } from "../../scenarios/load-scenarios.js";
 import { textTable } from "../../report/format.js";
 import { validateSuite } from "../../scenarios/validate-suite.js";
+import { positiveInteger } from "../options.js";
 
 export function registerScenariosCommand(program: Command): void {
   const scenarios = program.command("scenarios").description("List and lint scenario suites.");
@@ -22,11 +23,11 @@ export function registerScenariosCommand(program: Command): void {
     .description("Lint a suite: schema, unique ids, counts per type, hidden intention not leaked in the opening, rubric items reachable.")
     .option("--scenarios <path>", "scenario directory or file", BUILTIN_SCENARIO_DIR)
     .option("--suite <name>", "only this suite")
-    .option("--per-type <n>", "required scenarios per adversarial type (e.g. 10 for the full suite)")
-    .action((flags: { scenarios: string; suite?: string; perType?: string }) => {
+    .option("--per-type <n>", "required scenarios per adversarial type (e.g. 10 for the full suite)", positiveInteger)
+    .action((flags: { scenarios: string; suite?: string; perType?: number }) => {
       const all = loadScenarioDirectory(flags.scenarios);
       const selected = flags.suite ? filterScenarios(all, { suite: flags.suite }) : all;
-      const report = validateSuite(selected, { perType: flags.perType === undefined ? undefined : Number(flags.perType) });
+      const report = validateSuite(selected, { perType: flags.perType });
       for (const line of report.lines) console.log(line);
       if (report.problems.length > 0) {
         for (const problem of report.problems) console.error(`problem: ${problem}`);
