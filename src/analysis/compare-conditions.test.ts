@@ -64,3 +64,15 @@ describe("compareConditions", () => {
     expect(row.rhoA).not.toBeNull();
   });
 });
+
+describe("compareConditions on degenerate data", () => {
+  it("notes an undefined test instead of reporting a NaN p-value", () => {
+    const flat = [...Array.from({ length: 20 }, (_, i) => record("a", `s${i}`, 0, 50)), ...Array.from({ length: 20 }, (_, i) => record("b", `s${i}`, 0, 50))];
+    const result = compareConditions(flat, ["a", "b"], { fs });
+    for (const row of result.comparisons) {
+      expect(Number.isFinite(row.p)).toBe(true);
+      expect(Number.isFinite(row.pHolm)).toBe(true);
+    }
+    expect(result.notes.some((note) => note.includes("undefined for these data"))).toBe(true);
+  });
+});

@@ -106,9 +106,13 @@ export function compareConditions(records: readonly DialogueRecord[], conditionO
     raw.push({ metric: "collapse", test: "mcnemar", a, b, n: pairsMatched.length, p: test.p, r: null, effectR: null, meanA: mean(collapsedA.map(Number)), meanB: mean(collapsedB.map(Number)), discordant: { aOnly: test.b, bOnly: test.c } });
   }
 
-  const comparisons: Comparison[] = [];
+  // A test can be undefined (every value tied, every difference zero): say so, never print a NaN p.
+  for (const row of raw.filter((candidate) => !Number.isFinite(candidate.p))) {
+    notes.push(`${row.metric} ${row.test} ${row.a} vs ${row.b}: the test is undefined for these data (all values tied or all differences zero)`);
+  }
   const families = new Map<string, Array<Omit<Comparison, "pHolm">>>();
-  for (const row of raw) families.set(`${row.metric}/${row.test}`, [...(families.get(`${row.metric}/${row.test}`) ?? []), row]);
+  const comparisons: Comparison[] = [];
+  for (const row of raw.filter((candidate) => Number.isFinite(candidate.p))) families.set(`${row.metric}/${row.test}`, [...(families.get(`${row.metric}/${row.test}`) ?? []), row]);
   for (const family of families.values()) {
     const adjusted = holmAdjust(family.map((row) => row.p));
     family.forEach((row, index) => comparisons.push({ ...row, pHolm: adjusted[index] as number }));
