@@ -26,12 +26,17 @@ export const SimulatorConfigSchema = z.discriminatedUnion("kind", [OfflineSimula
 export type SimulatorConfig = z.infer<typeof SimulatorConfigSchema>;
 
 export const ScenarioSelectionSchema = z.strictObject({
-  /** A directory or file of scenario YAML; default: the suites shipped with AEB. */
+  /**
+   * A directory or file of scenario YAML (default: the suites shipped with AEB), or a SAGE/RLVER
+   * profile file as `sage:PATH` / `rlver:PATH` (the cooperative suite, docs/sage-interop.md).
+   */
   path: z.string().optional(),
   /** Only scenarios of this suite (`full`, `starter`, `classic`); default `full` for the built-in suites. */
   suite: z.string().optional(),
   types: z.array(TrajectoryTypeSchema).optional(),
   ids: z.array(z.string()).optional(),
+  /** With a `sage:`/`rlver:` profile file: skip (and list) invalid lines instead of failing. */
+  skipInvalid: z.boolean().optional(),
 });
 
 /** The one config file of a run (`aeb run --config FILE`); flags override it. */
