@@ -8,6 +8,8 @@ import { registerRunCommand } from "./commands/run.js";
 import { registerScenariosCommand } from "./commands/scenarios.js";
 import { registerJudgeCommand } from "./commands/judge.js";
 import { registerMockLlmCommand } from "./commands/mock-llm.js";
+import { registerImportCommand } from "./commands/import.js";
+import { registerLeaderboardCommand } from "./commands/leaderboard.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -22,6 +24,8 @@ export function buildProgram(): Command {
   registerScenariosCommand(program);
   registerJudgeCommand(program);
   registerMockLlmCommand(program);
+  registerImportCommand(program);
+  registerLeaderboardCommand(program);
   return program;
 }
 

@@ -6,7 +6,9 @@ import type { EcsJudge, HidJudge } from "../judges/judge.js";
 import { judgeEcs, judgeHid } from "../judges/judge-dialogue.js";
 import type { UsageTotals } from "../llm/chat-model.js";
 import { renderMarkdownReport } from "../report/markdown-report.js";
+import { ConfigError } from "../core/errors.js";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
+import { loadProfileScenarios, parseProfileSource, type SkippedProfileLine } from "../scenarios/sage-profiles.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { forEachConcurrent } from "./concurrency.js";
 import { mergeJudgements, readJudgements } from "./judgements.js";
@@ -43,10 +45,25 @@ export interface RunResult {
   outDir: string;
 }
 
-/** The scenarios a config selects (built-in suite `full` by default). */
-export function selectScenarios(config: RunConfig): Scenario[] {
+/**
+ * The scenarios a config selects (built-in suite `full` by default). A `sage:PATH` or `rlver:PATH`
+ * path loads a SAGE/RLVER profile file as the cooperative suite; with `skipInvalid` its invalid
+ * lines are skipped and handed to `report.onSkipped` (the caller lists them).
+ */
+export function selectScenarios(config: RunConfig, report: { onSkipped?(lines: SkippedProfileLine[]): void } = {}): Scenario[] {
   const selection = config.scenarios;
-  const all = loadScenarioDirectory(selection.path ?? BUILTIN_SCENARIO_DIR);
+  const profiles = parseProfileSource(selection.path);
+  if (profiles === null && selection.skipInvalid === true) {
+    throw new ConfigError("--skip-invalid applies only to SAGE/RLVER profile files (--scenarios sage:PATH or rlver:PATH)");
+  }
+  let all: Scenario[];
+  if (profiles === null) {
+    all = loadScenarioDirectory(selection.path ?? BUILTIN_SCENARIO_DIR);
+  } else {
+    const loaded = loadProfileScenarios(profiles, { skipInvalid: selection.skipInvalid });
+    if (loaded.skipped.length > 0) report.onSkipped?.(loaded.skipped);
+    all = loaded.scenarios;
+  }
   const suite = selection.suite ?? (selection.path === undefined ? defaultSuite(all) : undefined);
   return filterScenarios(all, { types: selection.types, suite, ids: selection.ids });
 }

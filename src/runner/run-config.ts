@@ -50,12 +50,17 @@ export const SimulatorConfigSchema = z.discriminatedUnion("kind", [OfflineSimula
 export type SimulatorConfig = z.infer<typeof SimulatorConfigSchema>;
 
 export const ScenarioSelectionSchema = z.strictObject({
-  /** A directory or file of scenario YAML; default: the suites shipped with AEB. */
+  /**
+   * A directory or file of scenario YAML (default: the suites shipped with AEB), or a SAGE/RLVER
+   * profile file as `sage:PATH` / `rlver:PATH` (the cooperative suite, docs/sage-interop.md).
+   */
   path: z.string().optional(),
   /** Only scenarios of this suite (`full`, `starter`, `classic`); default `full` for the built-in suites. */
   suite: z.string().optional(),
   types: z.array(TrajectoryTypeSchema).optional(),
   ids: z.array(z.string()).optional(),
+  /** With a `sage:`/`rlver:` profile file: skip (and list) invalid lines instead of failing. */
+  skipInvalid: z.boolean().optional(),
 });
 
 const JudgeName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "judge names use letters, digits, '.', '_' and '-'");
