@@ -14,7 +14,7 @@ import { isCollapse, isSuccess } from "../core/emotion.js";
 import { AebError, formatIssues } from "../core/errors.js";
 import { getPreset, type Preset } from "../core/preset.js";
 import { profileScenarioId } from "../scenarios/sage-profiles.js";
-import { parseJsonl } from "../runner/jsonl.js";
+import { parseJsonl } from "../core/jsonl.js";
 import { dialogueId } from "../runner/run-plan.js";
 
 /** A SAGE result file that cannot be imported as asked (unreadable, or invalid lines under `--strict`). */

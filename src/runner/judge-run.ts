@@ -4,6 +4,7 @@ import type { DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError } from "../core/errors.js";
 import { detectLanguage } from "../lexicon/lexicon.js";
 import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
+import { loadScenarioSource } from "../scenarios/scenario-source.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { forEachConcurrent } from "./concurrency.js";
 import { configWarnings, PluginFactory } from "./plugins.js";
@@ -33,7 +34,7 @@ interface ManifestConfig {
 function scenarioIndex(config: RunConfig): Map<string, Scenario> {
   const index = new Map<string, Scenario>();
   for (const scenario of loadScenarioDirectory(BUILTIN_SCENARIO_DIR)) index.set(scenario.id, scenario);
-  if (config.scenarios.path !== undefined) for (const scenario of loadScenarioDirectory(config.scenarios.path)) index.set(scenario.id, scenario);
+  if (config.scenarios.path !== undefined) for (const scenario of loadScenarioSource(config.scenarios.path, { skipInvalid: true }).scenarios) index.set(scenario.id, scenario);
   return index;
 }
 

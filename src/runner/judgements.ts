@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError } from "../core/errors.js";
-import { parseJsonl } from "./jsonl.js";
+import { parseJsonl } from "../core/jsonl.js";
 import { readDialogues } from "./run-directory.js";
 
 /** Judgements made after the run (`aeb judge`), one line per judged dialogue, beside dialogues.jsonl. */

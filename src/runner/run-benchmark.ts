@@ -6,9 +6,9 @@ import type { EcsJudge, HidJudge } from "../judges/judge.js";
 import { judgeEcs, judgeHid } from "../judges/judge-dialogue.js";
 import type { UsageTotals } from "../llm/chat-model.js";
 import { renderMarkdownReport } from "../report/markdown-report.js";
-import { ConfigError } from "../core/errors.js";
-import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
-import { loadProfileScenarios, parseProfileSource, type SkippedProfileLine } from "../scenarios/sage-profiles.js";
+import { filterScenarios } from "../scenarios/load-scenarios.js";
+import type { SkippedProfileLine } from "../scenarios/sage-profiles.js";
+import { loadScenarioSource } from "../scenarios/scenario-source.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { forEachConcurrent } from "./concurrency.js";
 import { mergeJudgements, readJudgements } from "./judgements.js";
@@ -25,6 +25,8 @@ export interface RunEvents {
   onPlan?(info: { total: number; alreadyFinished: number; toRun: number; resumed: boolean; repaired: DialogueRecorder["repaired"] }): void;
   onDialogue?(record: DialogueRecord): void;
   onWarning?(message: string): void;
+  /** Profile lines left out under `scenarios.skipInvalid` (sage:/rlver: paths), before the plan. */
+  onSkippedProfileLines?(lines: SkippedProfileLine[]): void;
 }
 
 export interface RunOptions {
@@ -52,18 +54,8 @@ export interface RunResult {
  */
 export function selectScenarios(config: RunConfig, report: { onSkipped?(lines: SkippedProfileLine[]): void } = {}): Scenario[] {
   const selection = config.scenarios;
-  const profiles = parseProfileSource(selection.path);
-  if (profiles === null && selection.skipInvalid === true) {
-    throw new ConfigError("--skip-invalid applies only to SAGE/RLVER profile files (--scenarios sage:PATH or rlver:PATH)");
-  }
-  let all: Scenario[];
-  if (profiles === null) {
-    all = loadScenarioDirectory(selection.path ?? BUILTIN_SCENARIO_DIR);
-  } else {
-    const loaded = loadProfileScenarios(profiles, { skipInvalid: selection.skipInvalid });
-    if (loaded.skipped.length > 0) report.onSkipped?.(loaded.skipped);
-    all = loaded.scenarios;
-  }
+  const { scenarios: all, skipped } = loadScenarioSource(selection.path, { skipInvalid: selection.skipInvalid });
+  if (skipped.length > 0) report.onSkipped?.(skipped);
   const suite = selection.suite ?? (selection.path === undefined ? defaultSuite(all) : undefined);
   return filterScenarios(all, { types: selection.types, suite, ids: selection.ids });
 }
@@ -108,7 +100,7 @@ export async function judgeRecord(
  */
 export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const { config, outDir } = options;
-  const scenarios = selectScenarios(config);
+  const scenarios = selectScenarios(config, { onSkipped: options.events?.onSkippedProfileLines });
   const plugins = new PluginFactory({ cacheDir: config.cache?.dir, env: options.env, warn: options.events?.onWarning });
   const user = plugins.simulatedUser(config.simulator);
   const agents = new Map(config.conditions.map((condition) => [condition.name, plugins.agent(condition.name, condition.agent)]));

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { formatIssues, ScenarioError } from "../core/errors.js";
 import { contentWords } from "../lexicon/content-words.js";
 import { loadLexicon, type Move } from "../lexicon/lexicon.js";
-import { parseJsonl } from "../runner/jsonl.js";
+import { parseJsonl } from "../core/jsonl.js";
 import { ScenarioSchema, type Scenario } from "./scenario-schema.js";
 
 /** `--scenarios sage:PATH` gives ids `sage-<id>`, `rlver:PATH` gives `rlver-<id>`; both are the `sage` suite. */
