@@ -128,10 +128,12 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
   it("scores gpt-4.1 at 68.15 with 35 successes and 13 failures (SAGE's table: 68.2, 35, 13)", () => {
     const fromDirectory = runCli(["leaderboard", out]);
     expect(fromDirectory.code).toBe(0);
-    expect(leaderboardRow(fromDirectory.stdout, "gpt-4.1")).toEqual(["gpt-4.1", "100", "68.15", "35", "13", "0.681", "13.0%", "n/a (no judge)"]);
+    const gpt41 = leaderboardRow(fromDirectory.stdout, "gpt-4.1");
+    expect(gpt41.slice(0, 7)).toEqual(["gpt-4.1", "100", "68.15", "35", "13", "0.681", "13.0%"]);
+    expect(gpt41[7]).toMatch(/^0\.\d{3}$/); // ECS by the offline lexicon judge, scored at import
     const fromFiles = runCli(["leaderboard", ...resultFiles]);
     expect(fromFiles.stdout.split("\n").slice(0, 6)).toEqual(fromDirectory.stdout.split("\n").slice(0, 6));
-    expect(fromFiles.stdout).toContain("ECS: n/a (no judge)");
+    expect(fromFiles.stdout).toContain("else by the offline lexicon judge");
   });
 
   it("keeps the raw U+2028 of openai-o4mini_result.jsonl inside the texts", () => {
@@ -187,7 +189,8 @@ describe.skipIf(!ready)(`aeb import sage on malformed lines${NEEDS}`, () => {
     expect(intoRun.stderr).toContain("holds a run of `aeb run`");
     const board = runCli(["leaderboard", run]);
     expect(board.code).toBe(0);
-    expect(leaderboardRow(board.stdout, "attuned")[7]).toBe("n/a (no judge)");
+    const summary = JSON.parse(readFileSync(join(run, "summary.json"), "utf8")) as { conditions: Array<{ name: string; ecs: { mean: number } }> };
+    expect(leaderboardRow(board.stdout, "attuned")[7]).toBe(summary.conditions.find((condition) => condition.name === "attuned")!.ecs.mean.toFixed(3));
   });
 });
 
@@ -217,7 +220,7 @@ describe("aeb leaderboard and aeb import on bad arguments", () => {
 });
 
 describe("importSageResults (library)", () => {
-  it("refuses an empty file list", () => {
-    expect(() => importSageResults([], temporaryDirectory())).toThrow(/no SAGE result file given/);
+  it("refuses an empty file list", async () => {
+    await expect(importSageResults([], temporaryDirectory())).rejects.toThrow(/no SAGE result file given/);
   });
 });

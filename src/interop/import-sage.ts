@@ -6,6 +6,7 @@ import { renderMarkdownReport } from "../report/markdown-report.js";
 import { DIALOGUES_FILE, ensureWritableDirectory, MANIFEST_FILE, SUMMARY_FILE } from "../runner/run-directory.js";
 import { summariseRun, type RunSummary } from "../runner/summary.js";
 import { readSageResultFile, SageImportError, type SageResultFile } from "./sage-results.js";
+import { withOfflineEcs } from "./offline-ecs.js";
 
 /** What an import wrote, per file, for the directory's `import.json` and for the CLI. */
 export const IMPORT_MANIFEST_FILE = "import.json";
@@ -15,6 +16,8 @@ export const IMPORT_SUMMARY_SEED = 1;
 
 export interface SageImportResult {
   files: SageResultFile[];
+  /** The imported dialogues as written (with the offline ECS judge's scores unless `judge: false`). */
+  records: DialogueRecord[];
   summary: RunSummary;
   outDir: string;
 }
@@ -26,7 +29,7 @@ export interface SageImportResult {
  * in the result; with `strict` any invalid line fails the import before anything is written.
  * An existing `dialogues.jsonl` is replaced only with `force`; a directory of `aeb run` is refused.
  */
-export function importSageResults(paths: readonly string[], outDir: string, options: { strict?: boolean; force?: boolean } = {}): SageImportResult {
+export async function importSageResults(paths: readonly string[], outDir: string, options: { strict?: boolean; force?: boolean; judge?: boolean } = {}): Promise<SageImportResult> {
   if (paths.length === 0) throw new SageImportError("no SAGE result file given");
   const files = paths.map((path) => readSageResultFile(path));
   const byCondition = new Map<string, string>();
@@ -47,7 +50,8 @@ export function importSageResults(paths: readonly string[], outDir: string, opti
   if (existsSync(join(outDir, DIALOGUES_FILE)) && options.force !== true) {
     throw new RunDirectoryError(`${outDir} already has ${DIALOGUES_FILE}; use --force to replace it, or choose another --out`);
   }
-  const records: DialogueRecord[] = files.flatMap((file) => file.records);
+  // Scored with this project's ECS too: the offline lexicon judge, unless asked not to.
+  const records: DialogueRecord[] = options.judge === false ? files.flatMap((file) => file.records) : await withOfflineEcs(files.flatMap((file) => file.records));
   const temporary = join(outDir, `${DIALOGUES_FILE}.tmp`);
   writeFileSync(temporary, records.map((record) => `${JSON.stringify(record)}\n`).join(""));
   renameSync(temporary, join(outDir, DIALOGUES_FILE));
@@ -60,5 +64,5 @@ export function importSageResults(paths: readonly string[], outDir: string, opti
     files: files.map((file) => ({ file: file.file, condition: file.condition, dialogues: file.records.length, skippedLines: file.skipped.map((line) => line.line) })),
   };
   writeFileSync(join(outDir, IMPORT_MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-  return { files, summary, outDir };
+  return { files, records, summary, outDir };
 }

@@ -33,22 +33,23 @@ describe("leaderboard", () => {
     expect(b).toMatchObject({ condition: "b", dialogues: 2, errors: 1, sentient: 100, successes: 2, failures: 0, collapseRate: 0 });
   });
 
-  it("puts the best Sentient score first and tells apart conditions of the same name from different sources", () => {
-    const rows = buildLeaderboard([
+  it("puts the best Sentient score first and tells apart conditions of the same name from different sources", async () => {
+    const rows = await buildLeaderboard([
       { source: "run-1", records, skipped: [] },
       { source: "run-2", records: [record("a", 1, 90)], skipped: [] },
     ]);
     expect(rows.map((row) => row.condition)).toEqual(["b", "a (run-2)", "a (run-1)"]);
   });
 
-  it("renders text, markdown and json, with ECS marked as not judged", () => {
-    const rows = buildLeaderboard([{ source: "dir", records, skipped: [] }]);
+  it("renders text, markdown and json, with ECS marked as not judged", async () => {
+    const rows = await buildLeaderboard([{ source: "dir", records, skipped: [] }]);
     const text = renderLeaderboard(rows, "text");
     expect(text).toMatch(/^condition\s+dialogues\s+Sentient\s+successes\s+failures\s+FS\s+collapse\s+ECS/);
-    expect(text).toMatch(/\nb\s+2 \(\+1 errors\)\s+100\.00\s+2\s+0\s+1\.000\s+0\.0%\s+n\/a \(no judge\)/);
+    expect(text).toMatch(/\nb\s+2 \(\+1 errors\)\s+100\.00\s+2\s+0\s+1\.000\s+0\.0%\s+n\/a \(no turn judged\)/);
     expect(text).toMatch(/\na\s+3\s+55\.00\s+1\s+1\s+0\.550\s+33\.3%/);
-    expect(text).toContain(`ECS: ${ECS_NOT_JUDGED}`);
-    expect(renderLeaderboard(rows, "markdown")).toContain("| a | 3 | 55.00 | 1 | 1 | 0.550 | 33.3% | n/a (no judge) |");
+    expect(text).toContain(ECS_NOT_JUDGED);
+    expect(text).toContain("else by the offline lexicon judge");
+    expect(renderLeaderboard(rows, "markdown")).toContain("| a | 3 | 55.00 | 1 | 1 | 0.550 | 33.3% | n/a (no turn judged) |");
     expect(JSON.parse(renderLeaderboard(rows, "json"))).toEqual(rows);
   });
 });

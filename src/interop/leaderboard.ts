@@ -3,6 +3,8 @@
  * Sentient score (mean final emotion), successes and failures as SAGE counts them, beside FS,
  * collapse rate and ECS as this project's metrics compute them.
  */
+import { withOfflineEcs } from "./offline-ecs.js";
+import { judgesOf } from "../runner/summary.js";
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { DialogueRecord } from "../core/dialogue.js";
@@ -18,7 +20,7 @@ export const SAGE_SUCCESS_AT = 100;
 /** SAGE's failure: final emotion below this. */
 export const SAGE_FAILURE_BELOW = 10;
 /** What the ECS column says until a judge exists. */
-export const ECS_NOT_JUDGED = "n/a (no judge)";
+export const ECS_NOT_JUDGED = "n/a (no turn judged)";
 
 export interface LeaderboardRow {
   condition: string;
@@ -71,7 +73,7 @@ export function leaderboardRows(records: readonly DialogueRecord[], source: stri
     const own = records.filter((record) => record.condition === condition).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const scored = own.filter((record) => record.status === "done");
     const finals = scored.map((record) => record.final.emotion);
-    const summary = summariseCondition(condition, own, 1);
+    const summary = summariseCondition(condition, own, 1, judgesOf(own));
     return {
       condition,
       source,
@@ -88,8 +90,10 @@ export function leaderboardRows(records: readonly DialogueRecord[], source: stri
 }
 
 /** Rows of every source, best Sentient score first; names that repeat across sources get their source. */
-export function buildLeaderboard(sources: readonly LeaderboardSource[]): LeaderboardRow[] {
-  const rows = sources.flatMap((source) => leaderboardRows(source.records, source.source));
+export async function buildLeaderboard(sources: readonly LeaderboardSource[]): Promise<LeaderboardRow[]> {
+  const rows: LeaderboardRow[] = [];
+  // ECS by this project's metrics: the run's own first ECS judge, else the offline lexicon judge.
+  for (const source of sources) rows.push(...leaderboardRows(await withOfflineEcs(source.records), source.source));
   const counts = new Map<string, number>();
   for (const row of rows) counts.set(row.condition, (counts.get(row.condition) ?? 0) + 1);
   const score = (row: LeaderboardRow) => (Number.isNaN(row.sentient) ? -1 : row.sentient);
@@ -116,7 +120,7 @@ function cells(row: LeaderboardRow): string[] {
 export const LEADERBOARD_NOTES = [
   `Sentient: mean final emotion (0-100); successes: final >= ${SAGE_SUCCESS_AT}; failures: final < ${SAGE_FAILURE_BELOW} (SAGE's definitions).`,
   "FS: mean final emotion / 100; collapse: share of dialogues that ended in collapse under their preset (this project's metrics).",
-  `ECS: ${ECS_NOT_JUDGED}: ECS needs the ECS judge, which AEB does not have yet.`,
+  "ECS: by the results' first ECS judge where they have one, else by the offline lexicon judge (a heuristic; see docs/models.md).",
 ];
 
 export function renderLeaderboard(rows: readonly LeaderboardRow[], format: "text" | "markdown" | "json"): string {

@@ -25,13 +25,14 @@ export function registerImportCommand(program: Command): void {
     .option("--strict", "fail, importing nothing, if any line is malformed (default: skip it, report it, go on)")
     .option("--force", "replace the dialogues.jsonl of an earlier import in the directory")
     .addHelpText("after", "\nExample:\n  aeb import sage ../shared/data/sage/results-deepseek-v3-simulator/*_result.jsonl --out runs/sage-import\n  aeb leaderboard runs/sage-import\n")
-    .action((files: string[], flags: ImportSageFlags) => {
-      const result = importSageResults(files, flags.out, { strict: flags.strict, force: flags.force });
+    .option("--no-judge", "do not score ECS with the offline lexicon judge")
+    .action(async (files: string[], flags: ImportSageFlags & { judge: boolean }) => {
+      const result = await importSageResults(files, flags.out, { strict: flags.strict, force: flags.force, judge: flags.judge });
       const skipped = result.files.flatMap((file) => file.skipped);
       for (const line of skipped) console.error(describeSkippedLine(line));
       if (skipped.length > 0) console.error(`skipped ${skipped.length} malformed line(s); the rest was imported (--strict fails instead)`);
       for (const file of result.files) console.log(`${file.file} -> condition ${file.condition}: ${file.records.length} dialogues${file.skipped.length > 0 ? `, ${file.skipped.length} line(s) skipped` : ""}`);
-      console.log(`\n${renderLeaderboard(buildLeaderboard([{ source: flags.out, records: result.files.flatMap((file) => file.records), skipped }]), "text")}`);
+      console.log(`\n${renderLeaderboard(await buildLeaderboard([{ source: flags.out, records: result.records, skipped }]), "text")}`);
       console.log(`\nfiles: ${join(flags.out, "dialogues.jsonl")}, ${join(flags.out, "summary.json")}, ${join(flags.out, "report.md")}`);
     });
 }

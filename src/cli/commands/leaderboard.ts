@@ -17,12 +17,12 @@ export function registerLeaderboardCommand(program: Command): void {
     .argument("<paths...>", "results directories (of aeb run or aeb import), dialogues.jsonl files, or SAGE result files")
     .option("--format <format>", "text, markdown or json", leaderboardFormat, "text" as LeaderboardFormat)
     .addHelpText("after", "\nExamples:\n  aeb leaderboard ../shared/data/sage/results-deepseek-v3-simulator/*_result.jsonl\n  aeb leaderboard runs/sage-import runs/sage-offline --format markdown\n")
-    .action((paths: string[], flags: { format: LeaderboardFormat }) => {
+    .action(async (paths: string[], flags: { format: LeaderboardFormat }) => {
       const sources = paths.map(readLeaderboardSource);
       for (const source of sources) {
         for (const line of source.skipped) console.error(describeSkippedLine(line));
         if (source.skipped.length > 0) console.error(`skipped ${source.skipped.length} malformed line(s) of ${source.source}`);
       }
-      console.log(renderLeaderboard(buildLeaderboard(sources), flags.format));
+      console.log(renderLeaderboard(await buildLeaderboard(sources), flags.format));
     });
 }
