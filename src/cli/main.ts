@@ -6,6 +6,7 @@ import { packageRoot } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
 import { registerRunCommand } from "./commands/run.js";
 import { registerScenariosCommand } from "./commands/scenarios.js";
+import { registerServeCommand } from "./commands/serve.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerRunCommand(program);
   registerScenariosCommand(program);
+  registerServeCommand(program);
   return program;
 }
 
