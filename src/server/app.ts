@@ -189,7 +189,7 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
   });
 
   app.addHook("onRequest", async (request, reply) => {
-    if (closing) {
+    if (closing && request.url !== "/healthz") {
       void reply.header("connection", "close");
       throw new EnvironmentError(503, "shutting_down", "this server is shutting down; send the request to another replica or retry", { retryable: true, retryAfterSeconds: 1 });
     }
