@@ -21,3 +21,23 @@ export { runBenchmark, selectScenarios, writeSummary, type RunOptions, type RunR
 export { readDialogues, DialogueRecorder } from "./runner/run-directory.js";
 export { summariseRun, type RunSummary } from "./runner/summary.js";
 export { parseJsonl } from "./runner/jsonl.js";
+export { buildServer, assertSafeBinding, isLoopbackHost, type ServerOptions, type EnvironmentServer } from "./server/app.js";
+export { Environment, rewardOf, type EnvironmentOptions, type StepOutcome, type EpisodeFields } from "./server/environment.js";
+export { EnvironmentError, type EnvironmentErrorCode, type ErrorBody } from "./server/environment-error.js";
+export { StateTokenCodec, hashHistory, type TokenPayload } from "./server/state-token.js";
+export {
+  ResetRequestSchema,
+  ResetResponseSchema,
+  StepRequestSchema,
+  StepResponseSchema,
+  RewardModeSchema,
+  PresetChoiceSchema,
+  type ResetRequest,
+  type ResetResponse,
+  type StepRequest,
+  type StepResponse,
+  type RewardMode,
+  type PresetChoice,
+} from "./server/api-schemas.js";
+export { DelayedSimulatedUser, SimulatedModelError } from "./server/delayed-user.js";
+export { REWARD_HACKING_ATTEMPTS, probeRewardHacking, type RewardHackingAttempt, type HackProbe } from "./server/reward-hacking.js";
