@@ -50,6 +50,11 @@ async function stillServes(app: FastifyInstance): Promise<void> {
   expect((await post(app, "/v1/step", { token: started.token, messages: started.messages, reply: "What happened at the exam?" })).status).toBe(200);
 }
 
+/** Resolves once the simulated user has been called (a step is in flight). */
+async function untilCalled(user: DelayedSimulatedUser): Promise<void> {
+  while (user.calls.appraise === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 function decode(token: string): TokenPayload {
   return JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")) as TokenPayload;
 }
@@ -364,11 +369,13 @@ describe("simulated-user failures", () => {
   });
 
   it("a session plays one step at a time (409 while one is in flight)", async () => {
-    const { app } = await start({ user: new DelayedSimulatedUser({ latencyMs: 150 }) });
+    const user = new DelayedSimulatedUser({ latencyMs: 1000 });
+    const { app } = await start({ user });
     const created = (await post<{ sessionId: string }>(app, "/v1/sessions", { scenarioId: scenarios[0]!.id })).body;
     const [first, second] = await Promise.all([
       post(app, `/v1/sessions/${created.sessionId}/step`, { reply: "one" }),
-      new Promise((resolve) => setTimeout(resolve, 30)).then(() => post(app, `/v1/sessions/${created.sessionId}/step`, { reply: "two" })),
+      // The second step is sent once the first is inside the simulated user.
+      untilCalled(user).then(() => post(app, `/v1/sessions/${created.sessionId}/step`, { reply: "two" })),
     ]);
     expect(first.status).toBe(200);
     expect(second.status).toBe(409);
@@ -378,12 +385,13 @@ describe("simulated-user failures", () => {
 
 describe("graceful shutdown", () => {
   it("finishes in-flight steps, then stops accepting connections", async () => {
-    const server = await start({ user: new DelayedSimulatedUser({ latencyMs: 300 }) });
+    const user = new DelayedSimulatedUser({ latencyMs: 500 });
+    const server = await start({ user });
     const url = await server.listen({ host: "127.0.0.1", port: 0 });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const started = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ scenarioId: scenarios[0]!.id }) })).json()) as ResetResponse;
     const inFlight = fetch(`${url}/v1/step`, { method: "POST", headers: { "content-type": "application/json", connection: "close" }, body: JSON.stringify({ token: started.token, messages: started.messages, reply: "Still with you." }) });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await untilCalled(user);
     const closed = server.close();
     const response = await inFlight;
     expect(response.status).toBe(200);

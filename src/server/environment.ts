@@ -88,7 +88,8 @@ export class Environment {
   constructor(options: EnvironmentOptions) {
     this.simulatorId = options.user.id;
     this.user = markFailures(options.user);
-    this.ordered = [...options.scenarios].sort((a, b) => a.id.localeCompare(b.id));
+    // Code-point order, not the locale's: seeded sampling must pick the same scenario on every replica.
+    this.ordered = [...options.scenarios].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     this.scenarios = new Map(this.ordered.map((scenario) => [scenario.id, scenario]));
     if (this.scenarios.size !== this.ordered.length) throw new Error("scenario ids must be unique");
     for (const scenario of this.ordered) this.fingerprints.set(scenario.id, fingerprint(scenario));
