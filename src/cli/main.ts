@@ -10,6 +10,7 @@ import { registerJudgeCommand } from "./commands/judge.js";
 import { registerMockLlmCommand } from "./commands/mock-llm.js";
 import { registerImportCommand } from "./commands/import.js";
 import { registerLeaderboardCommand } from "./commands/leaderboard.js";
+import { registerServeCommand } from "./commands/serve.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerMockLlmCommand(program);
   registerImportCommand(program);
   registerLeaderboardCommand(program);
+  registerServeCommand(program);
   return program;
 }
 

@@ -17,7 +17,9 @@ export interface AdjustmentResult {
 
 /** Runs the detectors on one reply. */
 export function computeAdjustments(input: DetectorInput, detectors: readonly Detector[] = DEFAULT_DETECTORS): AdjustmentResult {
-  const findings = detectors.map((detector) => detector(input)).filter((finding): finding is DetectorFinding => finding !== null);
+  // NFKC first: full-width letters and other look-alikes must not slip an injection past the patterns.
+  const normalised: DetectorInput = { ...input, reply: input.reply.normalize("NFKC"), userText: input.userText.normalize("NFKC") };
+  const findings = detectors.map((detector) => detector(normalised)).filter((finding): finding is DetectorFinding => finding !== null);
   return {
     findings,
     adjustments: findings.map((finding) => ({ kind: finding.id, value: finding.value, evidence: finding.evidence })),

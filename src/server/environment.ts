@@ -1,0 +1,350 @@
+import { createHash, randomInt } from "node:crypto";
+import { getPreset, type Preset } from "../core/preset.js";
+import { createRng, deriveSeed } from "../core/random.js";
+import { EpisodeError, startEpisode, step } from "../episode/step.js";
+import type { EpisodeState } from "../episode/episode-state.js";
+import { loadLexicon } from "../lexicon/lexicon.js";
+import type { Scenario } from "../scenarios/scenario-schema.js";
+import { manipulationTurnOf } from "../scenarios/type-defaults.js";
+import type { Appraisal, AppraisalInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
+import type { Message, PresetChoice, ResetRequest, ResetResponse, RewardMode, ScenarioSummary, StepRequest, StepResponse } from "./api-schemas.js";
+import { EnvironmentError } from "./environment-error.js";
+import { hashHistory, StateTokenCodec, type TokenPayload } from "./state-token.js";
+
+/** Spec section 7: `final` pays emotion / 100 at the terminal step and 0 before; `delta` pays the change / 100 every step. */
+export function rewardOf(mode: RewardMode, emotionBefore: number, emotionAfter: number, done: boolean): number {
+  if (mode === "delta") return (emotionAfter - emotionBefore) / 100;
+  return done ? emotionAfter / 100 : 0;
+}
+
+export interface EnvironmentOptions {
+  /** The scenarios this server plays (ids must be unique, as the loaders guarantee). */
+  scenarios: readonly Scenario[];
+  /** Any simulated user: offline, LLM, or a test double. */
+  user: SimulatedUser;
+  /** HMAC secret of the state tokens; replicas behind one load balancer need the same one. */
+  secret: string | Buffer;
+  /** Preset when a reset names none; default `rlver`, as RLVER trained. */
+  defaultPreset?: PresetChoice;
+  /** Reward mode when a reset names none; default `final`. */
+  defaultRewardMode?: RewardMode;
+  /** A step whose simulated user takes longer is answered 504 (retryable); default 60 s. */
+  stepTimeoutMs?: number;
+  /** Draws the run seed of a reset that gives none; injectable for tests. */
+  drawSeed?: () => number;
+}
+
+/** A failure inside the simulated user (a model call, an unreadable output), kept apart from server bugs. */
+class SimulatorCallError extends Error {
+  override readonly name = "SimulatorCallError";
+  constructor(
+    readonly stage: "appraise" | "reply",
+    override readonly cause: unknown,
+  ) {
+    super(`the simulated user failed in ${stage}`);
+  }
+}
+
+function markFailures(user: SimulatedUser): SimulatedUser {
+  return {
+    id: user.id,
+    appraise: (input: AppraisalInput): Promise<Appraisal> =>
+      user.appraise(input).catch((error: unknown) => {
+        throw new SimulatorCallError("appraise", error);
+      }),
+    reply: (input: ReplyInput): Promise<UserReply> =>
+      user.reply(input).catch((error: unknown) => {
+        throw new SimulatorCallError("reply", error);
+      }),
+  };
+}
+
+/** What identifies an episode in responses. */
+export type EpisodeFields = Pick<ResetResponse, "episodeId" | "scenario" | "preset" | "rewardMode" | "seed" | "repeat" | "episodeSeed" | "maxTurns">;
+
+/** The result of a step, with what the server needs besides the response (for metrics). */
+export interface StepOutcome {
+  response: StepResponse;
+  rewardMode: RewardMode;
+}
+
+/**
+ * The RL environment, independent of HTTP: `reset` starts an episode and `step` plays one turn
+ * through the benchmark's own state machine (`episode/step.ts`), so rewards here equal rewards in
+ * `aeb run`. Stateless: everything a step needs is in the signed token and the messages.
+ */
+export class Environment {
+  readonly simulatorId: string;
+  private readonly user: SimulatedUser;
+  private readonly scenarios: ReadonlyMap<string, Scenario>;
+  private readonly ordered: readonly Scenario[];
+  private readonly fingerprints = new Map<string, string>();
+  private readonly codec: StateTokenCodec;
+  private readonly defaultPreset: PresetChoice;
+  private readonly defaultRewardMode: RewardMode;
+  private readonly stepTimeoutMs: number;
+  private readonly drawSeed: () => number;
+
+  constructor(options: EnvironmentOptions) {
+    this.simulatorId = options.user.id;
+    this.user = markFailures(options.user);
+    // Code-point order, not the locale's: seeded sampling must pick the same scenario on every replica.
+    this.ordered = [...options.scenarios].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.scenarios = new Map(this.ordered.map((scenario) => [scenario.id, scenario]));
+    if (this.scenarios.size !== this.ordered.length) throw new Error("scenario ids must be unique");
+    for (const scenario of this.ordered) this.fingerprints.set(scenario.id, fingerprint(scenario));
+    this.codec = new StateTokenCodec(options.secret);
+    this.defaultPreset = options.defaultPreset ?? "rlver";
+    this.defaultRewardMode = options.defaultRewardMode ?? "final";
+    this.stepTimeoutMs = options.stepTimeoutMs ?? 60_000;
+    this.drawSeed = options.drawSeed ?? (() => randomInt(0, 2 ** 32));
+    // Fail at start, not on the first request, if a preset is unknown.
+    if (this.defaultPreset !== "scenario") getPreset(this.defaultPreset);
+    for (const scenario of this.ordered) {
+      getPreset(scenario.preset);
+      // Load the data files a step reads now, so the first step is not slower than the rest.
+      loadLexicon(scenario.language);
+      manipulationTurnOf(scenario);
+    }
+  }
+
+  get scenarioCount(): number {
+    return this.ordered.length;
+  }
+
+  listScenarios(): ScenarioSummary[] {
+    return this.ordered.map((scenario) => ({
+      id: scenario.id,
+      type: scenario.type,
+      suite: scenario.suite,
+      language: scenario.language,
+      title: scenario.title,
+      opening: scenario.opening,
+      preset: scenario.preset,
+    }));
+  }
+
+  reset(request: ResetRequest): ResetResponse {
+    const seed = request.seed ?? this.drawSeed();
+    const repeat = request.repeat ?? 0;
+    const scenario = this.chooseScenario(request, seed, repeat);
+    const preset = this.presetFor(request.preset ?? this.defaultPreset, scenario);
+    const rewardMode = request.rewardMode ?? this.defaultRewardMode;
+    const episodeSeed = deriveSeed(seed, scenario.id, repeat);
+    const state = startEpisode(scenario, preset, episodeSeed);
+    const episodeId = request.episodeId ?? `env/${scenario.id}/${seed}/${repeat}`;
+    const payload: TokenPayload = {
+      scenarioId: scenario.id,
+      scenarioHash: this.fingerprints.get(scenario.id) as string,
+      simulator: this.simulatorId,
+      preset: preset.name,
+      rewardMode,
+      episodeId,
+      runSeed: seed,
+      repeat,
+      seed: episodeSeed,
+      emotion: state.emotion,
+      turnIndex: 0,
+      memory: state.memory,
+      done: false,
+      endReason: null,
+      historyHash: hashHistory(state.history),
+    };
+    return {
+      ...this.episodeFields(payload, scenario, preset),
+      token: this.codec.sign(payload),
+      message: scenario.opening,
+      messages: state.history.map((turn) => ({ role: turn.role, content: turn.content })),
+      emotion: state.emotion,
+      turnIndex: 0,
+      done: false,
+    };
+  }
+
+  /**
+   * Plays one turn. Rejects (4xx) a token that does not verify, a history that is not the one the
+   * token was issued for, and a finished episode; a failure of the simulated user is a 503
+   * (retryable) or 502, and a step slower than the timeout a 504 (retryable).
+   */
+  async step(request: StepRequest, signal?: AbortSignal): Promise<StepOutcome> {
+    const payload = this.codec.verify(request.token);
+    const scenario = this.scenarioFor(payload);
+    if (payload.done) {
+      throw new EnvironmentError(409, "episode_done", `the episode is over (${payload.endReason ?? "done"}) after ${payload.turnIndex} turn(s); reset to start another`);
+    }
+    this.checkHistory(payload, request.messages);
+    const preset = getPreset(payload.preset);
+    const state: EpisodeState = {
+      scenarioId: payload.scenarioId,
+      preset: payload.preset,
+      seed: payload.seed,
+      emotion: payload.emotion,
+      turnIndex: payload.turnIndex,
+      history: request.messages,
+      memory: payload.memory,
+      done: false,
+      endReason: null,
+    };
+
+    // One controller per step: aborted by the timeout or by the caller (a client that went away).
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException(`step timed out after ${this.stepTimeoutMs} ms`, "TimeoutError"));
+    }, this.stepTimeoutMs);
+    const forward = () => controller.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    else signal?.addEventListener("abort", forward, { once: true });
+    let result: Awaited<ReturnType<typeof step>>;
+    try {
+      result = await raceAbort(step(state, { text: request.reply }, { scenario, preset, user: this.user, dialogueId: payload.episodeId, signal: controller.signal }), controller.signal);
+    } catch (error) {
+      throw this.stepFailure(error, timedOut);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", forward);
+    }
+
+    const { turn, state: next } = result;
+    const reward = rewardOf(payload.rewardMode, payload.emotion, next.emotion, next.done);
+    const nextPayload: TokenPayload = {
+      ...payload,
+      emotion: next.emotion,
+      turnIndex: next.turnIndex,
+      memory: next.memory,
+      done: next.done,
+      endReason: next.endReason,
+      historyHash: hashHistory(next.history),
+    };
+    return {
+      rewardMode: payload.rewardMode,
+      response: {
+        message: turn.user.text,
+        emotion: next.emotion,
+        change: turn.user.delta,
+        simulatorChange: turn.user.simulatorDelta,
+        reward,
+        done: next.done,
+        endReason: next.endReason,
+        adjustments: turn.user.adjustments,
+        flags: turn.user.flags,
+        hid: turn.user.hid ?? null,
+        turnIndex: next.turnIndex,
+        token: this.codec.sign(nextPayload),
+      },
+    };
+  }
+
+  private episodeFields(payload: TokenPayload, scenario: Scenario, preset: Preset): EpisodeFields {
+    return {
+      episodeId: payload.episodeId,
+      scenario: { id: scenario.id, type: scenario.type, suite: scenario.suite, language: scenario.language },
+      preset: preset.name,
+      rewardMode: payload.rewardMode,
+      seed: payload.runSeed,
+      repeat: payload.repeat,
+      episodeSeed: payload.seed,
+      maxTurns: preset.maxTurns,
+    };
+  }
+
+  private chooseScenario(request: ResetRequest, seed: number, repeat: number): Scenario {
+    const matches = (scenario: Scenario) => (request.type === undefined || scenario.type === request.type) && (request.suite === undefined || scenario.suite === request.suite);
+    if (request.scenarioId !== undefined) {
+      const scenario = this.scenarios.get(request.scenarioId);
+      if (scenario === undefined) {
+        throw new EnvironmentError(404, "unknown_scenario", `unknown scenario "${request.scenarioId}" (GET /v1/scenarios lists the ${this.ordered.length} this server plays)`);
+      }
+      if (!matches(scenario)) {
+        throw new EnvironmentError(404, "no_matching_scenario", `scenario "${scenario.id}" is of type ${scenario.type} in suite ${scenario.suite}, not what the request asks for`);
+      }
+      return scenario;
+    }
+    const candidates = this.ordered.filter(matches);
+    if (candidates.length === 0) {
+      const asked = [request.type !== undefined ? `type ${request.type}` : null, request.suite !== undefined ? `suite ${request.suite}` : null].filter(Boolean).join(" and ");
+      throw new EnvironmentError(404, "no_matching_scenario", `no scenario of ${asked} on this server`);
+    }
+    return candidates[createRng(deriveSeed(seed, "scenario", repeat)).int(0, candidates.length - 1)] as Scenario;
+  }
+
+  private presetFor(choice: PresetChoice, scenario: Scenario): Preset {
+    return getPreset(choice === "scenario" ? scenario.preset : choice);
+  }
+
+  private scenarioFor(payload: TokenPayload): Scenario {
+    if (payload.simulator !== this.simulatorId) {
+      throw new EnvironmentError(409, "simulator_changed", `the token was issued by simulated user "${payload.simulator}", but this server runs "${this.simulatorId}"`);
+    }
+    const scenario = this.scenarios.get(payload.scenarioId);
+    if (scenario === undefined || this.fingerprints.get(scenario.id) !== payload.scenarioHash) {
+      throw new EnvironmentError(409, "scenario_changed", `this server does not hold scenario "${payload.scenarioId}" as the token was issued for it (replicas need the same scenario files)`);
+    }
+    return scenario;
+  }
+
+  /** The messages must be exactly the history the token was issued for. */
+  private checkHistory(payload: TokenPayload, messages: readonly Message[]): void {
+    const expected = 2 * payload.turnIndex + 1;
+    if (messages.length !== expected) {
+      throw new EnvironmentError(409, "history_mismatch", `the token is for turn ${payload.turnIndex}, which needs ${expected} message(s) (the opening and ${payload.turnIndex} assistant/user pair(s)); got ${messages.length}`);
+    }
+    const misplaced = messages.findIndex((message, index) => message.role !== (index % 2 === 0 ? "user" : "assistant"));
+    if (misplaced !== -1) {
+      throw new EnvironmentError(409, "history_mismatch", `messages[${misplaced}] should have role ${misplaced % 2 === 0 ? "user" : "assistant"} (the opening, then alternating assistant and user turns)`);
+    }
+    if (hashHistory(messages) !== payload.historyHash) {
+      throw new EnvironmentError(409, "history_mismatch", "the messages differ from the history the token was issued for (send the messages exactly as they were played)");
+    }
+  }
+
+  private stepFailure(error: unknown, timedOut: boolean): Error {
+    if (timedOut) {
+      return new EnvironmentError(504, "step_timeout", `the simulated user did not answer within ${this.stepTimeoutMs} ms; the same step may be retried`, { retryable: true, cause: error });
+    }
+    if (EnvironmentError.isInstance(error)) return error;
+    if (error instanceof SimulatorCallError) {
+      const cause = error.cause as { name?: unknown; isRetryable?: unknown; retryAfterMs?: unknown } | undefined;
+      const kind = typeof cause?.name === "string" ? cause.name : "Error";
+      if (cause?.isRetryable === false) {
+        return new EnvironmentError(502, "simulator_failed", `the simulated user failed (${kind}) in ${error.stage} and the failure is not transient`, { retryable: false, cause: error.cause });
+      }
+      const retryAfter = typeof cause?.retryAfterMs === "number" ? Math.max(1, Math.ceil(cause.retryAfterMs / 1000)) : undefined;
+      return new EnvironmentError(503, "simulator_unavailable", `the simulated user failed (${kind}) in ${error.stage}; the same step may be retried (it is replayed from the same state)`, {
+        retryable: true,
+        retryAfterSeconds: retryAfter,
+        cause: error.cause,
+      });
+    }
+    if (error instanceof EpisodeError) return new EnvironmentError(409, "history_mismatch", "the token's state cannot take a step", { cause: error });
+    if (error instanceof Error && error.name === "AbortError") {
+      return new EnvironmentError(503, "cancelled", "the step was cancelled (the client went away); the same step may be retried", { retryable: true, cause: error });
+    }
+    return new EnvironmentError(500, "internal", "internal error while playing the step", { cause: error });
+  }
+}
+
+/** A short fingerprint of a scenario's content (zod output has a fixed key order, so JSON is canonical). */
+function fingerprint(scenario: Scenario): string {
+  return createHash("sha256").update(JSON.stringify(scenario)).digest("base64url").slice(0, 22);
+}
+
+/** Settles with the work, or rejects as soon as the signal aborts (the work may go on in the background). */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,113 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Appraisal, AppraisalInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
+
+/** Which API a step came through. */
+export type StepApi = "stateless" | "session" | "batch";
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const REWARD_BUCKETS = [-0.3, -0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1];
+
+/**
+ * Prometheus metrics of one server, in its own registry (so several servers in one process, as in
+ * tests, do not collide). Served at `/metrics`.
+ */
+export class EnvironmentMetrics {
+  readonly registry = new Registry();
+  private readonly resets: Counter<"preset">;
+  private readonly steps: Counter<"api" | "outcome">;
+  private readonly stepDuration: Histogram<"api">;
+  private readonly rewards: Histogram<"reward_mode">;
+  private readonly episodesEnded: Counter<"end_reason">;
+  private readonly flags: Counter<"flag">;
+  private readonly errors: Counter<"code" | "status">;
+  private readonly simulatorCalls: Counter<"stage" | "outcome">;
+  private readonly simulatorDuration: Histogram<"stage">;
+  private readonly inFlight: Gauge;
+  private readonly httpDuration: Histogram<"route" | "method" | "status">;
+
+  constructor(options: { sessions?: () => number; defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: "aeb_" });
+    this.resets = new Counter({ name: "aeb_env_resets_total", help: "Episodes started (reset or session create).", labelNames: ["preset"], registers });
+    this.steps = new Counter({ name: "aeb_env_steps_total", help: "Steps answered, by API and outcome (ok or the error code).", labelNames: ["api", "outcome"], registers });
+    this.stepDuration = new Histogram({ name: "aeb_env_step_duration_seconds", help: "Time to play one step (simulated user included), by API.", labelNames: ["api"], buckets: LATENCY_BUCKETS, registers });
+    this.rewards = new Histogram({ name: "aeb_env_step_reward", help: "Reward of each step, by reward mode.", labelNames: ["reward_mode"], buckets: REWARD_BUCKETS, registers });
+    this.episodesEnded = new Counter({ name: "aeb_env_episodes_ended_total", help: "Episodes that ended, by end reason.", labelNames: ["end_reason"], registers });
+    this.flags = new Counter({ name: "aeb_env_flags_total", help: "Flags raised on agent replies (injection, formulaic, repetition...).", labelNames: ["flag"], registers });
+    this.errors = new Counter({ name: "aeb_env_errors_total", help: "Error responses, by code and HTTP status.", labelNames: ["code", "status"], registers });
+    this.simulatorCalls = new Counter({ name: "aeb_env_simulator_calls_total", help: "Calls to the simulated user (model calls for an LLM user), by stage and outcome.", labelNames: ["stage", "outcome"], registers });
+    this.simulatorDuration = new Histogram({ name: "aeb_env_simulator_call_duration_seconds", help: "Duration of calls to the simulated user, by stage.", labelNames: ["stage"], buckets: LATENCY_BUCKETS, registers });
+    this.httpDuration = new Histogram({
+      name: "aeb_http_request_duration_seconds",
+      help: "Time from receiving a request to sending its response (parsing, validation and the step included), by route, method and status class.",
+      labelNames: ["route", "method", "status"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.inFlight = new Gauge({ name: "aeb_env_steps_in_flight", help: "Steps being played right now.", registers });
+    const sessions = options.sessions;
+    if (sessions !== undefined) {
+      new Gauge({
+        name: "aeb_env_sessions",
+        help: "Open sessions of the session API.",
+        registers,
+        collect() {
+          this.set(sessions());
+        },
+      });
+    }
+  }
+
+  countReset(preset: string): void {
+    this.resets.inc({ preset });
+  }
+
+  stepStarted(): void {
+    this.inFlight.inc();
+  }
+
+  stepFinished(api: StepApi, seconds: number, outcome: string): void {
+    this.inFlight.dec();
+    this.steps.inc({ api, outcome });
+    if (outcome === "ok") this.stepDuration.observe({ api }, seconds);
+  }
+
+  observeResult(result: { reward: number; rewardMode: string; flags: readonly string[]; endReason: string | null }): void {
+    this.rewards.observe({ reward_mode: result.rewardMode }, result.reward);
+    for (const flag of result.flags) this.flags.inc({ flag });
+    if (result.endReason !== null) this.episodesEnded.inc({ end_reason: result.endReason });
+  }
+
+  countError(code: string, status: number): void {
+    this.errors.inc({ code, status: String(status) });
+  }
+
+  observeRequest(route: string, method: string, statusCode: number, seconds: number): void {
+    this.httpDuration.observe({ route, method, status: `${Math.floor(statusCode / 100)}xx` }, seconds);
+  }
+
+  observeSimulatorCall(stage: "appraise" | "reply", outcome: "ok" | "error", seconds: number): void {
+    this.simulatorCalls.inc({ stage, outcome });
+    this.simulatorDuration.observe({ stage }, seconds);
+  }
+}
+
+/** Wraps a simulated user so every call is counted and timed (the "model calls" of an LLM user). */
+export function instrumentUser(user: SimulatedUser, metrics: EnvironmentMetrics): SimulatedUser {
+  const timed = async <T>(stage: "appraise" | "reply", call: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      const result = await call();
+      metrics.observeSimulatorCall(stage, "ok", (performance.now() - started) / 1000);
+      return result;
+    } catch (error) {
+      metrics.observeSimulatorCall(stage, "error", (performance.now() - started) / 1000);
+      throw error;
+    }
+  };
+  return {
+    id: user.id,
+    appraise: (input: AppraisalInput): Promise<Appraisal> => timed("appraise", () => user.appraise(input)),
+    reply: (input: ReplyInput): Promise<UserReply> => timed("reply", () => user.reply(input)),
+  };
+}

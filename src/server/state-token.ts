@@ -1,0 +1,102 @@
+import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto";
+import { z } from "zod";
+import { EndReasonSchema } from "../core/dialogue.js";
+import { EnvironmentError } from "./environment-error.js";
+import { RewardModeSchema } from "./api-schemas.js";
+
+/**
+ * The state token of the stateless API: the episode state minus the visible history, signed with
+ * HMAC-SHA256. The history is bound by its SHA-256, so a step must come with exactly the messages
+ * the token was issued for. A token is deterministic (no time, no nonce): the same state always
+ * gives the same token, which is what makes a repeated step idempotent.
+ *
+ * Format: `v1.<base64url(JSON payload)>.<base64url(HMAC-SHA256(key, "aeb-env-token.v1." + payload part))>`.
+ * Signed, not encrypted: whoever holds a token can read the emotion, the seed and the simulator's
+ * memory. Give tokens to the trainer, never to the policy.
+ */
+export const TOKEN_VERSION = "v1";
+const SIGNING_CONTEXT = `aeb-env-token.${TOKEN_VERSION}.`;
+/** Secrets shorter than this are refused: a guessable key lets anyone forge emotions. */
+export const MIN_SECRET_BYTES = 16;
+
+export const TokenPayloadSchema = z.strictObject({
+  scenarioId: z.string(),
+  /** Fingerprint of the scenario's content, so a replica with a different file refuses the token. */
+  scenarioHash: z.string(),
+  /** Id of the simulated user that issued the state. */
+  simulator: z.string(),
+  preset: z.string(),
+  rewardMode: RewardModeSchema,
+  episodeId: z.string(),
+  /** The run seed and repeat the episode was reset with (reported back to clients). */
+  runSeed: z.number().int(),
+  repeat: z.number().int(),
+  /** The episode seed the simulated user draws from. */
+  seed: z.number().int(),
+  emotion: z.number().int().min(0).max(100),
+  turnIndex: z.number().int().min(0),
+  memory: z.record(z.string(), z.unknown()),
+  done: z.boolean(),
+  endReason: EndReasonSchema.nullable(),
+  /** SHA-256 (base64url) of the canonical encoding of the visible history. */
+  historyHash: z.string(),
+});
+export type TokenPayload = z.infer<typeof TokenPayloadSchema>;
+
+/** The canonical encoding of a history: a JSON array of [role, content] pairs (key order cannot vary). */
+export function hashHistory(messages: ReadonlyArray<{ role: string; content: string }>): string {
+  const canonical = JSON.stringify(messages.map((message) => [message.role, message.content]));
+  return createHash("sha256").update(canonical, "utf8").digest("base64url");
+}
+
+/** A fresh random secret (for a single replica started without one). */
+export function randomSecret(): Buffer {
+  return randomBytes(32);
+}
+
+export class StateTokenCodec {
+  private readonly key: KeyObject;
+
+  constructor(secret: string | Buffer) {
+    const key = typeof secret === "string" ? Buffer.from(secret, "utf8") : secret;
+    if (key.length < MIN_SECRET_BYTES) throw new Error(`the token secret must be at least ${MIN_SECRET_BYTES} bytes`);
+    // Derive the signing key so the configured secret is never used directly for anything else.
+    this.key = createSecretKey(createHmac("sha256", key).update("aeb-env-token-key").digest());
+  }
+
+  sign(payload: TokenPayload): string {
+    const body = Buffer.from(JSON.stringify(payload), "utf8").toString("base64url");
+    return `${TOKEN_VERSION}.${body}.${this.mac(body).toString("base64url")}`;
+  }
+
+  /** Checks the signature, then the payload's shape; anything wrong is a 400 `invalid_token`. */
+  verify(token: string): TokenPayload {
+    const parts = token.split(".");
+    if (parts.length !== 3 || parts[0] !== TOKEN_VERSION) {
+      throw invalidToken(`the token is malformed (expected ${TOKEN_VERSION}.<payload>.<signature>)`);
+    }
+    const [, body, signature] = parts as [string, string, string];
+    const expected = this.mac(body);
+    const given = Buffer.from(signature, "base64url");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw invalidToken("the token's signature does not verify: it was altered, or issued by a server with another secret");
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(Buffer.from(body, "base64url").toString("utf8"));
+    } catch {
+      throw invalidToken("the token's payload is not readable");
+    }
+    const parsed = TokenPayloadSchema.safeParse(raw);
+    if (!parsed.success) throw invalidToken("the token's payload is not an episode state of this server version");
+    return parsed.data;
+  }
+
+  private mac(body: string): Buffer {
+    return createHmac("sha256", this.key).update(SIGNING_CONTEXT).update(body).digest();
+  }
+}
+
+function invalidToken(message: string): EnvironmentError {
+  return new EnvironmentError(400, "invalid_token", message);
+}

@@ -1,0 +1,109 @@
+/**
+ * `aeb serve` as a process: it starts, serves, refuses unsafe settings, runs several workers on one
+ * port, and exits cleanly on SIGTERM.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { afterAll, describe, expect, it } from "vitest";
+import type { ResetResponse, StepResponse } from "../src/server/api-schemas.js";
+import { CLI, runCli } from "./helpers/cli.js";
+
+const children: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+/** Starts `aeb serve` on a free loopback port and resolves with its URL once it listens. */
+function serve(args: string[], env: Record<string, string> = {}) {
+  const baseEnv = { ...process.env };
+  delete baseEnv.AEB_SERVER_SECRET;
+  delete baseEnv.AEB_SERVER_TOKEN;
+  const child = spawn(process.execPath, [CLI, "serve", "--suite", "starter", "--host", "127.0.0.1", "--port", "0", "--log-level", "warn", ...args], {
+    env: { ...baseEnv, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      if (match) {
+        clearInterval(timer);
+        resolve(match[1]!);
+      }
+    }, 20);
+    child.once("exit", (code) => {
+      clearInterval(timer);
+      reject(new Error(`aeb serve exited with ${code}: ${stderr}`));
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, url, exited, output: () => ({ stdout, stderr }) };
+}
+
+const json = { "content-type": "application/json" };
+
+describe("aeb serve", () => {
+  it("serves the environment and exits 0 on SIGTERM", async () => {
+    const server = serve([], { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret" });
+    const url = await server.url;
+    const reset = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers: json, body: JSON.stringify({ seed: 3 }) })).json()) as ResetResponse;
+    expect(reset.preset).toBe("rlver");
+    const step = await fetch(`${url}/v1/step`, { method: "POST", headers: json, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }) });
+    expect(step.status).toBe(200);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    expect(server.output().stderr).toContain("stopped");
+    expect(server.output().stderr).not.toContain("no AEB_SERVER_SECRET");
+  });
+
+  it("warns when no secret is set, and never prints the secret or the bearer token", async () => {
+    const server = serve([], { AEB_SERVER_TOKEN: "cli-bearer-token-value" });
+    await server.url;
+    server.child.kill("SIGTERM");
+    await server.exited;
+    const { stdout, stderr } = server.output();
+    expect(stderr).toMatch(/no AEB_SERVER_SECRET; using a random secret/);
+    expect(stdout).toContain("bearer token required");
+    expect(`${stdout}${stderr}`).not.toContain("cli-bearer-token-value");
+  });
+
+  it("refuses to listen beyond loopback without a bearer token, and refuses a short secret", () => {
+    const open = runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { env: { AEB_SERVER_TOKEN: "" } });
+    expect(open.code).toBe(1);
+    expect(open.stderr).toMatch(/needs a bearer token: set AEB_SERVER_TOKEN/);
+    const short = runCli(["serve", "--port", "0"], { env: { AEB_SERVER_SECRET: "short" } });
+    expect(short.code).toBe(1);
+    expect(short.stderr).toMatch(/at least 16 bytes/);
+    const badPreset = runCli(["serve", "--preset", "happy"]);
+    expect(badPreset.code).not.toBe(0);
+    expect(badPreset.stderr).toMatch(/expected one of aeb, sage, rlver, scenario/);
+  });
+
+  it("runs several workers on one port: any worker serves any step, metrics add up, sessions are off", async () => {
+    const server = serve(["--workers", "2"], { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret", AEB_SERVER_TOKEN: "bearer" });
+    const url = await server.url;
+    const headers = { ...json, authorization: "Bearer bearer" };
+    const resets: ResetResponse[] = [];
+    for (let seed = 0; seed < 6; seed += 1) {
+      // A new connection each time, so the requests spread over the workers.
+      resets.push((await (await fetch(`${url}/v1/reset`, { method: "POST", headers: { ...headers, connection: "close" }, body: JSON.stringify({ seed }) })).json()) as ResetResponse);
+    }
+    for (const reset of resets) {
+      const step = await fetch(`${url}/v1/step`, { method: "POST", headers: { ...headers, connection: "close" }, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "Tell me more." }) });
+      expect(step.status).toBe(200);
+      expect(((await step.json()) as StepResponse).turnIndex).toBe(1);
+    }
+    const metrics = await (await fetch(`${url}/metrics`, { headers })).text();
+    expect(metrics).toContain('aeb_env_resets_total{preset="rlver"} 6');
+    expect(metrics).toContain('aeb_env_steps_total{api="stateless",outcome="ok"} 6');
+    const session = await fetch(`${url}/v1/sessions`, { method: "POST", headers, body: "{}" });
+    expect(session.status).toBe(501);
+    expect(await session.json()).toMatchObject({ code: "sessions_unavailable" });
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  });
+});
