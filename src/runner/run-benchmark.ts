@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { runEpisode } from "../episode/step.js";
-import { renderMarkdownReport } from "../report/markdown-report.js";
+import { writeReportFiles } from "../report/write-reports.js";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { forEachConcurrent } from "./concurrency.js";
@@ -111,13 +111,18 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   }
 
   const records = [...recorder.finished.values(), ...errored].filter((record) => planned.has(record.id));
-  const summary = writeSummary(outDir, records, config);
+  const summary = await writeSummary(outDir, records, config);
   return { summary, ran: todo.length, skipped: tasks.length - todo.length, errors: errored.length, outDir };
 }
 
-export function writeSummary(outDir: string, records: readonly DialogueRecord[], config: Pick<RunConfig, "conditions" | "seed" | "repeats">): RunSummary {
+/** Writes summary.json, then report.md and report.html (both from the records alone). */
+export async function writeSummary(
+  outDir: string,
+  records: readonly DialogueRecord[],
+  config: Pick<RunConfig, "conditions" | "seed" | "repeats"> & Partial<Pick<RunConfig, "simulator">>,
+): Promise<RunSummary> {
   const summary = summariseRun(records, { conditionOrder: config.conditions.map((condition) => condition.name), seed: config.seed, repeats: config.repeats });
   writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
-  writeFileSync(join(outDir, "report.md"), renderMarkdownReport(summary));
+  await writeReportFiles(outDir, { summary, records, setup: { conditions: config.conditions, simulator: config.simulator } });
   return summary;
 }
