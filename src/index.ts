@@ -21,3 +21,10 @@ export { runBenchmark, selectScenarios, writeSummary, type RunOptions, type RunR
 export { readDialogues, DialogueRecorder } from "./runner/run-directory.js";
 export { summariseRun, type RunSummary } from "./runner/summary.js";
 export { parseJsonl } from "./runner/jsonl.js";
+export { renderHtmlReport } from "./report/html-report.js";
+export { renderMarkdownReport } from "./report/markdown-report.js";
+export { writeReportFiles } from "./report/write-reports.js";
+export type { ReportInput, RunSetup } from "./report/report-model.js";
+export { loadRunForReport, type LoadedRun } from "./report/load-run.js";
+export { chartDefinitions, renderCharts, type ChartDefinition, type RenderedChart } from "./report/charts/index.js";
+export { compareRuns, renderComparisonText, renderComparisonMarkdown, type RunComparison, type ConditionComparison } from "./report/compare-runs.js";

@@ -6,6 +6,8 @@ import { packageRoot } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
 import { registerRunCommand } from "./commands/run.js";
 import { registerScenariosCommand } from "./commands/scenarios.js";
+import { registerReportCommand } from "./commands/report.js";
+import { registerCompareCommand } from "./commands/compare.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -18,6 +20,8 @@ export function buildProgram(): Command {
     .exitOverride();
   registerRunCommand(program);
   registerScenariosCommand(program);
+  registerReportCommand(program);
+  registerCompareCommand(program);
   return program;
 }
 

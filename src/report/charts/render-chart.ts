@@ -1,5 +1,5 @@
-import { View, parse } from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+import type { View } from "vega";
+import type { TopLevelSpec } from "vega-lite";
 
 /** Vega's logger interface (vega-util's, which vega does not re-export). */
 type LoggerInterface = NonNullable<NonNullable<ConstructorParameters<typeof View>[1]>["logger"]>;
@@ -59,6 +59,8 @@ export function scopeSvg(svg: string, prefix: string): string {
 
 /** Compiles a Vega-Lite spec and renders it to an SVG string in Node (no browser, no canvas). */
 export async function renderVegaLiteSvg(spec: TopLevelSpec, idPrefix: string): Promise<RenderedSvg> {
+  // Loaded on first use, so CLI commands that draw no chart do not pay for Vega's start-up.
+  const [{ View, parse }, { compile }] = await Promise.all([import("vega"), import("vega-lite")]);
   const warnings: string[] = [];
   const logger = collectingLogger(warnings);
   const vegaSpec = compile(spec, { logger }).spec;
