@@ -141,6 +141,22 @@ describe("chart rendering", () => {
     expect(phases.warnings).toEqual([]);
   });
 
+  it("gives each ECS judge its own panel when several judged the dialogues", async () => {
+    const judged: DialogueRecord[] = plain.map((record, index) => ({
+      ...record,
+      ecs: { "a-long-cross-family-judge-name": { score: 0.6, before: 0.7, after: 0.6 }, "b-judge": { score: 0.3 + index / 10, before: 0.5, after: 0.4 } },
+    }));
+    const charts = await renderCharts(summaryOf(judged), judged);
+    const scatter = charts.find((chart) => chart.id === "chart-ecs-vs-fs")!;
+    expect(scatter.warnings).toEqual([]);
+    expect(scatter.svg).toContain("a-long-cross-family-judge-name");
+    expect(scatter.svg).toContain("b-judge");
+    expect(pointsIn(scatter.svg)).toBe(2 * (5 + 3));
+    const phases = charts.find((chart) => chart.id === "chart-ecs-phase")!;
+    expect(phases.warnings).toEqual([]);
+    expect(phases.svg).toContain("b-judge");
+  });
+
   it("says when a judge ran but recorded no before/after values", async () => {
     const judged: DialogueRecord[] = plain.map((record) => ({ ...record, ecs: { "judge-a": { score: 0.6 } } }));
     const charts = await renderCharts(summaryOf(judged), judged);

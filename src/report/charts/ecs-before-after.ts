@@ -51,7 +51,7 @@ export function ecsBeforeAfterSpec(summary: RunSummary, records: readonly Dialog
     data: { values },
     facet: {
       column: { field: "type", type: "nominal", sort: types, title: "trajectory type (manipulation turn splits before / after)", header },
-      ...(judges.length > 1 ? { row: { field: "judge", type: "nominal" as const, sort: judges, title: "ECS judge" } } : {}),
+      ...(judges.length > 1 ? { row: { field: "judge", type: "nominal" as const, sort: judges, title: "ECS judge", header: { labelLimit: 0 } } } : {}),
     },
     spec: {
       width: 92,

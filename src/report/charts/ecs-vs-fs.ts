@@ -28,7 +28,7 @@ export function ecsVsFsSpec(summary: RunSummary, records: readonly DialogueRecor
   const y = { field: "ecs", type: "quantitative" as const, title: "ECS (legibility of the user's state)", scale: inUnit ? { domain: [0, 1] } : { zero: false } };
   return {
     data: { values },
-    facet: { column: { field: "judge", type: "nominal", sort: judges, title: "ECS judge", header: { labelFontSize: 12 } } },
+    facet: { column: { field: "judge", type: "nominal", sort: judges, title: "ECS judge", header: { labelFontSize: 12, labelLimit: 0 } } },
     spec: {
       width: judges.length > 1 ? 340 : 460,
       height: 300,
