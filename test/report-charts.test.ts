@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { DialogueRecord } from "../src/core/dialogue.js";
 import type { TrajectoryType } from "../src/core/trajectory-type.js";
-import { chartDefinitions, emotionPath, emotionTrajectories, NO_ECS_MESSAGE, renderCharts, scopeSvg } from "../src/report/charts/index.js";
+import { chartDefinitions, emotionPath, emotionTrajectories, hasActiveContent, NO_ECS_MESSAGE, renderCharts, scopeSvg } from "../src/report/charts/index.js";
 import { readEcs } from "../src/report/ecs.js";
 import { summariseRun } from "../src/runner/summary.js";
 
@@ -180,6 +180,22 @@ describe("chart rendering", () => {
   it("specs are plain data (pure functions of summary and dialogues)", () => {
     const specs = chartDefinitions(summaryOf(plain), plain);
     expect(JSON.parse(JSON.stringify(specs))).toEqual(specs);
+  });
+});
+
+describe("hasActiveContent", () => {
+  it("finds scripts, event handlers and javascript links in tags, not in escaped text or attribute values", () => {
+    expect(hasActiveContent('<svg><script>x()</script></svg>')).toBe(true);
+    expect(hasActiveContent('<svg><g onload="x()"></g></svg>')).toBe(true);
+    expect(hasActiveContent('<svg><foreignObject><div/></foreignObject></svg>')).toBe(true);
+    expect(hasActiveContent('<svg><a href="javascript:x()"></a></svg>')).toBe(true);
+    expect(hasActiveContent('<svg><g aria-label="judge: a onload=alert(1)"><text>&lt;script&gt; onclick=x</text></g></svg>')).toBe(false);
+  });
+
+  it("lets a judge named like an event handler through Vega harmlessly", async () => {
+    const judged: DialogueRecord[] = [dialogue({ condition: "a", emotions: [50, 40], ecs: { "x onload=alert(1)": { score: 0.5 } } })];
+    const charts = await renderCharts(summaryOf(judged), judged);
+    expect(charts.find((chart) => chart.id === "chart-ecs-vs-fs")!.svg).toContain("x onload=alert(1)");
   });
 });
 

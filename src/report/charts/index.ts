@@ -11,7 +11,7 @@ import { typeHeatmapSpec } from "./type-heatmap.js";
 
 export { NO_ECS_MESSAGE } from "./theme.js";
 export { emotionPath, emotionTrajectories } from "./chart-data.js";
-export { scopeSvg, renderVegaLiteSvg } from "./render-chart.js";
+export { hasActiveContent, scopeSvg, renderVegaLiteSvg } from "./render-chart.js";
 
 /** One chart of the report: a Vega-Lite spec that is a pure function of the summary and the dialogues. */
 export interface ChartDefinition {

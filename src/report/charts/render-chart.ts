@@ -57,6 +57,23 @@ export function scopeSvg(svg: string, prefix: string): string {
     .replace(/ href="#([^"]+)"/g, (whole, id: string) => (renames.has(id) ? ` href="#${renames.get(id)}"` : whole));
 }
 
+/**
+ * True when SVG markup holds anything a browser would run or load: a `script` or
+ * `foreignObject` element, an event-handler attribute (`on...`), or a `javascript:` link. Only
+ * real tags and attribute names are inspected, so escaped text that merely mentions them is fine.
+ */
+export function hasActiveContent(svg: string): boolean {
+  for (const tag of svg.matchAll(/<([a-zA-Z][\w:-]*)((?:\s+[^\s=>/]+(?:="[^"]*")?)*)\s*\/?>/g)) {
+    const name = (tag[1] as string).toLowerCase();
+    if (name === "script" || name === "foreignobject") return true;
+    for (const attribute of (tag[2] ?? "").matchAll(/\s+([^\s=>/]+)(?:="([^"]*)")?/g)) {
+      if (/^on/i.test(attribute[1] as string)) return true;
+      if (/href$/i.test(attribute[1] as string) && /^\s*javascript:/i.test(attribute[2] ?? "")) return true;
+    }
+  }
+  return /<script|<foreignobject/i.test(svg);
+}
+
 /** Compiles a Vega-Lite spec and renders it to an SVG string in Node (no browser, no canvas). */
 export async function renderVegaLiteSvg(spec: TopLevelSpec, idPrefix: string): Promise<RenderedSvg> {
   // Loaded on first use, so CLI commands that draw no chart do not pay for Vega's start-up.
@@ -68,7 +85,7 @@ export async function renderVegaLiteSvg(spec: TopLevelSpec, idPrefix: string): P
   try {
     const svg = await view.toSVG();
     // Vega escapes every text it draws; this guards the report's promise that it runs no script.
-    if (/<script|<foreignObject|\son\w+=/i.test(svg)) throw new Error(`chart ${idPrefix}: Vega produced active content`);
+    if (hasActiveContent(svg)) throw new Error(`chart ${idPrefix}: Vega produced active content`);
     return { svg: scopeSvg(svg, idPrefix), warnings };
   } finally {
     view.finalize();
