@@ -145,7 +145,7 @@ describe("report.html", () => {
     expect(page).toContain('<td class="num">0.012</td><td class="num">0.025</td><td class="num">-0.750</td>');
     expect(page).toContain('<td class="num">3.0e-13</td><td class="num">6.0e-13</td>');
     expect(page).toContain("&lt;tuned&gt;");
-    expect(page).toContain("1 comparison entry could not be read");
+    expect(page).toContain("1 comparison entry could not be read (missing metric, test, a, b or p) and is not shown.");
   });
 
   it("shows the length-confound table when summary.json has one, and a sentence when not", async () => {
@@ -156,6 +156,12 @@ describe("report.html", () => {
     expect(page).not.toContain("summary.json has no length-confound analysis");
     expect(page).toContain("coef. adjusted for length");
     expect(page).toContain('<td class="num">0.410</td><td class="num">4.0e-4</td><td class="num">0.380</td><td class="num">0.002</td><td class="num">0.120</td><td class="num">-0.300</td>');
+    // An entry of another shape (e.g. nested results) is counted, not shown as a row of n/a.
+    const nested = await renderHtmlReport(input(mixedRun(), { lengthConfound: [...lengthConfound, { a: "base", b: "solo", unadjusted: { coefficient: 0.2 } }] }));
+    expect(nested).toContain("1 length-confound entry could not be read (missing a, b, coefficient or p) and is not shown.");
+    const section = nested.slice(nested.indexOf('<section id="length-confound">'), nested.indexOf('<section id="charts">'));
+    expect(section).toContain("<td>base</td><td>tuned</td>");
+    expect(section).not.toContain("<td>solo</td>");
   });
 
   it("prints the three lowest-FS dialogues per condition with whole transcripts, never errored ones", async () => {

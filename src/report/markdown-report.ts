@@ -15,7 +15,8 @@ function worstLine(record: DialogueRecord): string {
   const path = [record.opening.emotion, ...record.turns.map((turn) => turn.user.emotion)].join(" → ");
   const lastUser = record.turns.at(-1)?.user.text ?? record.opening.text;
   return (
-    `- ${markdownText(record.id)} (${markdownText(record.type)}): FS ${fixed(record.final.fs)}, ${markdownText(record.endReason)} after ${record.turns.length} turn(s); ` +
+    // `type` and `endReason` are schema-checked enum values (letters and "_"), shown as they are.
+    `- ${markdownText(record.id)} (${record.type}): FS ${fixed(record.final.fs)}, ${record.endReason} after ${record.turns.length} turn(s); ` +
     `emotion ${path}. Last user reply: “${markdownText(truncate(lastUser, QUOTE_CHARS))}”`
   );
 }

@@ -94,6 +94,11 @@ export function worstDialogues(records: readonly DialogueRecord[], conditions: r
     .filter((group) => group.dialogues.length > 0);
 }
 
+/** "1 comparison entry", "3 comparison entries". */
+function entries(count: number, kind: string): string {
+  return `${count} ${kind} entr${count === 1 ? "y" : "ies"}`;
+}
+
 export function buildReportModel(input: ReportInput): ReportModel {
   const { summary, records } = input;
   const conditions = summary.conditions;
@@ -139,7 +144,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
   let comparisonsNote: string | null = null;
   if (comparisons.length === 0) comparisonsNote = "No comparisons: summary.json lists none.";
   if (sections.unreadableComparisons > 0) {
-    comparisonsNote = `${comparisonsNote ?? ""} ${sections.unreadableComparisons} comparison entr${sections.unreadableComparisons === 1 ? "y" : "ies"} could not be read (missing metric, test, a, b or p) and are not shown.`.trim();
+    comparisonsNote = `${comparisonsNote ?? ""} ${entries(sections.unreadableComparisons, "comparison")} could not be read (missing metric, test, a, b or p) and ${sections.unreadableComparisons === 1 ? "is" : "are"} not shown.`.trim();
   }
 
   let lengthConfound: Table | null = null;
@@ -164,7 +169,7 @@ export function buildReportModel(input: ReportInput): ReportModel {
     };
   }
   if (sections.unreadableLengthConfound > 0) {
-    lengthConfoundNote = `${lengthConfoundNote ?? ""} ${sections.unreadableLengthConfound} length-confound entr${sections.unreadableLengthConfound === 1 ? "y" : "ies"} could not be read and are not shown.`.trim();
+    lengthConfoundNote = `${lengthConfoundNote ?? ""} ${entries(sections.unreadableLengthConfound, "length-confound")} could not be read (missing a, b, coefficient or p) and ${sections.unreadableLengthConfound === 1 ? "is" : "are"} not shown.`.trim();
   }
 
   const unreadableEcs = scored.reduce((sum, record) => sum + readEcs(record).unreadable, 0);

@@ -14,7 +14,8 @@ export const ComparisonRowSchema = z.looseObject({
   a: z.string(),
   b: z.string(),
   n: z.unknown(),
-  p: nullableNumber,
+  /** Required (null allowed), so an entry of another shape is counted as unreadable, not shown as n/a. */
+  p: z.number().nullable(),
   pHolm: nullableNumber,
   r: nullableNumber,
 });
@@ -24,8 +25,9 @@ export type ComparisonRow = z.infer<typeof ComparisonRowSchema>;
 export const LengthConfoundRowSchema = z.looseObject({
   a: z.string(),
   b: z.string(),
-  coefficient: nullableNumber,
-  p: nullableNumber,
+  /** Required (null allowed), so an entry of another shape is counted as unreadable, not shown as n/a. */
+  coefficient: z.number().nullable(),
+  p: z.number().nullable(),
   coefficientAdjusted: nullableNumber,
   pAdjusted: nullableNumber,
   rhoA: nullableNumber,
