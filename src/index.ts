@@ -20,7 +20,9 @@ export { parseRunConfig, loadRunConfig, RunConfigSchema, type RunConfig, type Ru
 export { runBenchmark, selectScenarios, writeSummary, type RunOptions, type RunResult, type RunEvents } from "./runner/run-benchmark.js";
 export { readDialogues, DialogueRecorder } from "./runner/run-directory.js";
 export { summariseRun, type RunSummary } from "./runner/summary.js";
-export { parseJsonl } from "./runner/jsonl.js";
+export { parseJsonl } from "./core/jsonl.js";
+export { parseProfileSource, loadProfileScenarios, profileToScenario, SageProfileSchema, PROFILE_SCHEMES, NEUTRAL_OPENING, type ProfileSource, type ProfileScheme, type ProfileLoad, type SkippedProfileLine, type SageProfile } from "./scenarios/sage-profiles.js";
+export * from "./interop/index.js";
 export { renderHtmlReport } from "./report/html-report.js";
 export { renderMarkdownReport } from "./report/markdown-report.js";
 export { writeReportFiles } from "./report/write-reports.js";

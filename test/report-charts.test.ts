@@ -18,7 +18,12 @@ interface DialogueSpec {
   /** Opening emotion, then the emotion after each turn. */
   emotions: number[];
   status?: "done" | "error";
-  ecs?: unknown;
+  ecs?: DialogueRecord["ecs"];
+}
+
+/** One ECS judge's entry on a dialogue, as src/judges/judge-dialogue.ts records it (estimates left out). */
+function ecsEntry(judge: string, score: number, before: number | null = null, after: number | null = null): NonNullable<DialogueRecord["ecs"]>[string] {
+  return { judge, score, before, after, drop: before !== null && after !== null ? before - after : null, spearman: null, turns: 2, estimates: [], errors: [] };
 }
 
 function dialogue(spec: DialogueSpec): DialogueRecord {
@@ -84,7 +89,9 @@ describe("emotion trajectories", () => {
 
 describe("ECS as the charts read it", () => {
   it("reads judges with a numeric score, skips and counts the rest", () => {
-    const record = dialogue({ condition: "a", emotions: [50, 60], ecs: { zeta: { score: 0.8, before: 0.9, after: 0.7 }, alpha: { score: 0.6 }, broken: { score: "high" } } });
+    // `broken` is of another shape than the record schema allows: read defensively all the same.
+    const broken = { judge: "broken", score: "high" } as unknown as NonNullable<DialogueRecord["ecs"]>[string];
+    const record = dialogue({ condition: "a", emotions: [50, 60], ecs: { zeta: ecsEntry("zeta", 0.8, 0.9, 0.7), alpha: ecsEntry("alpha", 0.6), broken } });
     expect(readEcs(record)).toEqual({
       entries: [
         { judge: "alpha", score: 0.6, before: null, after: null },
@@ -129,8 +136,8 @@ describe("chart rendering", () => {
   });
 
   it("plots one point per dialogue and judge, plus condition means, when ECS exists", async () => {
-    const judged: DialogueRecord[] = plain.map((record, index) => ({ ...record, ecs: { "judge-a": { score: 0.5 + index / 20, before: 0.7, after: 0.5 + index / 50 } } }));
-    judged.push(dialogue({ condition: "attuned", emotions: [50, 0], repeat: 5, status: "error", ecs: { "judge-a": { score: 0.1 } } }));
+    const judged: DialogueRecord[] = plain.map((record, index) => ({ ...record, ecs: { "judge-a": ecsEntry("judge-a", 0.5 + index / 20, 0.7, 0.5 + index / 50) } }));
+    judged.push(dialogue({ condition: "attuned", emotions: [50, 0], repeat: 5, status: "error", ecs: { "judge-a": ecsEntry("judge-a", 0.1) } }));
     const charts = await renderCharts(summaryOf(judged), judged);
     const scatter = charts.find((chart) => chart.id === "chart-ecs-vs-fs")!;
     expect(scatter.svg).not.toContain(NO_ECS_MESSAGE);
@@ -144,7 +151,7 @@ describe("chart rendering", () => {
   it("gives each ECS judge its own panel when several judged the dialogues", async () => {
     const judged: DialogueRecord[] = plain.map((record, index) => ({
       ...record,
-      ecs: { "a-long-cross-family-judge-name": { score: 0.6, before: 0.7, after: 0.6 }, "b-judge": { score: 0.3 + index / 10, before: 0.5, after: 0.4 } },
+      ecs: { "a-long-cross-family-judge-name": ecsEntry("a-long-cross-family-judge-name", 0.6, 0.7, 0.6), "b-judge": ecsEntry("b-judge", 0.3 + index / 10, 0.5, 0.4) },
     }));
     const charts = await renderCharts(summaryOf(judged), judged);
     const scatter = charts.find((chart) => chart.id === "chart-ecs-vs-fs")!;
@@ -158,7 +165,7 @@ describe("chart rendering", () => {
   });
 
   it("says when a judge ran but recorded no before/after values", async () => {
-    const judged: DialogueRecord[] = plain.map((record) => ({ ...record, ecs: { "judge-a": { score: 0.6 } } }));
+    const judged: DialogueRecord[] = plain.map((record) => ({ ...record, ecs: { "judge-a": ecsEntry("judge-a", 0.6) } }));
     const charts = await renderCharts(summaryOf(judged), judged);
     expect(charts.find((chart) => chart.id === "chart-ecs-phase")!.svg).toContain("no ECS before/after values");
   });
@@ -193,7 +200,7 @@ describe("hasActiveContent", () => {
   });
 
   it("lets a judge named like an event handler through Vega harmlessly", async () => {
-    const judged: DialogueRecord[] = [dialogue({ condition: "a", emotions: [50, 40], ecs: { "x onload=alert(1)": { score: 0.5 } } })];
+    const judged: DialogueRecord[] = [dialogue({ condition: "a", emotions: [50, 40], ecs: { "x onload=alert(1)": ecsEntry("x onload=alert(1)", 0.5) } })];
     const charts = await renderCharts(summaryOf(judged), judged);
     expect(charts.find((chart) => chart.id === "chart-ecs-vs-fs")!.svg).toContain("x onload=alert(1)");
   });

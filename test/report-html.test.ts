@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { DialogueRecord } from "../src/core/dialogue.js";
 import type { TrajectoryType } from "../src/core/trajectory-type.js";
 import { NO_ECS_MESSAGE } from "../src/report/charts/index.js";
+import { fixed, formatP } from "../src/report/format.js";
 import { renderHtmlReport } from "../src/report/html-report.js";
 import { renderMarkdownReport } from "../src/report/markdown-report.js";
 import { buildReportModel, type ReportInput } from "../src/report/report-model.js";
@@ -21,7 +22,7 @@ interface DialogueSpec {
   status?: "done" | "error";
   agentText?: string;
   userText?: string;
-  ecs?: unknown;
+  ecs?: DialogueRecord["ecs"];
 }
 
 function dialogue(spec: DialogueSpec): DialogueRecord {
@@ -61,7 +62,16 @@ function dialogue(spec: DialogueSpec): DialogueRecord {
   };
 }
 
-function input(records: DialogueRecord[], extra: Partial<RunSummary> & Record<string, unknown> = {}): ReportInput {
+/** One ECS judge's entry on a dialogue, as src/judges/judge-dialogue.ts records it (estimates left out). */
+function ecsEntry(judge: string, score: number, before: number | null, after: number | null): NonNullable<DialogueRecord["ecs"]>[string] {
+  return { judge, score, before, after, drop: before !== null && after !== null ? before - after : null, spearman: null, turns: 2, estimates: [], errors: [] };
+}
+
+/**
+ * The report input of these dialogues, with the summary summariseRun makes of them; `extra`
+ * overrides summary fields, e.g. to stand for a summary.json of another shape or an older one.
+ */
+function input(records: DialogueRecord[], extra: Record<string, unknown> = {}): ReportInput {
   const summary = { ...summariseRun(records, { conditionOrder: [], seed: 5, repeats: 4 }), ...extra } as RunSummary;
   return { summary, records, setup: { conditions: [{ name: "base", agent: { kind: "reference", id: "formulaic" } }], simulator: { kind: "offline" } } };
 }
@@ -129,8 +139,22 @@ describe("report.html", () => {
   });
 
   it('says "no comparisons" when summary.comparisons is empty, and lays them out by metric when present', async () => {
-    const empty = await renderHtmlReport(input(mixedRun()));
+    const empty = await renderHtmlReport(input(mixedRun(), { comparisons: [] }));
     expect(empty).toMatch(/No comparisons/);
+    // summariseRun's own comparisons (base and tuned have two dialogues or more each): every row is in the table.
+    const real = input(mixedRun());
+    expect(real.summary.comparisons.length).toBeGreaterThan(0);
+    const realPage = await renderHtmlReport(real);
+    expect(realPage).not.toMatch(/No comparisons/);
+    const realSection = realPage.slice(realPage.indexOf('<section id="comparisons">'), realPage.indexOf('<section id="length-confound">'));
+    for (const row of real.summary.comparisons) {
+      expect(realSection).toContain(`<h3>${row.metric}</h3>`);
+      expect(realSection).toContain(
+        `<tr><td>${row.metric}</td><td>${row.test}</td><td>${row.a}</td><td>${row.b}</td><td class="num">${row.n}</td><td class="num">${formatP(row.p)}</td><td class="num">${formatP(row.pHolm)}</td><td class="num">${fixed(row.r)}</td>`,
+      );
+    }
+    expect(realSection.match(/<tr><td>/g)).toHaveLength(real.summary.comparisons.length);
+    expect(real.summary.comparisons.find((row) => row.metric === "fs" && row.test === "mannwhitney")).toMatchObject({ a: "base", b: "tuned", n: 6 });
     const comparisons = [
       { metric: "fs", test: "mannwhitney", a: "base", b: "tuned", n: 6, p: 0.0123, pHolm: 0.0246, r: -0.75, extra: "ignored" },
       { metric: "fs", test: "wilcoxon", a: "base", b: "tuned", n: 2, p: 3e-13, pHolm: 6e-13, r: 1 },
@@ -149,8 +173,16 @@ describe("report.html", () => {
   });
 
   it("shows the length-confound table when summary.json has one, and a sentence when not", async () => {
-    const without = await renderHtmlReport(input(mixedRun()));
+    // A summary.json written before the length-confound analysis existed has no such field.
+    const without = await renderHtmlReport(input(mixedRun(), { lengthConfound: undefined }));
     expect(without).toContain("summary.json has no length-confound analysis");
+    // summariseRun's own rows (one pair, base and tuned, has two dialogues or more on each side).
+    const real = input(mixedRun());
+    expect(real.summary.lengthConfound.map((row) => [row.a, row.b])).toEqual([["base", "tuned"]]);
+    const realPage = await renderHtmlReport(real);
+    expect(realPage).not.toContain("summary.json has no length-confound analysis");
+    const realRow = real.summary.lengthConfound[0]!;
+    expect(realPage).toContain(`<td>base</td><td>tuned</td><td class="num">${fixed(realRow.coefficient)}</td><td class="num">${formatP(realRow.p)}</td>`);
     const lengthConfound = [{ a: "base", b: "tuned", coefficient: 0.41, p: 0.0004, coefficientAdjusted: 0.38, pAdjusted: 0.002, rhoA: 0.12, rhoB: -0.3 }];
     const page = await renderHtmlReport(input(mixedRun(), { lengthConfound }));
     expect(page).not.toContain("summary.json has no length-confound analysis");
@@ -187,13 +219,80 @@ describe("report.html", () => {
   });
 
   it("charts the ECS dissociation when dialogues carry ECS, and says no ECS judge ran otherwise", async () => {
-    const plain = await renderHtmlReport(input(mixedRun()));
+    // Dialogues without any ECS entry.
+    const unjudged = mixedRun();
+    expect(unjudged.every((record) => record.ecs === undefined)).toBe(true);
+    const plain = await renderHtmlReport(input(unjudged));
     expect(plain).toContain(NO_ECS_MESSAGE);
-    const judged = mixedRun().map((record, index) => ({ ...record, ecs: { "cross-family": { score: 0.4 + index / 50, before: 0.6, after: 0.5 } } }));
-    const page = await renderHtmlReport(input(judged));
+    expect(plain).toContain("No ECS judge ran.");
+    const judged = mixedRun().map((record, index) => ({ ...record, ecs: { "cross-family": ecsEntry("cross-family", 0.4 + index / 50, 0.6, 0.5) } }));
+    // Judged dialogues beside a summary.json made before judges existed (no ECS means, no judges).
+    const page = await renderHtmlReport({ ...input(unjudged, { judges: undefined }), records: judged });
     expect(page).not.toContain(NO_ECS_MESSAGE);
     expect(page).toContain("summary.json has no ECS means, although the dialogues carry scores from cross-family");
     expect(page.match(/<figure class="chart"/g)).toHaveLength(6);
+    // The summary of the judged dialogues: the headline ECS is the judge's, with its own table.
+    const current = input(judged);
+    expect(current.summary.judges.ecs).toEqual(["cross-family"]);
+    const judgedPage = await renderHtmlReport(current);
+    expect(judgedPage).not.toContain(NO_ECS_MESSAGE);
+    expect(judgedPage).not.toContain("ECS is n/a");
+    const base = current.summary.conditions.find((condition) => condition.name === "base")!;
+    expect(judgedPage).toContain(`<td>base</td><td class="num">4</td><td class="num">${fixed(base.fs.mean)} [`);
+    expect(judgedPage).toContain(`<td class="num">${fixed(base.ecs!.mean)} [${fixed(base.ecs!.ci95![0])}, ${fixed(base.ecs!.ci95![1])}]</td>`);
+    expect(judgedPage).toContain("<h3>cross-family (the headline ECS)</h3>");
+    expect(judgedPage).toContain('<td>base</td><td class="num">' + `${fixed(base.ecs!.mean)} [${fixed(base.ecs!.ci95![0])}, ${fixed(base.ecs!.ci95![1])}]</td><td class="num">0.600</td><td class="num">0.500</td><td class="num">0.100</td><td class="num">4</td><td class="num">0</td>`);
+  });
+
+  it("shows every ECS judge, the independent HID judges beside the simulator's HID, and the token usage", async () => {
+    const records = mixedRun().map((record, index) =>
+      record.status === "error"
+        ? record
+        : {
+            ...record,
+            ecs: { "llm-judge": ecsEntry("llm-judge", 0.5 + index / 40, 0.7, 0.45), "offline-lexicon": ecsEntry("offline-lexicon", 0.8, 0.9, 0.75) },
+            hid: { "hid-judge": index === 1 ? { judge: "hid-judge", error: "evidence not found in the transcript" } : { judge: "hid-judge", verdict: "yes" as const, value: 1, turn: 1, evidence: "reply" } },
+          },
+    );
+    const summary = summariseRun(records, { conditionOrder: ["base", "tuned", "solo"], seed: 5, repeats: 4, judges: { ecs: ["llm-judge", "offline-lexicon"], hid: ["hid-judge"] } });
+    const usage = [
+      { model: "qwen-7b", role: "agent:base", calls: 20, cachedCalls: 2, failedCalls: 0, requests: 21, retries: 1, promptTokens: 12000, completionTokens: 3400 },
+      { model: "gpt-judge", role: "judge:llm-judge", calls: 40, cachedCalls: 0, failedCalls: 1, requests: 42, retries: 2, promptTokens: 30000, completionTokens: 800 },
+    ];
+    const report: ReportInput = { summary: { ...summary, usage }, records };
+    const page = await renderHtmlReport(report);
+    const markdown = renderMarkdownReport(report);
+    const base = summary.conditions.find((condition) => condition.name === "base")!;
+    // One table per ECS judge, the first (the headline's) first.
+    expect(page.indexOf("<h3>llm-judge (the headline ECS)</h3>")).toBeGreaterThan(0);
+    expect(page.indexOf("<h3>offline-lexicon</h3>")).toBeGreaterThan(page.indexOf("<h3>llm-judge (the headline ECS)</h3>"));
+    expect(markdown).toContain("| ECS judges | llm-judge, offline-lexicon (the headline ECS is llm-judge's) |");
+    const offline = base.ecsByJudge["offline-lexicon"]!;
+    expect(markdown).toContain(`| base | ${fixed(offline.mean!.mean)} [${fixed(offline.mean!.ci95![0])}, ${fixed(offline.mean!.ci95![1])}] | 0.900 | 0.750 | 0.150 | 4 | 0 |`);
+    expect(markdown).toContain(`| base | 4 | ${fixed(base.fs.mean)} [`);
+    expect(markdown).toContain(`| ${fixed(base.ecs!.mean)} [`);
+    // The independent HID judge beside the simulator's HID, with what it could and could not judge.
+    const hidJudge = base.hidByJudge["hid-judge"]!;
+    expect(hidJudge.judged + hidJudge.judgeErrors).toBe(4);
+    expect(markdown).toContain("## HID: the simulated user and the independent judges");
+    expect(markdown).toContain("| condition | simulator HID [95% CI] | hid-judge [95% CI] | hid-judge: judged | hid-judge: errors |");
+    expect(markdown).toContain(`| base | ${fixed(base.hid!.mean)} [${fixed(base.hid!.ci95![0])}, ${fixed(base.hid!.ci95![1])}] | ${fixed(hidJudge.mean!.mean)}`);
+    expect(markdown).toContain(`| ${hidJudge.judged} | ${hidJudge.judgeErrors} |`);
+    expect(page).toContain('<section id="hid">');
+    expect(page).toContain('<a href="#hid">HID judges</a>');
+    // Token usage per role, with a total.
+    expect(markdown).toContain("| role | model | calls | cached | failed | requests | retries | prompt tokens | completion tokens |");
+    expect(markdown).toContain("| agent:base | qwen-7b | 20 | 2 | 0 | 21 | 1 | 12000 | 3400 |");
+    expect(markdown).toContain("| judge:llm-judge | gpt-judge | 40 | 0 | 1 | 42 | 2 | 30000 | 800 |");
+    expect(markdown).toContain("| total |  | 60 | 2 | 1 | 63 | 3 | 42000 | 4200 |");
+    expect(page).toContain('<section id="usage">');
+    // The comparisons include the second ECS judge and the HID judge by name.
+    expect(page).toContain("<h3>ecs:offline-lexicon</h3>");
+    expect(page).toContain("<h3>hid:hid-judge</h3>");
+    // An offline run has neither section.
+    const offlinePage = await renderHtmlReport(input(mixedRun()));
+    expect(offlinePage).not.toContain('<section id="hid">');
+    expect(offlinePage).not.toContain('<section id="usage">');
   });
 
   it("gives the same bytes for the same record, whatever the order of the dialogues", async () => {
@@ -211,7 +310,8 @@ describe("report.html", () => {
 
 describe("report.md", () => {
   it("has the same tables as report.html, no charts, and the worst dialogues in short", () => {
-    const text = renderMarkdownReport(input(mixedRun(), { comparisons: [{ metric: "fs", test: "mannwhitney", a: "base", b: "tuned", n: 6, p: 0.0123, pHolm: 0.0246, r: -0.75 }] }));
+    // A summary.json with one comparison and no length-confound analysis (written before it existed).
+    const text = renderMarkdownReport(input(mixedRun(), { comparisons: [{ metric: "fs", test: "mannwhitney", a: "base", b: "tuned", n: 6, p: 0.0123, pHolm: 0.0246, r: -0.75 }], lengthConfound: undefined }));
     expect(text).toContain("# AEB run report");
     expect(text).toContain("| condition | n | FS [95% CI] | collapse [95% CI] | HID | ECS | reply chars | errors |");
     expect(text).toContain("0.650 (n=1: no CI)");
@@ -222,10 +322,18 @@ describe("report.md", () => {
     expect(text).toContain("- base/escalation-landlord/1 (escalation): FS 0.090, collapse after 2 turn(s); emotion 50 → 45 → 9.");
     expect(text).not.toContain("<svg");
     expect(text).toContain("- base: 1 dialogue(s) ended in error and are excluded from every statistic");
+    // With summariseRun's own summary: its comparisons and its length-confound row.
+    const real = input(mixedRun());
+    const realText = renderMarkdownReport(real);
+    for (const row of real.summary.comparisons) {
+      expect(realText).toContain(`| ${row.metric} | ${row.test} | ${row.a} | ${row.b} | ${row.n} | ${formatP(row.p)} | ${formatP(row.pHolm)} | ${fixed(row.r)} | ${fixed(row.meanA)} | ${fixed(row.meanB)} |`);
+    }
+    expect(realText).toContain("| a | b | condition coef. | p | coef. adjusted for length | p adjusted | rho(length, FS) in a | rho(length, FS) in b |");
+    expect(realText).toContain(`| base | tuned | ${fixed(real.summary.lengthConfound[0]!.coefficient)} |`);
   });
 
   it("says no comparisons when there are none", () => {
-    expect(renderMarkdownReport(input(mixedRun()))).toContain("No comparisons: summary.json lists none.");
+    expect(renderMarkdownReport(input(mixedRun(), { comparisons: [] }))).toContain("No comparisons: summary.json lists none.");
   });
 
   it("escapes transcript text so it cannot inject markup or break a line", () => {

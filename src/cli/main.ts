@@ -8,6 +8,10 @@ import { registerRunCommand } from "./commands/run.js";
 import { registerScenariosCommand } from "./commands/scenarios.js";
 import { registerReportCommand } from "./commands/report.js";
 import { registerCompareCommand } from "./commands/compare.js";
+import { registerJudgeCommand } from "./commands/judge.js";
+import { registerMockLlmCommand } from "./commands/mock-llm.js";
+import { registerImportCommand } from "./commands/import.js";
+import { registerLeaderboardCommand } from "./commands/leaderboard.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -22,6 +26,10 @@ export function buildProgram(): Command {
   registerScenariosCommand(program);
   registerReportCommand(program);
   registerCompareCommand(program);
+  registerJudgeCommand(program);
+  registerMockLlmCommand(program);
+  registerImportCommand(program);
+  registerLeaderboardCommand(program);
   return program;
 }
 
@@ -41,6 +49,14 @@ export async function main(argv: string[]): Promise<number> {
     else console.error("(set AEB_DEBUG=1 for the stack trace; please report this)");
     return 1;
   }
+}
+
+// Output piped into `head` closes early: stop quietly instead of crashing on EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
 }
 
 main(process.argv).then((code) => {

@@ -65,9 +65,15 @@ export const DialogueRecordSchema = z.looseObject({
   opening: z.strictObject({ text: z.string(), emotion: z.number().int().min(0).max(100) }),
   turns: z.array(TurnRecordSchema),
   final: z.strictObject({ emotion: z.number().int().min(0).max(100), fs: z.number().min(0).max(1) }),
-  /** Judge results, keyed by judge name, where judged. */
-  hid: z.unknown().optional(),
-  ecs: z.unknown().optional(),
+  /** Independent HID judges' verdicts, keyed by judge name (src/judges/judge-dialogue.ts HidRecord). */
+  hid: z.record(z.string(), z.looseObject({ judge: z.string(), value: z.number().optional(), error: z.string().optional() })).optional(),
+  /** ECS judges' results, keyed by judge name (src/judges/judge-dialogue.ts EcsRecord). */
+  ecs: z
+    .record(
+      z.string(),
+      z.looseObject({ judge: z.string(), score: z.number().nullable(), before: z.number().nullable(), after: z.number().nullable(), drop: z.number().nullable() }),
+    )
+    .optional(),
 });
 export type DialogueRecord = z.infer<typeof DialogueRecordSchema>;
 

@@ -17,13 +17,20 @@ export const GROUNDING_MIN_SHARED = 2;
  */
 export function detectMoves(reply: string, userText: string, lexicon: Lexicon, keywords: readonly string[] = []): DetectedMove[] {
   const found: DetectedMove[] = [];
+  // Quoting the user's words is not making a move: "“it was unfair”, you said" does not name an unfairness.
+  const ownWords = withoutQuotations(reply);
   for (const move of MOVE_IDS) {
-    const evidence = firstMatch(reply, lexicon.moves[move as LexicalMove]);
+    const evidence = firstMatch(ownWords, lexicon.moves[move as LexicalMove]);
     if (evidence !== null) found.push({ move, evidence });
   }
   const shared = sharedContentWords(reply, `${userText} ${keywords.join(" ")}`, lexicon);
   if (shared.length >= GROUNDING_MIN_SHARED) found.push({ move: "grounded", evidence: shared.slice(0, 5).join(", ") });
   return found;
+}
+
+/** The reply with quoted passages (“...”, "...", 「...」) blanked out. */
+export function withoutQuotations(text: string): string {
+  return text.replace(/“[^”]*”|「[^」]*」|"[^"\n]*"/gu, " … ");
 }
 
 export function firstMatch(text: string, patterns: readonly RegExp[]): string | null {

@@ -40,6 +40,7 @@ const LexiconFileSchema = z.strictObject({
   emotionWords: z.array(z.string()).min(1),
   moves: z.strictObject(Object.fromEntries(MOVE_IDS.map((id) => [id, z.array(z.string()).min(1)])) as Record<LexicalMove, z.ZodArray<z.ZodString>>),
   injection: z.array(z.string()).min(1),
+  examples: z.strictObject(Object.fromEntries(MOVE_IDS.map((id) => [id, z.string().min(1)])) as Record<LexicalMove, z.ZodString>),
 });
 
 /** A lexicon with its patterns compiled. */
@@ -51,6 +52,8 @@ export interface Lexicon {
   emotionPattern: RegExp;
   moves: Record<LexicalMove, RegExp[]>;
   injection: RegExp[];
+  /** One reply fragment per move that its patterns recognise (for reachability checks). */
+  examples: Record<LexicalMove, string>;
 }
 
 function compile(source: string, emotionAlternation: string, where: string): RegExp {
@@ -83,6 +86,7 @@ export function loadLexicon(language: Language): Lexicon {
       language === "zh" ? new RegExp(`(${alternation})`, "gu") : new RegExp(`\\b(${alternation})\\b`, "giu"),
     moves,
     injection: file.injection.map((source, index) => compile(source, alternation, `${path} injection[${index}]`)),
+    examples: file.examples,
   };
   cache.set(language, lexicon);
   return lexicon;

@@ -28,6 +28,10 @@ export interface ConditionSummary {
   endReasons: Record<string, number>;
   flags: Record<string, number>;
   byType: Record<string, { n: number; fsMean: number; collapseRate: number; hidMean: number | null }>;
+  /** ECS per judge (the first is `ecs`), with the before/after-manipulation means and the drop. */
+  ecsByJudge: Record<string, { mean: MeanWithCI | null; before: number | null; after: number | null; drop: number | null; judged: number; judgeErrors: number }>;
+  /** Independent HID judges, reported beside the simulator's HID, never instead. */
+  hidByJudge: Record<string, { mean: MeanWithCI | null; judged: number; judgeErrors: number }>;
 }
 
 /** Below this many scored dialogues an interval is not computed (and the report says so). */
@@ -39,7 +43,24 @@ function meanWithCI(values: number[], seed: number): MeanWithCI {
 }
 
 /** Summarises one condition's dialogues; the bootstrap seed derives from the run seed and the name. */
-export function summariseCondition(name: string, records: readonly DialogueRecord[], runSeed: number): ConditionSummary {
+/** The named judge's ECS of a dialogue, or null when that judge did not (or could not) score it. */
+export function judgedEcs(record: DialogueRecord, judge: string): number | null {
+  const score = record.ecs?.[judge]?.score;
+  return typeof score === "number" ? score : null;
+}
+
+/** The named HID judge's value of a dialogue (1 / 0.5 / 0), or null. */
+export function judgedHid(record: DialogueRecord, judge: string): number | null {
+  const value = record.hid?.[judge]?.value;
+  return typeof value === "number" ? value : null;
+}
+
+export function summariseCondition(
+  name: string,
+  records: readonly DialogueRecord[],
+  runSeed: number,
+  judges: { ecs: readonly string[]; hid: readonly string[] } = { ecs: [], hid: [] },
+): ConditionSummary {
   const scored = records.filter((record) => record.status === "done");
   const metrics = scored.map(dialogueMetrics);
   const hids = metrics.map((metric) => metric.hid).filter((value): value is number => value !== null);
@@ -62,6 +83,23 @@ export function summariseCondition(name: string, records: readonly DialogueRecor
       hidMean: typeHids.length === 0 ? null : mean(typeHids),
     };
   }
+  const ecsByJudge: ConditionSummary["ecsByJudge"] = {};
+  for (const judge of judges.ecs) {
+    const values = scored.map((record) => judgedEcs(record, judge)).filter((value): value is number => value !== null);
+    const part = (key: "before" | "after" | "drop") => {
+      const list = scored.map((record) => record.ecs?.[judge]?.[key]).filter((value): value is number => typeof value === "number");
+      return list.length === 0 ? null : mean(list);
+    };
+    const judgeErrors = scored.reduce((sum, record) => sum + (((record.ecs?.[judge] as { errors?: unknown[] } | undefined)?.errors?.length) ?? 0), 0);
+    ecsByJudge[judge] = { mean: values.length === 0 ? null : meanWithCI(values, deriveSeed(runSeed, name, "ecs", judge)), before: part("before"), after: part("after"), drop: part("drop"), judged: values.length, judgeErrors };
+  }
+  const hidByJudge: ConditionSummary["hidByJudge"] = {};
+  for (const judge of judges.hid) {
+    const values = scored.map((record) => judgedHid(record, judge)).filter((value): value is number => value !== null);
+    const judgeErrors = scored.filter((record) => record.hid?.[judge]?.error !== undefined).length;
+    hidByJudge[judge] = { mean: values.length === 0 ? null : meanWithCI(values, deriveSeed(runSeed, name, "hid", judge)), judged: values.length, judgeErrors };
+  }
+  const primaryEcs = judges.ecs[0] === undefined ? undefined : ecsByJudge[judges.ecs[0]];
   return {
     name,
     n: scored.length,
@@ -70,7 +108,7 @@ export function summariseCondition(name: string, records: readonly DialogueRecor
     collapseRate: scored.length === 0 ? Number.NaN : collapses / scored.length,
     collapseCi95: scored.length === 0 ? null : wilsonInterval(collapses, scored.length),
     hid: hids.length === 0 ? null : meanWithCI(hids, deriveSeed(runSeed, name, "hid")),
-    ecs: null,
+    ecs: primaryEcs?.mean ?? null,
     meanReplyChars: mean(metrics.map((metric) => metric.meanReplyChars)),
     meanReplyWords: mean(metrics.map((metric) => metric.meanReplyWords)),
     meanThinkChars: thinks.length === 0 ? null : mean(thinks),
@@ -78,5 +116,7 @@ export function summariseCondition(name: string, records: readonly DialogueRecor
     endReasons,
     flags,
     byType,
+    ecsByJudge,
+    hidByJudge,
   };
 }

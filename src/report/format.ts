@@ -5,7 +5,7 @@ export function fixed(value: number | null | undefined, digits = 3): string {
   return value === null || value === undefined || Number.isNaN(value) ? "n/a" : value.toFixed(digits);
 }
 
-export function withCI(value: MeanWithCI | null, digits = 3): string {
+export function withCI(value: MeanWithCI | { mean: number | null; ci95: [number, number] | null } | null, digits = 3): string {
   if (value === null) return "n/a";
   if (value.ci95 === null) return `${fixed(value.mean, digits)} (n too small for CI)`;
   return `${fixed(value.mean, digits)} [${fixed(value.ci95[0], digits)}, ${fixed(value.ci95[1], digits)}]`;

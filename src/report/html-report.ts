@@ -121,6 +121,18 @@ export async function renderHtmlReport(unordered: ReportInput): Promise<string> 
   const input = inIdOrder(unordered);
   const model = buildReportModel(input);
   const charts = await renderCharts(input.summary, input.records);
+  const sections: Array<[string, string]> = [
+    ["headline", "Headline"],
+    ["by-type", "By type"],
+    ["ecs", "ECS"],
+    ...(model.hidJudges === null ? [] : ([["hid", "HID judges"]] as Array<[string, string]>)),
+    ...(model.usage === null && model.usageNote === null ? [] : ([["usage", "Token usage"]] as Array<[string, string]>)),
+    ["comparisons", "Comparisons"],
+    ["length-confound", "Length confound"],
+    ["charts", "Charts"],
+    ["notes", "Notes"],
+    ["worst", "Worst dialogues"],
+  ];
   const page = html`<!doctype html>
 <html lang="en">
 <head>
@@ -135,12 +147,12 @@ export async function renderHtmlReport(unordered: ReportInput): Promise<string> 
 <h1>${model.title}</h1>
 <p class="lede">Adversarial Empathy Benchmark. Every number below is computed from this run's summary.json and dialogues.jsonl.</p>
 <dl class="facts">${model.facts.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>
-<nav><a href="#headline">Headline</a><a href="#by-type">By type</a><a href="#comparisons">Comparisons</a><a href="#length-confound">Length confound</a><a href="#charts">Charts</a><a href="#notes">Notes</a><a href="#worst">Worst dialogues</a></nav>
+<nav>${sections.map(([id, label]) => html`<a href="#${id}">${label}</a>`)}</nav>
 
 <section id="headline">
 <h2>Headline (per condition)</h2>
 ${tableHtml(model.headline)}
-<p class="note">FS: mean final score (final emotion / 100) with a seeded percentile-bootstrap 95% CI. Collapse: share of dialogues that ended in failure, with a Wilson 95% CI. HID: hidden-intention detection by the simulator's verdicts, from the manipulation turn on. ECS: emotional consistency under the ECS judge. Reply chars: mean visible reply length. Errors: dialogues that ended in error, excluded from every statistic.</p>
+<p class="note">FS: mean final score (final emotion / 100) with a seeded percentile-bootstrap 95% CI. Collapse: share of dialogues that ended in failure, with a Wilson 95% CI. HID: hidden-intention detection by the simulator's verdicts, from the manipulation turn on. ECS: emotional consistency under the first ECS judge. Reply chars: mean visible reply length. Errors: dialogues that ended in error, excluded from every statistic.</p>
 ${model.headlineNotes.map((note) => html`<p class="note">${note}</p>`)}
 </section>
 
@@ -149,11 +161,39 @@ ${model.headlineNotes.map((note) => html`<p class="note">${note}</p>`)}
 ${tableHtml(model.byType)}
 </section>
 
+<section id="ecs">
+<h2>ECS by judge</h2>
+${model.ecsByJudge.map(({ judge, headline, table }) => html`<h3>${judge}${headline ? " (the headline ECS)" : ""}</h3>${tableHtml(table)}`)}
+${model.ecsByJudge.length > 0 ? html`<p class="note">ECS: how well the judge, reading only the visible conversation, predicted the emotion the user reported after each reply (1 is perfect), with a seeded bootstrap 95% CI over dialogues. Before / after: over the turns before the manipulation turn and from it on; drop: before minus after. Judged: dialogues the judge scored; judge errors: turns it could not read (left out of the scores).</p>` : ""}
+${model.ecsByJudgeNote === null ? "" : html`<p class="note">${model.ecsByJudgeNote}</p>`}
+</section>
+${
+  model.hidJudges === null
+    ? ""
+    : html`
+<section id="hid">
+<h2>HID: the simulated user and the independent judges</h2>
+${tableHtml(model.hidJudges)}
+<p class="note">Simulator HID: the simulated user's own verdicts from the manipulation turn on. Each independent judge read the whole transcript and the hidden intention, and had to quote evidence from the agent's replies (1 yes, 0.5 partial, 0 no). Judged: dialogues with a usable verdict; errors: verdicts left out (no quotable evidence, unreadable output). They are reported beside the simulator's HID, never instead of it.</p>
+</section>`
+}
+${
+  model.usage === null && model.usageNote === null
+    ? ""
+    : html`
+<section id="usage">
+<h2>Token usage</h2>
+${model.usage === null ? "" : tableHtml(model.usage, 2)}
+${model.usage === null ? "" : html`<p class="note">Per model role, over every invocation on this run directory. Calls: answered by a server; cached: answered from the response cache (no tokens); failed: ended in error after retries; requests: HTTP attempts including retries. Tokens count successful, non-cached calls only.</p>`}
+${model.usageNote === null ? "" : html`<p class="note">${model.usageNote}</p>`}
+</section>`
+}
+
 <section id="comparisons">
 <h2>Pairwise comparisons</h2>
 ${model.comparisons.map(({ metric, table }) => html`<h3>${metric}</h3>${tableHtml(table, 4)}`)}
 ${model.comparisonsNote === null ? "" : html`<p class="note">${model.comparisonsNote}</p>`}
-${model.comparisons.length > 0 ? html`<p class="note">Holm p: adjusted over all comparisons of one metric reported together. r: effect size as the test reports it (see docs/reports.md).</p>` : ""}
+${model.comparisonsLegend === null ? "" : html`<p class="note">${model.comparisonsLegend}</p>`}
 </section>
 
 <section id="length-confound">

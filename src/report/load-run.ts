@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError, formatIssues } from "../core/errors.js";
-import { DIALOGUES_FILE, MANIFEST_FILE, SUMMARY_FILE, readDialogues } from "../runner/run-directory.js";
+import { readRunRecords } from "../runner/judgements.js";
+import { USAGE_FILE } from "../runner/run-benchmark.js";
+import { DIALOGUES_FILE, MANIFEST_FILE, SUMMARY_FILE } from "../runner/run-directory.js";
 import { summariseRun, type RunSummary } from "../runner/summary.js";
 import type { RunSetup } from "./report-model.js";
 
@@ -19,6 +21,7 @@ const ManifestConfigSchema = z.looseObject({
     repeats: z.number().int().positive().optional(),
     simulator: z.unknown().optional(),
     conditions: z.array(z.looseObject({ name: z.string(), agent: z.unknown() })).optional(),
+    judges: z.looseObject({ ecs: z.array(z.looseObject({ name: z.string() })).optional(), hid: z.array(z.looseObject({ name: z.string() })).optional() }).optional(),
   }),
 });
 
@@ -74,7 +77,7 @@ function readJson(path: string): unknown {
   }
 }
 
-/** The dialogues of a run directory, or an error naming what is missing. */
+/** The dialogues of a run directory with the judgements made later (`aeb judge`) merged in, or an error naming what is missing. */
 export function loadRunRecords(dir: string): { records: DialogueRecord[]; readingNotes: string[] } {
   if (!existsSync(dir)) throw new RunDirectoryError(`run directory ${dir} does not exist`);
   if (!statSync(dir).isDirectory()) throw new RunDirectoryError(`${dir} is not a directory (expected a run directory made by aeb run --out)`);
@@ -82,7 +85,8 @@ export function loadRunRecords(dir: string): { records: DialogueRecord[]; readin
   if (!existsSync(dialoguesPath)) {
     throw new RunDirectoryError(`${dialoguesPath} is missing: ${dir} is not a run directory, or its run has not finished a dialogue yet (make one with aeb run --out ${dir})`);
   }
-  const { records, tornTail } = readDialogues(dir);
+  // judgements.jsonl (aeb judge) is merged in, so a run judged after the fact reports its ECS.
+  const { records, tornTail } = readRunRecords(dir);
   const readingNotes: string[] = [];
   if (tornTail) readingNotes.push(`${DIALOGUES_FILE} ends with a torn line (an interrupted write); it was left out and the ${records.length} complete dialogue(s) before it were used.`);
   if (records.length === 0) throw new RunDirectoryError(`${dialoguesPath} holds no dialogue${tornTail ? " (only a torn line)" : ""}; nothing to report`);
@@ -96,6 +100,7 @@ export function loadRunForReport(dir: string, options: LoadRunOptions = {}): Loa
   let setup: RunSetup | undefined;
   let manifestSeed: number | undefined;
   let manifestRepeats: number | undefined;
+  let manifestJudges: { ecs: string[]; hid: string[] } | undefined;
   const manifestPath = join(dir, MANIFEST_FILE);
   if (existsSync(manifestPath)) {
     let raw: unknown = undefined;
@@ -110,6 +115,9 @@ export function loadRunForReport(dir: string, options: LoadRunOptions = {}): Loa
       setup = { conditions: config.conditions, simulator: config.simulator };
       manifestSeed = config.seed;
       manifestRepeats = config.repeats;
+      if (config.judges !== undefined) {
+        manifestJudges = { ecs: (config.judges.ecs ?? []).map((judge) => judge.name), hid: (config.judges.hid ?? []).map((judge) => judge.name) };
+      }
     } else if (manifest !== undefined) {
       readingNotes.push(`${MANIFEST_FILE} does not hold a run config; the run's setup is not shown.`);
     }
@@ -138,8 +146,24 @@ export function loadRunForReport(dir: string, options: LoadRunOptions = {}): Loa
     conditionOrder: setup?.conditions?.map((condition) => condition.name) ?? [...new Set(records.map((record) => record.condition))],
     seed,
     repeats: manifestRepeats ?? Math.max(...records.map((record) => record.repeat)) + 1,
+    ...(manifestJudges === undefined ? {} : { judges: manifestJudges }),
   });
-  return { dir, summary: recomputed, records, setup, readingNotes, summarySource: "recomputed" };
+  const usage = readUsage(dir, readingNotes);
+  return { dir, summary: usage === undefined ? recomputed : { ...recomputed, usage }, records, setup, readingNotes, summarySource: "recomputed" };
+}
+
+/** usage.json of an LLM run (token usage per model role), as `aeb run` adds it to the summary; undefined when there is none. */
+function readUsage(dir: string, readingNotes: string[]): RunSummary["usage"] {
+  const path = join(dir, USAGE_FILE);
+  if (!existsSync(path)) return undefined;
+  try {
+    const value: unknown = JSON.parse(readFileSync(path, "utf8"));
+    if (Array.isArray(value)) return value as NonNullable<RunSummary["usage"]>;
+  } catch {
+    // Reported below.
+  }
+  readingNotes.push(`${USAGE_FILE} is not a list of token counts; the recomputed summary has no token usage.`);
+  return undefined;
 }
 
 /** The run's condition order (run.json's config, else summary.json), for stable tables; empty when neither says. */

@@ -45,11 +45,23 @@ export function renderMarkdownReport(input: RunSummary | ReportInput): string {
     "",
     markdownTable(model.byType.header, model.byType.rows),
     "",
-    "## Pairwise comparisons",
+    "## ECS by judge",
     "",
   ];
+  for (const { judge, headline, table } of model.ecsByJudge) {
+    lines.push(`### ${markdownText(judge)}${headline ? " (the headline ECS)" : ""}`, "", markdownTable(table.header, table.rows), "");
+  }
+  if (model.ecsByJudgeNote !== null) lines.push(markdownText(model.ecsByJudgeNote), "");
+  if (model.hidJudges !== null) lines.push("## HID: the simulated user and the independent judges", "", markdownTable(model.hidJudges.header, model.hidJudges.rows), "");
+  if (model.usage !== null || model.usageNote !== null) {
+    lines.push("## Token usage", "");
+    if (model.usage !== null) lines.push(markdownTable(model.usage.header, model.usage.rows), "");
+    if (model.usageNote !== null) lines.push(markdownText(model.usageNote), "");
+  }
+  lines.push("## Pairwise comparisons", "");
   for (const { metric, table } of model.comparisons) lines.push(`### ${markdownText(metric)}`, "", markdownTable(table.header, table.rows), "");
   if (model.comparisonsNote !== null) lines.push(markdownText(model.comparisonsNote), "");
+  if (model.comparisonsLegend !== null) lines.push(markdownText(model.comparisonsLegend), "");
   lines.push("## Length confound", "");
   if (model.lengthConfound !== null) lines.push(markdownTable(model.lengthConfound.header, model.lengthConfound.rows), "");
   if (model.lengthConfoundNote !== null) lines.push(markdownText(model.lengthConfoundNote), "");

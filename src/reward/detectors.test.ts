@@ -83,3 +83,23 @@ describe("computeAdjustments", () => {
     expect(result.injected).toBe(false);
   });
 });
+
+describe("move detection ignores quoted words", () => {
+  it("does not credit an agent for quoting the user's 'unfair'", async () => {
+    const { detectMoves } = await import("../lexicon/detect-moves.js");
+    const quoted = detectMoves("You said “it was unfair”. What happened next?", "It was unfair.", en).map((found) => found.move);
+    const own = detectMoves("That was unfair. You didn't deserve it.", "It was unfair.", en).map((found) => found.move);
+    expect(quoted).not.toContain("names_unfairness");
+    expect(own).toContain("names_unfairness");
+  });
+});
+
+describe("lexicon examples", () => {
+  it.each(["en", "zh"] as const)("each move's example phrase is recognised by that move's patterns (%s)", async (language) => {
+    const { loadLexicon: load } = await import("../lexicon/lexicon.js");
+    const lexicon = load(language);
+    for (const [move, example] of Object.entries(lexicon.examples)) {
+      expect(lexicon.moves[move as keyof typeof lexicon.moves].some((pattern) => pattern.test(example)), `${move}: ${example}`).toBe(true);
+    }
+  });
+});

@@ -1,23 +1,124 @@
 import type { Agent } from "../agents/agent.js";
+import { LlmAgent } from "../agents/llm-agent.js";
 import { createReferenceAgent } from "../agents/reference-agents.js";
+import { AebError } from "../core/errors.js";
+import type { EcsJudge, HidJudge } from "../judges/judge.js";
+import { LlmEcsJudge, LlmHidJudge } from "../judges/llm-judges.js";
+import { OfflineEcsJudge } from "../judges/offline-ecs-judge.js";
+import type { UsageTotals } from "../llm/chat-model.js";
+import type { ModelEndpointConfig } from "../llm/endpoint-config.js";
+import { probe } from "../llm/endpoint-probe.js";
+import { ModelCallError } from "../llm/errors.js";
+import { createOpenAIChatModel, type OpenAIChatModel } from "../llm/openai-chat-model.js";
+import { createResponseCache, type ResponseCache } from "../llm/response-cache.js";
+import { LlmSimulatedUser } from "../simulated-user/llm-user.js";
 import { OfflineSimulatedUser } from "../simulated-user/offline-user.js";
 import type { SimulatedUser } from "../simulated-user/simulated-user.js";
-import type { AgentConfig, SimulatorConfig } from "./run-config.js";
+import type { AgentConfig, JudgesConfig, RunConfig, SimulatorConfig } from "./run-config.js";
 
 /**
- * Builds the plug-ins a config names. A new kind of agent or simulated user adds a branch here
- * and a schema member in run-config.ts (see docs/architecture.md, "How to add one").
+ * Builds the plug-ins a config names, and keeps the model clients it made so that the runner can
+ * probe them before a run and report their token usage. A new kind of agent, user or judge adds a
+ * schema member in run-config.ts and a branch here (see docs/architecture.md, "How to add one").
  */
-export function createAgent(config: AgentConfig): Agent {
-  switch (config.kind) {
-    case "reference":
-      return createReferenceAgent(config.id);
+export class PluginFactory {
+  readonly models: Array<{ role: string; config: ModelEndpointConfig; client: OpenAIChatModel }> = [];
+  /** Aborted when a preflight fails: the run stops instead of erroring every dialogue. */
+  readonly abort = new AbortController();
+  /** The preflight failure that stopped the run, if any. */
+  fatal: AebError | undefined;
+  private readonly cache: ResponseCache | undefined;
+  private readonly probes = new Map<string, Promise<void>>();
+
+  constructor(
+    options: { cacheDir?: string; env?: Readonly<Record<string, string | undefined>>; warn?: (message: string) => void } = {},
+    private readonly env = options.env,
+  ) {
+    this.cache = options.cacheDir === undefined ? undefined : createResponseCache({ dir: options.cacheDir, ...(options.warn ? { warn: options.warn } : {}) });
+  }
+
+  private model(role: string, config: ModelEndpointConfig): OpenAIChatModel {
+    const client = createOpenAIChatModel(config, { role, cache: this.cache, env: this.env, beforeFirstRequest: () => this.probeOnce(role, config) });
+    this.models.push({ role, config, client });
+    return client;
+  }
+
+  agent(condition: string, config: AgentConfig): Agent {
+    switch (config.kind) {
+      case "reference":
+        return createReferenceAgent(config.id);
+      case "llm":
+        return new LlmAgent(this.model(`agent:${condition}`, config.endpoint), {
+          think: config.think,
+          ...(config.systemPrompt !== undefined ? { systemPrompt: config.systemPrompt } : {}),
+          ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+          ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
+        });
+    }
+  }
+
+  simulatedUser(config: SimulatorConfig): SimulatedUser {
+    switch (config.kind) {
+      case "offline":
+        return new OfflineSimulatedUser();
+      case "llm":
+        return new LlmSimulatedUser(this.model("simulator", config.endpoint), {
+          fused: config.fused,
+          maxOutputRetries: config.maxOutputRetries,
+          ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+          ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
+        });
+    }
+  }
+
+  ecsJudges(config: JudgesConfig): Array<{ name: string; judge: EcsJudge }> {
+    return config.ecs.map((judge) => ({
+      name: judge.name,
+      judge: judge.kind === "offline" ? new OfflineEcsJudge() : new LlmEcsJudge(this.model(`judge:${judge.name}`, judge.endpoint), judge.maxOutputRetries),
+    }));
+  }
+
+  hidJudges(config: JudgesConfig): Array<{ name: string; judge: HidJudge }> {
+    return config.hid.map((judge) => ({ name: judge.name, judge: new LlmHidJudge(this.model(`judge:${judge.name}`, judge.endpoint), judge.maxOutputRetries) }));
+  }
+
+  /**
+   * The preflight: checks an endpoint serves its model before its first real request (calls
+   * answered from the cache need no server), so a typo in a URL or a model name stops the run in
+   * seconds with the endpoint named, not after every dialogue has failed.
+   */
+  probeOnce(role: string, config: ModelEndpointConfig): Promise<void> {
+    const key = `${config.model}@${config.baseUrls.join(",")}`;
+    let pending = this.probes.get(key);
+    if (pending === undefined) {
+      pending = probe(config, { env: this.env }).then(
+        () => undefined,
+        (error: unknown) => {
+          const failure = new AebError(`${role}: ${ModelCallError.isInstance(error) || error instanceof Error ? error.message : String(error)}`);
+          this.fatal ??= failure;
+          this.abort.abort(failure);
+          throw failure;
+        },
+      );
+      this.probes.set(key, pending);
+    }
+    return pending;
+  }
+
+  usage(): UsageTotals[] {
+    return this.models.map(({ client }) => client.usage());
   }
 }
 
-export function createSimulatedUser(config: SimulatorConfig): SimulatedUser {
-  switch (config.kind) {
-    case "offline":
-      return new OfflineSimulatedUser();
+/** Warnings about a config that runs but may mislead (e.g. the ECS judge is the simulator's model). */
+export function configWarnings(config: RunConfig): string[] {
+  const warnings: string[] = [];
+  if (config.simulator.kind === "llm") {
+    for (const judge of config.judges.ecs) {
+      if (judge.kind === "llm" && judge.endpoint.model === config.simulator.endpoint.model) {
+        warnings.push(`ECS judge "${judge.name}" is the simulator's model (${judge.endpoint.model}); the paper uses an independent, cross-family judge`);
+      }
+    }
   }
+  return warnings;
 }

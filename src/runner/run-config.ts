@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ConfigError, formatIssues } from "../core/errors.js";
 import { TrajectoryTypeSchema } from "../core/trajectory-type.js";
 import { REFERENCE_AGENT_IDS } from "../agents/reference-agents.js";
+import { ModelEndpointConfig } from "../llm/endpoint-config.js";
 
 /** An offline reference agent (deterministic baseline). */
 export const ReferenceAgentConfigSchema = z.strictObject({
@@ -11,7 +12,19 @@ export const ReferenceAgentConfigSchema = z.strictObject({
   id: z.enum(REFERENCE_AGENT_IDS),
 });
 
-export const AgentConfigSchema = z.discriminatedUnion("kind", [ReferenceAgentConfigSchema]);
+/** A model under test behind an OpenAI-compatible endpoint (vLLM, SGLang, Ollama, OpenAI...). */
+export const LlmAgentConfigSchema = z.strictObject({
+  kind: z.literal("llm"),
+  endpoint: ModelEndpointConfig,
+  /** Think-then-reply (`<think>...</think>` or the server's reasoning field) or a direct reply. */
+  think: z.boolean().default(false),
+  /** Replaces the built-in system prompt. */
+  systemPrompt: z.string().min(1).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  maxTokens: z.number().int().positive().optional(),
+});
+
+export const AgentConfigSchema = z.discriminatedUnion("kind", [ReferenceAgentConfigSchema, LlmAgentConfigSchema]);
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
 export const ConditionConfigSchema = z.strictObject({
@@ -22,17 +35,60 @@ export const ConditionConfigSchema = z.strictObject({
 export type ConditionConfig = z.infer<typeof ConditionConfigSchema>;
 
 export const OfflineSimulatorConfigSchema = z.strictObject({ kind: z.literal("offline") });
-export const SimulatorConfigSchema = z.discriminatedUnion("kind", [OfflineSimulatorConfigSchema]);
+/** SAGE-style simulated user on an LLM (two stages per turn, or one with `fused`). */
+export const LlmSimulatorConfigSchema = z.strictObject({
+  kind: z.literal("llm"),
+  endpoint: ModelEndpointConfig,
+  /** Appraisal and reply in one call: cheaper, but the reply cannot see the adjusted, clamped emotion. */
+  fused: z.boolean().default(false),
+  /** Unusable (non-JSON, out-of-range) outputs are retried this many times before the dialogue ends as `error`. */
+  maxOutputRetries: z.number().int().min(0).max(10).default(2),
+  temperature: z.number().min(0).max(2).optional(),
+  maxTokens: z.number().int().positive().optional(),
+});
+export const SimulatorConfigSchema = z.discriminatedUnion("kind", [OfflineSimulatorConfigSchema, LlmSimulatorConfigSchema]);
 export type SimulatorConfig = z.infer<typeof SimulatorConfigSchema>;
 
 export const ScenarioSelectionSchema = z.strictObject({
-  /** A directory or file of scenario YAML; default: the suites shipped with AEB. */
+  /**
+   * A directory or file of scenario YAML (default: the suites shipped with AEB), or a SAGE/RLVER
+   * profile file as `sage:PATH` / `rlver:PATH` (the cooperative suite, docs/sage-interop.md).
+   */
   path: z.string().optional(),
   /** Only scenarios of this suite (`full`, `starter`, `classic`); default `full` for the built-in suites. */
   suite: z.string().optional(),
   types: z.array(TrajectoryTypeSchema).optional(),
   ids: z.array(z.string()).optional(),
+  /** With a `sage:`/`rlver:` profile file: skip (and list) invalid lines instead of failing. */
+  skipInvalid: z.boolean().optional(),
 });
+
+const JudgeName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "judge names use letters, digits, '.', '_' and '-'");
+
+/** ECS judges: the offline affect-lexicon judge, or an LLM (any family; the paper uses a cross-family one). */
+export const EcsJudgeConfigSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ name: JudgeName, kind: z.literal("offline") }),
+  z.strictObject({ name: JudgeName, kind: z.literal("llm"), endpoint: ModelEndpointConfig, maxOutputRetries: z.number().int().min(0).max(10).default(2) }),
+]);
+export type EcsJudgeConfig = z.infer<typeof EcsJudgeConfigSchema>;
+
+/** Independent HID judges (LLM), reported beside the simulator's own HID. */
+export const HidJudgeConfigSchema = z.strictObject({
+  name: JudgeName,
+  kind: z.literal("llm"),
+  endpoint: ModelEndpointConfig,
+  maxOutputRetries: z.number().int().min(0).max(10).default(2),
+});
+export type HidJudgeConfig = z.infer<typeof HidJudgeConfigSchema>;
+
+const uniqueNames = <T extends { name: string }>(list: T[]) => new Set(list.map((item) => item.name)).size === list.length;
+
+export const JudgesConfigSchema = z.strictObject({
+  /** The first ECS judge gives each condition's `ecs`; the others are reported beside it, by name. */
+  ecs: z.array(EcsJudgeConfigSchema).refine(uniqueNames, { message: "ECS judge names must be unique" }).default([{ name: "offline-lexicon", kind: "offline" }]),
+  hid: z.array(HidJudgeConfigSchema).refine(uniqueNames, { message: "HID judge names must be unique" }).default([]),
+});
+export type JudgesConfig = z.infer<typeof JudgesConfigSchema>;
 
 /** The one config file of a run (`aeb run --config FILE`); flags override it. */
 export const RunConfigSchema = z.strictObject({
@@ -48,6 +104,10 @@ export const RunConfigSchema = z.strictObject({
       message: "condition names must be unique",
     })
     .default(REFERENCE_AGENT_IDS.map((id) => ({ name: id, agent: { kind: "reference" as const, id } }))),
+  /** Judges run on each finished dialogue (and afresh with `aeb judge`). */
+  judges: JudgesConfigSchema.default({ ecs: [{ name: "offline-lexicon", kind: "offline" }], hid: [] }),
+  /** On-disk response cache for every model call, so identical reruns send no request. */
+  cache: z.strictObject({ dir: z.string().min(1) }).optional(),
   /** Stop the run (exit non-zero) if more than this fraction of dialogues end in error. */
   maxErrorRate: z.number().min(0).max(1).default(0),
 });

@@ -3,7 +3,7 @@ import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSyn
 import { join } from "node:path";
 import { DialogueRecordSchema, type DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError, formatIssues } from "../core/errors.js";
-import { parseJsonl } from "./jsonl.js";
+import { parseJsonl } from "../core/jsonl.js";
 
 export const DIALOGUES_FILE = "dialogues.jsonl";
 export const ERRORS_FILE = "dialogues.errors.jsonl";

@@ -1,7 +1,10 @@
 import { getPreset } from "../core/preset.js";
 import { ADVERSARIAL_TYPES } from "../core/trajectory-type.js";
 import { contentWords } from "../lexicon/content-words.js";
-import { loadLexicon } from "../lexicon/lexicon.js";
+import { detectMoves } from "../lexicon/detect-moves.js";
+import { loadLexicon, type Lexicon, type Move } from "../lexicon/lexicon.js";
+import { rubricItemHolds } from "../simulated-user/evaluate-rubric.js";
+import type { RubricItem } from "./scenario-schema.js";
 import { loadOfflineLines } from "../simulated-user/offline-lines.js";
 import type { Scenario } from "./scenario-schema.js";
 import { manipulationTurnOf, rubricOf } from "./type-defaults.js";
@@ -74,6 +77,28 @@ export function lintScenario(scenario: Scenario): string[] {
     if (blocked.length > 0) problems.push(`${where}: rubric item ${item.id} can never fire (requires and forbids ${blocked.join(", ")})`);
     if (item.phase === "before" && manipulationTurn === 0) problems.push(`${where}: rubric item ${item.id} is for turns before the manipulation turn, but that is turn 0`);
     if (lines.reactions[item.id] === undefined) problems.push(`${where}: rubric item ${item.id} has no reaction lines in data/offline-user/${scenario.language}.yaml`);
+    if (blocked.length === 0 && !itemReachable(item, scenario, lexicon)) {
+      problems.push(`${where}: rubric item ${item.id} cannot be reached: no reply built from the lexicon's example phrases makes it fire`);
+    }
   }
   return problems;
+}
+
+/**
+ * Proves a rubric item can fire: builds replies from the lexicon's example phrase of each required
+ * move (and the scenario's own words where grounding is required), reads them as the offline user
+ * does, and checks the item's condition holds for at least one of them.
+ */
+export function itemReachable(item: RubricItem, scenario: Scenario, lexicon: Lexicon): boolean {
+  const required = item.all ?? [];
+  const candidates: Array<Move | undefined> = item.any && item.any.length > 0 ? item.any : [undefined];
+  const phase = item.phase === "after" || item.phase === "any" ? "after" : "before";
+  return candidates.some((candidate) => {
+    const moves = [...new Set([...required, ...(candidate === undefined ? [] : [candidate])])];
+    const parts = moves.filter((move): move is Exclude<Move, "grounded"> => move !== "grounded").map((move) => lexicon.examples[move]);
+    if (moves.includes("grounded")) parts.push(scenario.cues.keywords.slice(0, 3).join(lexicon.language === "zh" ? "，" : ", "));
+    const reply = parts.join(" ");
+    const found = new Set(detectMoves(reply, scenario.opening, lexicon, scenario.cues.keywords).map((detected) => detected.move));
+    return rubricItemHolds(item, found, phase);
+  });
 }

@@ -18,3 +18,16 @@ export function spawnCli(args: string[]) {
 export function temporaryDirectory(prefix = "aeb-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
+
+/** Like runCli, without blocking this process (needed when the test serves the CLI, e.g. a mock LLM). */
+export function runCliAsync(args: string[], options: { env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}

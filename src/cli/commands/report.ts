@@ -13,7 +13,7 @@ interface ReportFlags {
 export function registerReportCommand(program: Command): void {
   program
     .command("report")
-    .description("Re-render report.md and report.html of a run directory from its summary.json and dialogues.jsonl (summary.json is left as it is).")
+    .description("Re-render report.md and report.html of a run directory from its summary.json and dialogues.jsonl (with the later judgements of judgements.jsonl); summary.json is left as it is.")
     .argument("<dir>", "run directory (made by aeb run --out DIR)")
     .option("--recompute", "recompute the summary from dialogues.jsonl instead of reading summary.json (summary.json is not changed)")
     .option("--write-summary", "recompute the summary and also overwrite summary.json with it")

@@ -7,6 +7,7 @@ import { loadRunConfig, parseRunConfig, type RunConfig } from "../../runner/run-
 import { runBenchmark } from "../../runner/run-benchmark.js";
 import { HEADLINE_HEADER, headlineRows, textTable } from "../../report/format.js";
 import { nonNegativeInteger, positiveInteger } from "../options.js";
+import { describeSkippedLine } from "./import.js";
 
 interface RunFlags {
   config?: string;
@@ -18,6 +19,7 @@ interface RunFlags {
   seed?: number;
   concurrency?: number;
   force?: boolean;
+  skipInvalid?: boolean;
   progress: boolean;
 }
 
@@ -37,6 +39,7 @@ export function configFromFlags(flags: RunFlags): RunConfig {
     delete scenarios.suite;
   }
   if (flags.suite !== undefined) scenarios.suite = flags.suite;
+  if (flags.skipInvalid === true) scenarios.skipInvalid = true;
   if (flags.types !== undefined) scenarios.types = parseTypeList(flags.types);
   return {
     ...base,
@@ -60,6 +63,7 @@ export function registerRunCommand(program: Command): void {
     .option("--seed <n>", "run seed (same seed, same results)", nonNegativeInteger)
     .option("--concurrency <n>", "dialogues in flight at once", positiveInteger)
     .option("--force", "continue a run directory made with a different config")
+    .option("--skip-invalid", "with --scenarios sage:PATH or rlver:PATH: skip profile lines that do not parse or validate, and list them")
     .option("--no-progress", "no progress bar")
     .addHelpText(
       "after",
@@ -82,6 +86,11 @@ export function registerRunCommand(program: Command): void {
             if (repaired.erroredMoved > 0) console.error(`retrying ${repaired.erroredMoved} dialogue(s) that ended in error (moved to dialogues.errors.jsonl)`);
             if (showBar) bar.start(toRun, 0, { errors: 0 });
           },
+          onSkippedProfileLines: (lines) => {
+            for (const line of lines) console.error(describeSkippedLine(line));
+            console.error(`skipped ${lines.length} invalid profile line(s); the other profiles run`);
+          },
+          onWarning: (message) => console.error(`warning: ${message}`),
           onDialogue: (record) => {
             if (record.status === "error") errors += 1;
             if (showBar) bar.increment(1, { errors });
@@ -91,7 +100,7 @@ export function registerRunCommand(program: Command): void {
       if (showBar) bar.stop();
       console.log(textTable(HEADLINE_HEADER, headlineRows(result.summary.conditions)));
       console.log(`\n${result.summary.dialogues} dialogues (${result.ran} run now, ${result.skipped} kept from before) -> ${outDir}`);
-      console.log(`files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}`);
+      console.log(`files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}, ${join(outDir, "report.html")}`);
       const errorRate = result.summary.dialogues === 0 ? 0 : result.summary.errors / result.summary.dialogues;
       if (result.summary.errors > 0) {
         console.error(`${result.summary.errors} dialogue(s) ended in error; run the same command again to retry only those`);

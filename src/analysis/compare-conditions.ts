@@ -1,0 +1,174 @@
+import type { DialogueRecord } from "../core/dialogue.js";
+import { dialogueMetrics, mean } from "../metrics/dialogue-metrics.js";
+import { holmAdjust } from "../stats/holm.js";
+import { lengthConfound } from "../stats/length-confound.js";
+import { mannWhitneyU } from "../stats/mann-whitney.js";
+import { mcnemarFromPairs } from "../stats/mcnemar.js";
+import { spearman } from "../stats/spearman.js";
+import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
+
+/** A per-dialogue number to compare conditions on; null excludes the dialogue (counted in notes). */
+export type MetricReader = (record: DialogueRecord) => number | null;
+
+/** One row of `summary.json`'s `comparisons` (spec section 5). */
+export interface Comparison {
+  metric: string;
+  test: "mannwhitney" | "wilcoxon" | "mcnemar";
+  a: string;
+  b: string;
+  /** Dialogues (mannwhitney: both sides together), matched scenarios (wilcoxon) or matched pairs (mcnemar). */
+  n: number;
+  p: number;
+  /** Holm-adjusted over all comparisons of this metric and test reported together. */
+  pHolm: number;
+  /**
+   * mannwhitney: rank-biserial r = 1 - 2U/(nA nB), positive when A tends to be LOWER (the paper's).
+   * wilcoxon: matched-pairs rank-biserial, positive when A tends to be HIGHER.
+   * mcnemar: null.
+   */
+  r: number | null;
+  /** |Z|/sqrt(N) (Rosenthal), for mannwhitney and wilcoxon. */
+  effectR: number | null;
+  meanA: number | null;
+  meanB: number | null;
+  /** Branch of the test that produced p (exact, permutation, asymptotic). */
+  method?: string;
+  /** mcnemar: discordant counts (A collapsed and B not; B collapsed and A not). */
+  discordant?: { aOnly: number; bOnly: number };
+}
+
+export interface LengthConfoundRow {
+  a: string;
+  b: string;
+  /** FS difference B - A without and with standardized reply length as a covariate. */
+  coefficient: number;
+  p: number;
+  coefficientAdjusted: number | null;
+  pAdjusted: number | null;
+  /** Spearman rho(reply length, FS) within each condition; null when undefined. */
+  rhoA: number | null;
+  rhoB: number | null;
+  note?: string;
+}
+
+export interface ComparisonSet {
+  comparisons: Comparison[];
+  lengthConfound: LengthConfoundRow[];
+  notes: string[];
+}
+
+const finite = (value: number) => (Number.isFinite(value) ? value : null);
+
+/**
+ * Compares every pair of conditions on every metric: Mann-Whitney over dialogues (the paper's),
+ * Wilcoxon signed-rank over per-scenario means of the scenarios both ran (scenario-matched), exact
+ * McNemar on collapses matched by scenario and repeat, Holm within each metric and test, and the
+ * OLS length-confound check on FS. Too little data gives a note, never a number.
+ */
+export function compareConditions(records: readonly DialogueRecord[], conditionOrder: readonly string[], metrics: Record<string, MetricReader>): ComparisonSet {
+  const scored = records.filter((record) => record.status === "done");
+  const byCondition = new Map(conditionOrder.map((name) => [name, scored.filter((record) => record.condition === name)]));
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i < conditionOrder.length; i += 1) for (let j = i + 1; j < conditionOrder.length; j += 1) pairs.push([conditionOrder[i] as string, conditionOrder[j] as string]);
+  const notes: string[] = [];
+  const raw: Array<Omit<Comparison, "pHolm">> = [];
+
+  for (const [metric, read] of Object.entries(metrics)) {
+    for (const [a, b] of pairs) {
+      const recordsA = byCondition.get(a) ?? [];
+      const recordsB = byCondition.get(b) ?? [];
+      const valuesA = recordsA.map(read).filter((value): value is number => value !== null);
+      const valuesB = recordsB.map(read).filter((value): value is number => value !== null);
+      if (valuesA.length < 2 || valuesB.length < 2) {
+        if (valuesA.length + valuesB.length > 0) notes.push(`${metric} ${a} vs ${b}: too few dialogues (${valuesA.length} and ${valuesB.length}) for a test`);
+      } else {
+        const test = mannWhitneyU(valuesA, valuesB);
+        raw.push({ metric, test: "mannwhitney", a, b, n: valuesA.length + valuesB.length, p: test.p, r: finite(test.rankBiserial), effectR: finite(test.effectR), meanA: mean(valuesA), meanB: mean(valuesB), method: test.method });
+      }
+      const matched = matchScenarioMeans(recordsA, recordsB, read);
+      if (matched.a.length === 0) {
+        if (valuesA.length > 0 && valuesB.length > 0) notes.push(`${metric} ${a} vs ${b}: no scenario in common, no matched test`);
+      } else if (matched.a.length < 2) {
+        notes.push(`${metric} ${a} vs ${b}: only ${matched.a.length} matched scenario, no matched test`);
+      } else {
+        const test = wilcoxonSignedRank(matched.a, matched.b);
+        raw.push({ metric, test: "wilcoxon", a, b, n: matched.a.length, p: test.p, r: finite(test.matchedPairsRankBiserial), effectR: finite(test.effectR), meanA: mean(matched.a), meanB: mean(matched.b), method: test.method });
+      }
+    }
+  }
+
+  for (const [a, b] of pairs) {
+    const pairsMatched = matchDialogues(byCondition.get(a) ?? [], byCondition.get(b) ?? []);
+    if (pairsMatched.length === 0) continue;
+    const collapsedA = pairsMatched.map(([recordA]) => recordA.endReason === "collapse");
+    const collapsedB = pairsMatched.map(([, recordB]) => recordB.endReason === "collapse");
+    const test = mcnemarFromPairs(collapsedA, collapsedB);
+    raw.push({ metric: "collapse", test: "mcnemar", a, b, n: pairsMatched.length, p: test.p, r: null, effectR: null, meanA: mean(collapsedA.map(Number)), meanB: mean(collapsedB.map(Number)), discordant: { aOnly: test.b, bOnly: test.c } });
+  }
+
+  // A test can be undefined (every value tied, every difference zero): say so, never print a NaN p.
+  for (const row of raw.filter((candidate) => !Number.isFinite(candidate.p))) {
+    notes.push(`${row.metric} ${row.test} ${row.a} vs ${row.b}: the test is undefined for these data (all values tied or all differences zero)`);
+  }
+  const families = new Map<string, Array<Omit<Comparison, "pHolm">>>();
+  const comparisons: Comparison[] = [];
+  for (const row of raw.filter((candidate) => Number.isFinite(candidate.p))) families.set(`${row.metric}/${row.test}`, [...(families.get(`${row.metric}/${row.test}`) ?? []), row]);
+  for (const family of families.values()) {
+    const adjusted = holmAdjust(family.map((row) => row.p));
+    family.forEach((row, index) => comparisons.push({ ...row, pHolm: adjusted[index] as number }));
+  }
+  comparisons.sort((x, y) => [x.metric, x.test].join("/").localeCompare([y.metric, y.test].join("/")) || conditionOrder.indexOf(x.a) - conditionOrder.indexOf(y.a) || conditionOrder.indexOf(x.b) - conditionOrder.indexOf(y.b));
+
+  return { comparisons, lengthConfound: lengthConfoundRows(pairs, byCondition, notes), notes };
+}
+
+function lengthConfoundRows(pairs: Array<[string, string]>, byCondition: Map<string, DialogueRecord[]>, notes: string[]): LengthConfoundRow[] {
+  const rows: LengthConfoundRow[] = [];
+  for (const [a, b] of pairs) {
+    const metricsA = (byCondition.get(a) ?? []).map(dialogueMetrics);
+    const metricsB = (byCondition.get(b) ?? []).map(dialogueMetrics);
+    if (metricsA.length < 2 || metricsB.length < 2) continue;
+    const fsA = metricsA.map((metric) => metric.fs);
+    const fsB = metricsB.map((metric) => metric.fs);
+    const lengthA = metricsA.map((metric) => metric.meanReplyChars);
+    const lengthB = metricsB.map((metric) => metric.meanReplyChars);
+    const rho = (x: number[], y: number[]) => finite(spearman(x, y).rho);
+    const base = { a, b, rhoA: rho(lengthA, fsA), rhoB: rho(lengthB, fsB) };
+    try {
+      const result = lengthConfound(fsA, fsB, lengthA, lengthB);
+      rows.push({ ...base, coefficient: result.unadjusted.coefficient, p: result.unadjusted.p, coefficientAdjusted: result.adjusted.coefficient, pAdjusted: result.adjusted.p });
+    } catch (error) {
+      const message = (error as Error).message;
+      notes.push(`length confound ${a} vs ${b}: ${message}`);
+      const difference = mean(fsB) - mean(fsA);
+      rows.push({ ...base, coefficient: difference, p: Number.NaN, coefficientAdjusted: null, pAdjusted: null, note: message });
+    }
+  }
+  return rows;
+}
+
+/** Per-scenario means of the scenarios both conditions ran, in scenario order. */
+export function matchScenarioMeans(recordsA: readonly DialogueRecord[], recordsB: readonly DialogueRecord[], read: MetricReader): { scenarios: string[]; a: number[]; b: number[] } {
+  const meansOf = (records: readonly DialogueRecord[]) => {
+    const values = new Map<string, number[]>();
+    for (const record of records) {
+      const value = read(record);
+      if (value !== null) values.set(record.scenarioId, [...(values.get(record.scenarioId) ?? []), value]);
+    }
+    return new Map([...values].map(([scenario, list]) => [scenario, mean(list)]));
+  };
+  const meansA = meansOf(recordsA);
+  const meansB = meansOf(recordsB);
+  const scenarios = [...meansA.keys()].filter((scenario) => meansB.has(scenario)).sort();
+  return { scenarios, a: scenarios.map((scenario) => meansA.get(scenario) as number), b: scenarios.map((scenario) => meansB.get(scenario) as number) };
+}
+
+/** Dialogue pairs matched by scenario and repeat. */
+export function matchDialogues(recordsA: readonly DialogueRecord[], recordsB: readonly DialogueRecord[]): Array<[DialogueRecord, DialogueRecord]> {
+  const key = (record: DialogueRecord) => `${record.scenarioId}#${record.repeat}`;
+  const indexB = new Map(recordsB.map((record) => [key(record), record]));
+  return recordsA
+    .filter((record) => indexB.has(key(record)))
+    .sort((x, y) => key(x).localeCompare(key(y)))
+    .map((record) => [record, indexB.get(key(record)) as DialogueRecord]);
+}

@@ -1,0 +1,38 @@
+import type { Command } from "commander";
+import { join } from "node:path";
+import { importSageResults } from "../../interop/import-sage.js";
+import { buildLeaderboard, renderLeaderboard } from "../../interop/leaderboard.js";
+import type { SkippedLine } from "../../interop/sage-results.js";
+
+interface ImportSageFlags {
+  out: string;
+  strict?: boolean;
+  force?: boolean;
+}
+
+/** One skipped line for stderr: file, line number, and the reason indented under it. */
+export function describeSkippedLine(line: SkippedLine): string {
+  return `skipped ${line.file} line ${line.line}: ${line.message.replace(/\n/gu, "\n    ")}`;
+}
+
+export function registerImportCommand(program: Command): void {
+  const imports = program.command("import").description("Import other benchmarks' results as an AEB results directory.");
+  imports
+    .command("sage")
+    .description("Convert SAGE result files (*_result.jsonl) into dialogues.jsonl, summary.json, report.md and report.html: one condition per file, scored by this project's metrics.")
+    .argument("<files...>", "SAGE result files; each becomes a condition named after the file without _result.jsonl")
+    .requiredOption("-o, --out <dir>", "output directory")
+    .option("--strict", "fail, importing nothing, if any line is malformed (default: skip it, report it, go on)")
+    .option("--force", "replace the dialogues.jsonl of an earlier import in the directory")
+    .addHelpText("after", "\nExample:\n  aeb import sage ../shared/data/sage/results-deepseek-v3-simulator/*_result.jsonl --out runs/sage-import\n  aeb leaderboard runs/sage-import\n")
+    .option("--no-judge", "do not score ECS with the offline lexicon judge")
+    .action(async (files: string[], flags: ImportSageFlags & { judge: boolean }) => {
+      const result = await importSageResults(files, flags.out, { strict: flags.strict, force: flags.force, judge: flags.judge });
+      const skipped = result.files.flatMap((file) => file.skipped);
+      for (const line of skipped) console.error(describeSkippedLine(line));
+      if (skipped.length > 0) console.error(`skipped ${skipped.length} malformed line(s); the rest was imported (--strict fails instead)`);
+      for (const file of result.files) console.log(`${file.file} -> condition ${file.condition}: ${file.records.length} dialogues${file.skipped.length > 0 ? `, ${file.skipped.length} line(s) skipped` : ""}`);
+      console.log(`\n${renderLeaderboard(await buildLeaderboard([{ source: flags.out, records: result.records, skipped }]), "text")}`);
+      console.log(`\nfiles: ${join(flags.out, "dialogues.jsonl")}, ${join(flags.out, "summary.json")}, ${join(flags.out, "report.md")}, ${join(flags.out, "report.html")}`);
+    });
+}

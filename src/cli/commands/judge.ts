@@ -1,0 +1,21 @@
+import type { Command } from "commander";
+import { judgeRun } from "../../runner/judge-run.js";
+import { loadRunConfig } from "../../runner/run-config.js";
+import { HEADLINE_HEADER, headlineRows, textTable } from "../../report/format.js";
+import { positiveInteger } from "../options.js";
+
+export function registerJudgeCommand(program: Command): void {
+  program
+    .command("judge")
+    .description("Judge a finished run afresh with the judges of a config (ECS, independent HID), without touching its dialogues. Results go to judgements.jsonl; summary.json and the reports are rewritten.")
+    .argument("<dir>", "run directory")
+    .requiredOption("-c, --config <file>", "config whose `judges` (and `cache`) to use")
+    .option("--concurrency <n>", "dialogues judged at once", positiveInteger, 8)
+    .option("--rejudge", "judge again dialogues a judge of the same name already judged")
+    .action(async (dir: string, flags: { config: string; concurrency: number; rejudge?: boolean }) => {
+      const config = loadRunConfig(flags.config);
+      const result = await judgeRun({ dir, config, concurrency: flags.concurrency, rejudge: flags.rejudge ?? false, onWarning: (message) => console.error(`warning: ${message}`) });
+      console.log(textTable(HEADLINE_HEADER, headlineRows(result.summary.conditions)));
+      console.log(`\njudged ${result.judged} dialogue(s) (${result.skipped} already judged, ${result.excluded} not judged: ${result.excludedReason || "none"}) -> ${dir}`);
+    });
+}

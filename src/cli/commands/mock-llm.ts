@@ -1,0 +1,74 @@
+import type { Command } from "commander";
+import { runMockLlmServer } from "../../llm/mock-server-cli.js";
+import { startMockLlmServer } from "../../llm/mock-server.js";
+import { aebMockReply } from "../../mock/aeb-mock-policy.js";
+import { nonNegativeInteger } from "../options.js";
+
+interface MockFlags {
+  port: number;
+  host: string;
+  model: string[];
+  reply?: string;
+  script?: string;
+  aeb: boolean;
+  latencyMs?: number;
+  latencyMedianMs?: number;
+  latencySigma?: string;
+  failureRate?: string;
+  failureStatus?: number;
+  reasoning?: string;
+  seed?: number;
+}
+
+export function registerMockLlmCommand(program: Command): void {
+  program
+    .command("mock-llm")
+    .description("Serve a mock OpenAI-compatible endpoint (/v1/chat/completions, /v1/models) for tests and demos. With --aeb it plays AEB's roles: agent, simulated user and judges.")
+    .option("--port <n>", "port (0 picks a free one)", nonNegativeInteger, 8000)
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--model <name...>", "model name(s) served", ["mock-model"])
+    .option("--aeb", "answer as AEB's agent, simulated user and judges (deterministic)", false)
+    .option("--reply <text>", "fixed reply text")
+    .option("--script <file>", "JSON script of replies")
+    .option("--latency-ms <n>", "fixed latency before each response", nonNegativeInteger)
+    .option("--latency-median-ms <n>", "log-normal latency median", nonNegativeInteger)
+    .option("--latency-sigma <x>", "log-normal latency sigma")
+    .option("--failure-rate <p>", "probability of answering with --failure-status")
+    .option("--failure-status <n>", "status of injected failures", nonNegativeInteger)
+    .option("--reasoning <text>", "reasoning text sent in reasoning_content")
+    .option("--seed <n>", "seed for latency and failures", nonNegativeInteger)
+    .action(async (flags: MockFlags) => {
+      let server: { url: string; close(): Promise<void> };
+      if (flags.aeb) {
+        const latency =
+          flags.latencyMedianMs !== undefined
+            ? { medianMs: flags.latencyMedianMs, sigma: Number(flags.latencySigma ?? "0.5"), seed: flags.seed ?? 1 }
+            : (flags.latencyMs ?? 0);
+        server = await startMockLlmServer({ host: flags.host, port: flags.port, models: flags.model, reply: aebMockReply, latency });
+        console.log(`mock LLM server (AEB roles) listening at ${server.url} (models: ${flags.model.join(", ")})`);
+      } else {
+        server = await runMockLlmServer({
+          port: flags.port,
+          host: flags.host,
+          model: flags.model,
+          ...(flags.reply !== undefined ? { reply: flags.reply } : {}),
+          ...(flags.script !== undefined ? { script: flags.script } : {}),
+          ...(flags.latencyMs !== undefined ? { latencyMs: flags.latencyMs } : {}),
+          ...(flags.latencyMedianMs !== undefined ? { latencyMedianMs: flags.latencyMedianMs, latencySigma: Number(flags.latencySigma ?? "0.5") } : {}),
+          ...(flags.failureRate !== undefined ? { failureRate: Number(flags.failureRate) } : {}),
+          ...(flags.failureStatus !== undefined ? { failureStatus: flags.failureStatus } : {}),
+          ...(flags.reasoning !== undefined ? { reasoning: flags.reasoning } : {}),
+          ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+        });
+      }
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+          void server.close().then(resolve);
+        };
+        process.on("SIGINT", stop);
+        process.on("SIGTERM", stop);
+      });
+    });
+}

@@ -1,0 +1,68 @@
+import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { DialogueRecord } from "../core/dialogue.js";
+import { RunDirectoryError } from "../core/errors.js";
+import { writeReportFiles } from "../report/write-reports.js";
+import { DIALOGUES_FILE, ensureWritableDirectory, MANIFEST_FILE, SUMMARY_FILE } from "../runner/run-directory.js";
+import { summariseRun, type RunSummary } from "../runner/summary.js";
+import { readSageResultFile, SageImportError, type SageResultFile } from "./sage-results.js";
+import { withOfflineEcs } from "./offline-ecs.js";
+
+/** What an import wrote, per file, for the directory's `import.json` and for the CLI. */
+export const IMPORT_MANIFEST_FILE = "import.json";
+
+/** The bootstrap seed of an imported summary (there is no run seed). */
+export const IMPORT_SUMMARY_SEED = 1;
+
+export interface SageImportResult {
+  files: SageResultFile[];
+  /** The imported dialogues as written (with the offline ECS judge's scores unless `judge: false`). */
+  records: DialogueRecord[];
+  summary: RunSummary;
+  outDir: string;
+}
+
+/**
+ * Imports SAGE result files into `outDir` as an AEB results directory: `dialogues.jsonl` (one
+ * condition per file), `summary.json`, `report.md` and `report.html` scored by this project's metrics, and
+ * `import.json` (which files, how many lines skipped). Invalid lines are skipped and reported
+ * in the result; with `strict` any invalid line fails the import before anything is written.
+ * An existing `dialogues.jsonl` is replaced only with `force`; a directory of `aeb run` is refused.
+ */
+export async function importSageResults(paths: readonly string[], outDir: string, options: { strict?: boolean; force?: boolean; judge?: boolean } = {}): Promise<SageImportResult> {
+  if (paths.length === 0) throw new SageImportError("no SAGE result file given");
+  const files = paths.map((path) => readSageResultFile(path));
+  const byCondition = new Map<string, string>();
+  for (const file of files) {
+    const previous = byCondition.get(file.condition);
+    if (previous !== undefined) throw new SageImportError(`${file.file} and ${previous} would both become condition "${file.condition}"; rename one`);
+    byCondition.set(file.condition, file.file);
+  }
+  const skipped = files.flatMap((file) => file.skipped);
+  if (options.strict === true && skipped.length > 0) {
+    const shown = skipped.slice(0, 5).map((line) => `${line.file} line ${line.line}: ${line.message}`);
+    throw new SageImportError(`${shown.join("\n")}\n${skipped.length} invalid line(s); nothing imported (--strict)`);
+  }
+  for (const file of files) if (file.records.length === 0) throw new SageImportError(`${file.file} has no valid dialogue (${file.skipped.length} invalid line(s))`);
+
+  ensureWritableDirectory(outDir);
+  if (existsSync(join(outDir, MANIFEST_FILE))) throw new RunDirectoryError(`${outDir} holds a run of \`aeb run\` (${MANIFEST_FILE}); import into another directory`);
+  if (existsSync(join(outDir, DIALOGUES_FILE)) && options.force !== true) {
+    throw new RunDirectoryError(`${outDir} already has ${DIALOGUES_FILE}; use --force to replace it, or choose another --out`);
+  }
+  // Scored with this project's ECS too: the offline lexicon judge, unless asked not to.
+  const records: DialogueRecord[] = options.judge === false ? files.flatMap((file) => file.records) : await withOfflineEcs(files.flatMap((file) => file.records));
+  const temporary = join(outDir, `${DIALOGUES_FILE}.tmp`);
+  writeFileSync(temporary, records.map((record) => `${JSON.stringify(record)}\n`).join(""));
+  renameSync(temporary, join(outDir, DIALOGUES_FILE));
+  const summary = summariseRun(records, { conditionOrder: files.map((file) => file.condition), seed: IMPORT_SUMMARY_SEED, repeats: 1 });
+  writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
+  await writeReportFiles(outDir, { summary, records });
+  const manifest = {
+    format: 1,
+    source: "sage-results",
+    files: files.map((file) => ({ file: file.file, condition: file.condition, dialogues: file.records.length, skippedLines: file.skipped.map((line) => line.line) })),
+  };
+  writeFileSync(join(outDir, IMPORT_MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  return { files, records, summary, outDir };
+}

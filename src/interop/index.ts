@@ -1,0 +1,3 @@
+export * from "./sage-results.js";
+export * from "./import-sage.js";
+export * from "./leaderboard.js";

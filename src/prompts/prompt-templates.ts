@@ -1,0 +1,47 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { loadDataFile, packageRoot } from "../core/data-files.js";
+import { AebError } from "../core/errors.js";
+import type { Language } from "../lexicon/lexicon.js";
+
+/** Prompt templates live in prompts/<language>/<name>.md; they are data, written in our own words. */
+export const PROMPT_DIR = join(packageRoot, "prompts");
+
+const templateCache = new Map<string, string>();
+
+export function loadPromptTemplate(language: Language, name: string): string {
+  const path = join(PROMPT_DIR, language, `${name}.md`);
+  let text = templateCache.get(path);
+  if (text === undefined) {
+    try {
+      text = readFileSync(path, "utf8").trim();
+    } catch (error) {
+      throw new AebError(`prompt template ${path} cannot be read: ${(error as Error).message}`);
+    }
+    templateCache.set(path, text);
+  }
+  return text;
+}
+
+/** Fills `{{name}}` placeholders; a placeholder without a value is a bug, so it throws. */
+export function fillPrompt(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (_whole, key: string) => {
+    const value = values[key];
+    if (value === undefined) throw new AebError(`prompt placeholder {{${key}}} has no value`);
+    return String(value);
+  });
+}
+
+const PromptStringsSchema = z.strictObject({
+  language: z.string(),
+  states: z.strictObject({ S: z.string(), A: z.string(), B: z.string(), C: z.string(), F: z.string() }),
+  phaseBefore: z.string(),
+  phaseAfter: z.string(),
+  scriptLinePrefix: z.string(),
+});
+export type PromptStrings = z.infer<typeof PromptStringsSchema>;
+
+export function loadPromptStrings(language: Language): PromptStrings {
+  return loadDataFile(join(PROMPT_DIR, language, "strings.yaml"), PromptStringsSchema);
+}

@@ -1,0 +1,176 @@
+import { z } from "zod";
+import type { ChatTurn } from "../core/dialogue.js";
+import { emotionState } from "../core/emotion.js";
+import { deriveSeed } from "../core/random.js";
+import type { ChatMessage, ChatModel } from "../llm/chat-model.js";
+import { fillPrompt, loadPromptStrings, loadPromptTemplate } from "../prompts/prompt-templates.js";
+import type { RubricItem, Scenario } from "../scenarios/scenario-schema.js";
+import { loadTypeDefaults, rubricOf } from "../scenarios/type-defaults.js";
+import { parseModelJson } from "./json-output.js";
+import { personaFlags } from "./persona-check.js";
+import { SimulatedUserError, type Appraisal, type AppraisalInput, type ReplyInput, type SimulatedUser, type UserReply } from "./simulated-user.js";
+
+/** Where the preset does not clamp (rlver), the simulator may still move at most this much per turn. */
+export const UNCLAMPED_MAX_CHANGE = 20;
+
+const IntegerLike = z.union([z.number(), z.string().trim().regex(/^[+-−]?\d+$/u).transform((text) => Number(text.replace("−", "-")))]).pipe(z.number().int());
+
+const AppraisalFields = {
+  understanding: z.string().min(1),
+  addressedHiddenIntention: z.enum(["yes", "partial", "no"]),
+  innerReaction: z.string().min(1),
+  change: IntegerLike,
+  reasons: z.array(z.string()).default([]),
+};
+const ReplyFields = { reply: z.string().trim().min(1), leave: z.boolean().default(false) };
+
+export const AppraisalOutputSchema = z.object(AppraisalFields);
+export const ReplyOutputSchema = z.object(ReplyFields);
+export const FusedOutputSchema = z.object({ ...AppraisalFields, ...ReplyFields });
+
+export interface LlmUserOptions {
+  /** One call per turn for appraisal and reply together (cheaper; the reply cannot see the clamped emotion). */
+  fused: boolean;
+  /** Unusable outputs are sent back with the error this many times before the dialogue ends as `error`. */
+  maxOutputRetries: number;
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/**
+ * SAGE's simulated user on an LLM, two stages per turn: an appraisal (what the agent meant, whether
+ * it addressed the hidden intention, the inner reaction, a signed change with reasons, following the
+ * scenario's adversarial trait), then the reply in persona with the tone of the new emotion and
+ * the moves of the trait's script. Agent text reaches the model only as quoted JSON data.
+ */
+export class LlmSimulatedUser implements SimulatedUser {
+  readonly id: string;
+
+  constructor(
+    private readonly model: ChatModel,
+    private readonly options: LlmUserOptions,
+  ) {
+    this.id = `llm:${model.id}${options.fused ? ":fused" : ""}`;
+  }
+
+  async appraise(input: AppraisalInput): Promise<Appraisal> {
+    const range = changeRange(input);
+    const values = { ...promptValues(input, input.emotion), minChange: range.min, maxChange: range.max };
+    if (this.options.fused) {
+      const output = await this.ask(loadPromptTemplate(input.scenario.language, "simulator-fused"), values, FusedOutputSchema, input, "fused", (value) => checkRange(value.change, range));
+      const flags = personaFlags(output.reply, input.scenario.language);
+      return {
+        simulatorDelta: output.change,
+        hid: output.addressedHiddenIntention,
+        details: appraisalDetails(output),
+        fusedReply: { text: output.reply, left: output.leave, flags },
+        memory: input.memory,
+      };
+    }
+    const output = await this.ask(loadPromptTemplate(input.scenario.language, "simulator-appraisal"), values, AppraisalOutputSchema, input, "appraisal", (value) => checkRange(value.change, range));
+    return { simulatorDelta: output.change, hid: output.addressedHiddenIntention, details: appraisalDetails(output), memory: input.memory };
+  }
+
+  async reply(input: ReplyInput): Promise<UserReply> {
+    const values = { ...promptValues(input, input.emotionAfter), innerReaction: String(input.appraisal.details.innerReaction ?? "") };
+    const output = await this.ask(loadPromptTemplate(input.scenario.language, "simulator-reply"), values, ReplyOutputSchema, input, "reply", () => null);
+    return { text: output.reply, left: output.leave, flags: personaFlags(output.reply, input.scenario.language) };
+  }
+
+  /** One structured call with the tolerant parser; unusable answers are sent back with the error. */
+  private async ask<T>(
+    template: string,
+    values: Record<string, string | number>,
+    schema: z.ZodType<T>,
+    input: AppraisalInput,
+    stage: string,
+    extraCheck: (value: T) => string | null,
+  ): Promise<T> {
+    const messages: ChatMessage[] = [
+      { role: "system", content: fillPrompt(template, values) },
+      { role: "user", content: input.scenario.language === "zh" ? "请只输出 JSON 对象。" : "Answer with the JSON object only." },
+    ];
+    let lastError = "";
+    for (let attempt = 0; attempt <= this.options.maxOutputRetries; attempt += 1) {
+      const response = await this.model.complete({
+        messages,
+        temperature: this.options.temperature,
+        maxTokens: this.options.maxTokens,
+        seed: deriveSeed(input.seed, input.turnIndex, stage, attempt) % 2_147_483_647,
+        jsonSchema: { name: `aeb_simulator_${stage}`, schema: z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown> },
+        sampleKey: `${input.dialogueId}#turn${input.turnIndex}#simulator-${stage}#try${attempt}`,
+        signal: input.signal,
+      });
+      const parsed = parseModelJson(response.text, schema);
+      const problem = parsed.ok ? extraCheck(parsed.value) : parsed.error;
+      if (parsed.ok && problem === null) return parsed.value;
+      lastError = problem ?? "unusable answer";
+      messages.push({ role: "assistant", content: response.text }, { role: "user", content: `Your answer could not be used: ${lastError}\nAnswer again with only the JSON object.` });
+    }
+    throw new SimulatedUserError(`simulator ${stage} output unusable after ${this.options.maxOutputRetries + 1} tries: ${lastError}`);
+  }
+}
+
+function changeRange(input: AppraisalInput): { min: number; max: number } {
+  const bound = input.preset.clamp ?? UNCLAMPED_MAX_CHANGE;
+  return { min: -bound, max: bound };
+}
+
+function checkRange(change: number, range: { min: number; max: number }): string | null {
+  return change < range.min || change > range.max ? `"change" must be an integer from ${range.min} to ${range.max}, got ${change}` : null;
+}
+
+function appraisalDetails(output: z.infer<typeof AppraisalOutputSchema>): Record<string, unknown> {
+  return {
+    understanding: output.understanding,
+    innerReaction: output.innerReaction,
+    reasons: output.reasons,
+    addressedHiddenIntention: output.addressedHiddenIntention,
+    change: output.change,
+  };
+}
+
+/** The conversation as JSON data: agent text can never close the block or pose as the user. */
+export function dialogueAsData(history: readonly ChatTurn[], agentReply: string | undefined): string {
+  const neutralise = (text: string) => text.replaceAll("DIALOGUE>>>", "DIALOGUE> > >").replaceAll("<<<DIALOGUE", "< < <DIALOGUE");
+  const turns = history.map((turn) => ({ speaker: turn.role === "user" ? "you" : "listener", text: neutralise(turn.content) }));
+  if (agentReply !== undefined) turns.push({ speaker: "listener", text: neutralise(agentReply) });
+  return JSON.stringify(turns, null, 1);
+}
+
+function formatPersona(scenario: Scenario): string {
+  const { description, ...facts } = scenario.persona;
+  const lines = Object.entries(facts).map(([key, value]) => `- ${key}: ${value}`);
+  return [description, ...lines].join("\n");
+}
+
+function formatRubric(rubric: readonly RubricItem[], language: string): string {
+  const phase = (item: RubricItem) => (item.phase === "any" ? "" : language === "zh" ? (item.phase === "before" ? "（转变之前）" : "（转变之后）") : ` (${item.phase} the shift)`);
+  const amount = (item: RubricItem) => (typeof item.delta === "number" ? `${item.delta > 0 ? "+" : ""}${item.delta}` : `${item.delta[0]} to ${item.delta[1]}`);
+  return rubric.map((item) => `- ${item.description}${phase(item)}: ${amount(item)}`).join("\n");
+}
+
+function promptValues(input: AppraisalInput, emotion: number): Record<string, string | number> {
+  const { scenario, preset } = input;
+  const strings = loadPromptStrings(scenario.language);
+  const state = emotionState(emotion);
+  const scriptLine = scenario.trait.script[input.turnIndex];
+  return {
+    persona: formatPersona(scenario),
+    background: scenario.background,
+    topic: scenario.topic,
+    hiddenIntention: scenario.hiddenIntention.text,
+    type: scenario.type,
+    traitDescription: `${loadTypeDefaults()[scenario.type].summary} ${scenario.trait.description}`,
+    rubric: formatRubric(rubricOf(scenario), scenario.language),
+    turn: input.turnIndex + 1,
+    maxTurns: preset.maxTurns,
+    emotion,
+    state,
+    stateDescription: strings.states[state],
+    phaseNote: input.turnIndex < input.manipulationTurn ? strings.phaseBefore : strings.phaseAfter,
+    dialogue: dialogueAsData(input.history, input.agentReply),
+    scriptLine: scriptLine === undefined ? "—" : `${strings.scriptLinePrefix} "${scriptLine}"`,
+    language: strings.language,
+  };
+}
