@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ChatModel, ChatRequest, ChatResponse } from "../llm/chat-model.js";
 import { getPreset } from "../core/preset.js";
 import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
-import { extractJsonObject, parseModelJson } from "./json-output.js";
+import { extractJsonObject, parseModelJson } from "../llm/structured-output.js";
 import { AppraisalOutputSchema, dialogueAsData, LlmSimulatedUser } from "./llm-user.js";
 import { personaFlags } from "./persona-check.js";
 import type { AppraisalInput } from "./simulated-user.js";

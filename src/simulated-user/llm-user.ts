@@ -2,11 +2,11 @@ import { z } from "zod";
 import type { ChatTurn } from "../core/dialogue.js";
 import { emotionState } from "../core/emotion.js";
 import { deriveSeed } from "../core/random.js";
-import type { ChatMessage, ChatModel } from "../llm/chat-model.js";
+import type { ChatModel } from "../llm/chat-model.js";
+import { askForJson, StructuredOutputError } from "../llm/structured-output.js";
 import { fillPrompt, loadPromptStrings, loadPromptTemplate } from "../prompts/prompt-templates.js";
 import type { RubricItem, Scenario } from "../scenarios/scenario-schema.js";
 import { loadTypeDefaults, rubricOf } from "../scenarios/type-defaults.js";
-import { parseModelJson } from "./json-output.js";
 import { personaFlags } from "./persona-check.js";
 import { SimulatedUserError, type Appraisal, type AppraisalInput, type ReplyInput, type SimulatedUser, type UserReply } from "./simulated-user.js";
 
@@ -77,37 +77,33 @@ export class LlmSimulatedUser implements SimulatedUser {
     return { text: output.reply, left: output.leave, flags: personaFlags(output.reply, input.scenario.language) };
   }
 
-  /** One structured call with the tolerant parser; unusable answers are sent back with the error. */
+  /** One structured call; an answer still unusable after the retries ends the dialogue as `error`. */
   private async ask<T>(
     template: string,
     values: Record<string, string | number>,
     schema: z.ZodType<T>,
     input: AppraisalInput,
     stage: string,
-    extraCheck: (value: T) => string | null,
+    check: (value: T) => string | null,
   ): Promise<T> {
-    const messages: ChatMessage[] = [
-      { role: "system", content: fillPrompt(template, values) },
-      { role: "user", content: input.scenario.language === "zh" ? "请只输出 JSON 对象。" : "Answer with the JSON object only." },
-    ];
-    let lastError = "";
-    for (let attempt = 0; attempt <= this.options.maxOutputRetries; attempt += 1) {
-      const response = await this.model.complete({
-        messages,
+    try {
+      return await askForJson(this.model, {
+        system: fillPrompt(template, values),
+        instruction: input.scenario.language === "zh" ? "请只输出 JSON 对象。" : "Answer with the JSON object only.",
+        schema,
+        name: `aeb_simulator_${stage}`,
+        sampleKey: `${input.dialogueId}#turn${input.turnIndex}#simulator-${stage}`,
+        retries: this.options.maxOutputRetries,
         temperature: this.options.temperature,
         maxTokens: this.options.maxTokens,
-        seed: deriveSeed(input.seed, input.turnIndex, stage, attempt) % 2_147_483_647,
-        jsonSchema: { name: `aeb_simulator_${stage}`, schema: z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown> },
-        sampleKey: `${input.dialogueId}#turn${input.turnIndex}#simulator-${stage}#try${attempt}`,
+        seedFor: (attempt) => deriveSeed(input.seed, input.turnIndex, stage, attempt) % 2_147_483_647,
+        check,
         signal: input.signal,
       });
-      const parsed = parseModelJson(response.text, schema);
-      const problem = parsed.ok ? extraCheck(parsed.value) : parsed.error;
-      if (parsed.ok && problem === null) return parsed.value;
-      lastError = problem ?? "unusable answer";
-      messages.push({ role: "assistant", content: response.text }, { role: "user", content: `Your answer could not be used: ${lastError}\nAnswer again with only the JSON object.` });
+    } catch (error) {
+      if (error instanceof StructuredOutputError) throw new SimulatedUserError(`simulator ${stage} output unusable after ${this.options.maxOutputRetries + 1} tries: ${error.message.replace(/^.*? tries: /, "")}`);
+      throw error;
     }
-    throw new SimulatedUserError(`simulator ${stage} output unusable after ${this.options.maxOutputRetries + 1} tries: ${lastError}`);
   }
 }
 
