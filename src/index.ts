@@ -43,3 +43,10 @@ export {
 } from "./server/api-schemas.js";
 export { DelayedSimulatedUser, SimulatedModelError } from "./server/delayed-user.js";
 export { REWARD_HACKING_ATTEMPTS, probeRewardHacking, type RewardHackingAttempt, type HackProbe } from "./server/reward-hacking.js";
+export { renderHtmlReport } from "./report/html-report.js";
+export { renderMarkdownReport } from "./report/markdown-report.js";
+export { writeReportFiles } from "./report/write-reports.js";
+export type { ReportInput, RunSetup } from "./report/report-model.js";
+export { loadRunForReport, type LoadedRun } from "./report/load-run.js";
+export { chartDefinitions, renderCharts, type ChartDefinition, type RenderedChart } from "./report/charts/index.js";
+export { compareRuns, renderComparisonText, renderComparisonMarkdown, type RunComparison, type ConditionComparison } from "./report/compare-runs.js";

@@ -70,6 +70,21 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
     expect(summary.usage.find((entry: { role: string }) => entry.role === "simulator").calls).toBeGreaterThan(0);
     expect(new Set(summary.comparisons.map((comparison: { metric: string }) => comparison.metric))).toEqual(new Set(["fs", "hid", "ecs", "hid:hid", "collapse"]));
     expect(existsSync(join(out, "report.md"))).toBe(true);
+    expect(existsSync(join(out, "report.html"))).toBe(true);
+    // The reports show the ECS judge's table, the independent HID judge beside the simulator's HID, and the token usage.
+    const markdown = readFileSync(join(out, "report.md"), "utf8");
+    expect(markdown).toContain("### judge (the headline ECS)");
+    expect(markdown).toContain("| condition | simulator HID [95% CI] | hid [95% CI] | hid: judged | hid: errors |");
+    expect(markdown).toContain("## Token usage");
+    for (const entry of summary.usage as Array<{ role: string; model: string; calls: number; promptTokens: number }>) {
+      expect(markdown).toContain(`| ${entry.role} | ${entry.model} | ${entry.calls} |`);
+    }
+    expect(markdown).toContain("| agent of think | llm agent think |");
+    expect(markdown).toContain("| simulated user | llm sim |");
+    const page = readFileSync(join(out, "report.html"), "utf8");
+    expect(page).toContain('<section id="usage">');
+    expect(page).toContain('<section id="hid">');
+    expect(page).not.toContain(server.url);
   });
 
   it("resumes without sending any request for dialogues already finished", async () => {
@@ -217,6 +232,12 @@ describe("aeb judge", () => {
     }
     const metrics = new Set(summary.comparisons.map((comparison: { metric: string }) => comparison.metric));
     for (const metric of ["fs", "ecs", "hid", "hid:hid-judge"]) expect(metrics).toContain(metric);
+    // The rewritten reports show both ECS judges (the new one gives the headline) and the HID judge.
+    const markdown = readFileSync(join(out, "report.md"), "utf8");
+    expect(markdown).toContain("### cross-family (the headline ECS)");
+    expect(markdown).toContain("### offline-lexicon\n");
+    expect(markdown).toContain("| hid-judge [95% CI] | hid-judge: judged | hid-judge: errors |");
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("<h3>hid:hid-judge</h3>");
 
     // Judging again skips what is judged; nothing is sent.
     server.reset();

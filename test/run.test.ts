@@ -13,7 +13,7 @@ const lines = (dir: string) => readFileSync(join(dir, "dialogues.jsonl"), "utf8"
 const ids = (dir: string) => lines(dir).map((line) => (JSON.parse(line) as { id: string }).id);
 
 describe("aeb run (offline)", () => {
-  it("writes dialogues.jsonl, summary.json and report.md and prints the table", () => {
+  it("writes dialogues.jsonl, summary.json, report.md and report.html and prints the table", () => {
     const out = join(temporaryDirectory(), "run");
     const result = runCli(["run", "--suite", "starter", "--out", out, "--no-progress"]);
     expect(result.stderr).toBe("");
@@ -25,6 +25,8 @@ describe("aeb run (offline)", () => {
     expect(summary.conditions.map((condition: { name: string }) => condition.name)).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned"]);
     expect(summary.conditions[0]).toMatchObject({ n: expect.any(Number), errors: 0, fs: { mean: expect.any(Number), ci95: expect.any(Array) } });
     expect(readFileSync(join(out, "report.md"), "utf8")).toContain("# AEB run report");
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("<h1>AEB run report</h1>");
+    expect(result.stdout).toContain(`files: ${join(out, "dialogues.jsonl")}, ${join(out, "summary.json")}, ${join(out, "report.md")}, ${join(out, "report.html")}`);
   });
 
   it("gives byte-identical dialogues (as a set) and summary.json for the same seed, whatever the concurrency", () => {

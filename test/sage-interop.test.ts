@@ -100,6 +100,14 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { conditions: Array<{ name: string; n: number }> };
     expect(summary.conditions.map((condition) => condition.name)).toEqual(resultFiles.map(conditionOf));
     expect(readFileSync(join(out, "report.md"), "utf8")).toContain("gpt-4.1");
+    // Both reports, with the offline ECS judge's scores; aeb report re-renders them as the import wrote them.
+    const written = { md: readFileSync(join(out, "report.md"), "utf8"), html: readFileSync(join(out, "report.html"), "utf8") };
+    expect(written.html).toContain("gpt-4.1");
+    expect(written.md).toContain("### offline-lexicon (the headline ECS)");
+    const rerendered = runCli(["report", out]);
+    expect(rerendered.code, rerendered.stderr).toBe(0);
+    expect(readFileSync(join(out, "report.md"), "utf8")).toBe(written.md);
+    expect(readFileSync(join(out, "report.html"), "utf8")).toBe(written.html);
   });
 
   it.each(resultFiles)("reproduces, dialogue by dialogue, the independent reading of %s", (file) => {

@@ -6,6 +6,8 @@ import { packageRoot } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
 import { registerRunCommand } from "./commands/run.js";
 import { registerScenariosCommand } from "./commands/scenarios.js";
+import { registerReportCommand } from "./commands/report.js";
+import { registerCompareCommand } from "./commands/compare.js";
 import { registerJudgeCommand } from "./commands/judge.js";
 import { registerMockLlmCommand } from "./commands/mock-llm.js";
 import { registerImportCommand } from "./commands/import.js";
@@ -23,6 +25,8 @@ export function buildProgram(): Command {
     .exitOverride();
   registerRunCommand(program);
   registerScenariosCommand(program);
+  registerReportCommand(program);
+  registerCompareCommand(program);
   registerJudgeCommand(program);
   registerMockLlmCommand(program);
   registerImportCommand(program);

@@ -2,7 +2,7 @@ import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError } from "../core/errors.js";
-import { renderMarkdownReport } from "../report/markdown-report.js";
+import { writeReportFiles } from "../report/write-reports.js";
 import { DIALOGUES_FILE, ensureWritableDirectory, MANIFEST_FILE, SUMMARY_FILE } from "../runner/run-directory.js";
 import { summariseRun, type RunSummary } from "../runner/summary.js";
 import { readSageResultFile, SageImportError, type SageResultFile } from "./sage-results.js";
@@ -24,7 +24,7 @@ export interface SageImportResult {
 
 /**
  * Imports SAGE result files into `outDir` as an AEB results directory: `dialogues.jsonl` (one
- * condition per file), `summary.json` and `report.md` scored by this project's metrics, and
+ * condition per file), `summary.json`, `report.md` and `report.html` scored by this project's metrics, and
  * `import.json` (which files, how many lines skipped). Invalid lines are skipped and reported
  * in the result; with `strict` any invalid line fails the import before anything is written.
  * An existing `dialogues.jsonl` is replaced only with `force`; a directory of `aeb run` is refused.
@@ -57,7 +57,7 @@ export async function importSageResults(paths: readonly string[], outDir: string
   renameSync(temporary, join(outDir, DIALOGUES_FILE));
   const summary = summariseRun(records, { conditionOrder: files.map((file) => file.condition), seed: IMPORT_SUMMARY_SEED, repeats: 1 });
   writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
-  writeFileSync(join(outDir, "report.md"), renderMarkdownReport(summary));
+  await writeReportFiles(outDir, { summary, records });
   const manifest = {
     format: 1,
     source: "sage-results",

@@ -5,7 +5,7 @@ export function fixed(value: number | null | undefined, digits = 3): string {
   return value === null || value === undefined || Number.isNaN(value) ? "n/a" : value.toFixed(digits);
 }
 
-export function withCI(value: MeanWithCI | null, digits = 3): string {
+export function withCI(value: MeanWithCI | { mean: number | null; ci95: [number, number] | null } | null, digits = 3): string {
   if (value === null) return "n/a";
   if (value.ci95 === null) return `${fixed(value.mean, digits)} (n too small for CI)`;
   return `${fixed(value.mean, digits)} [${fixed(value.ci95[0], digits)}, ${fixed(value.ci95[1], digits)}]`;
@@ -38,12 +38,51 @@ export function textTable(header: readonly string[], rows: readonly string[][]):
   return [line(header), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(line)].join("\n");
 }
 
-/** A markdown table; cell text is escaped so transcript text cannot break the table. */
+/**
+ * Escapes text for markdown prose: markup characters become entities (markdown renderers pass raw
+ * HTML through) and markdown punctuation is backslash-escaped; line breaks become spaces.
+ */
+export function markdownText(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/([\\`*_[\]|~])/g, "\\$1")
+    .replace(/\r?\n/g, " ");
+}
+
+/** A markdown table; cell text is escaped so transcript text cannot break the table or inject markup. */
 export function markdownTable(header: readonly string[], rows: readonly string[][]): string {
-  const escape = (cell: string) => cell.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  const escape = (cell: string) => cell.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
   return [
     `| ${header.map(escape).join(" | ")} |`,
     `| ${header.map(() => "---").join(" | ")} |`,
     ...rows.map((row) => `| ${row.map(escape).join(" | ")} |`),
   ].join("\n");
+}
+
+/** A p-value: three decimals, or scientific notation below 0.001 ("n/a" when missing). */
+export function formatP(value: number | null | undefined): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return "n/a";
+  if (value === 0) return "0";
+  return value < 0.001 ? value.toExponential(1) : value.toFixed(3);
+}
+
+/** Any value of a loosely typed summary field as a short cell: numbers fixed, the rest as JSON. */
+export function cellValue(value: unknown, digits = 3): string {
+  if (value === null || value === undefined) return "n/a";
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : fixed(value, digits);
+  if (typeof value === "string") return value;
+  return JSON.stringify(value);
+}
+
+/** Shortens text to `limit` characters (by code point), marking the cut with an ellipsis. */
+export function truncate(text: string, limit: number): string {
+  const chars = [...text];
+  return chars.length <= limit ? text : `${chars.slice(0, limit - 1).join("")}…`;
+}
+
+/** A signed integer ("+3", "-5", "0"). */
+export function signed(value: number): string {
+  return value > 0 ? `+${value}` : String(value);
 }

@@ -27,7 +27,8 @@ export interface JudgeRunOptions {
 interface ManifestConfig {
   seed?: number;
   repeats?: number;
-  conditions?: Array<{ name: string }>;
+  conditions?: Array<{ name: string; agent?: unknown }>;
+  simulator?: unknown;
 }
 
 /** Scenarios that may have produced the run, by id: the built-in suites and the config's own path. */
@@ -94,7 +95,13 @@ export async function judgeRun(options: JudgeRunOptions): Promise<{ summary: Run
 
   const merged = readRunRecords(dir).records;
   const order = manifest.conditions?.map((condition) => condition.name) ?? [...new Set(merged.map((record) => record.condition))];
-  const summary = writeSummary(dir, merged, { conditions: order.map((name) => ({ name })), seed: manifest.seed ?? 1, repeats: manifest.repeats ?? 1, judges: config.judges });
+  const summary = await writeSummary(dir, merged, {
+    conditions: manifest.conditions ?? order.map((name) => ({ name })),
+    seed: manifest.seed ?? 1,
+    repeats: manifest.repeats ?? 1,
+    judges: config.judges,
+    simulator: manifest.simulator,
+  });
   const excluded = [...reasons.values()].reduce((sum, count) => sum + count, 0);
   return { summary, judged: todo.length, skipped, excluded, excludedReason: [...reasons].map(([reason, count]) => `${count} ${reason}`).join("; ") };
 }

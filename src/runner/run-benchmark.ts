@@ -5,7 +5,7 @@ import { runEpisode } from "../episode/step.js";
 import type { EcsJudge, HidJudge } from "../judges/judge.js";
 import { judgeEcs, judgeHid } from "../judges/judge-dialogue.js";
 import type { UsageTotals } from "../llm/chat-model.js";
-import { renderMarkdownReport } from "../report/markdown-report.js";
+import { writeReportFiles } from "../report/write-reports.js";
 import { filterScenarios } from "../scenarios/load-scenarios.js";
 import type { SkippedProfileLine } from "../scenarios/sage-profiles.js";
 import { loadScenarioSource } from "../scenarios/scenario-source.js";
@@ -96,7 +96,7 @@ export async function judgeRecord(
 /**
  * Runs conditions x scenarios x repeats into `outDir`, resuming what is there: finished dialogues
  * are kept, errored and missing ones are run. Every dialogue is appended to dialogues.jsonl as it
- * finishes; summary.json and report.md are written from the records at the end.
+ * finishes; summary.json, report.md and report.html are written from the records at the end.
  */
 export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const { config, outDir } = options;
@@ -149,7 +149,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
 
   const usage = accumulateUsage(outDir, plugins.usage());
   const records = mergeJudgements([...recorder.finished.values(), ...errored].filter((record) => planned.has(record.id)), readJudgements(outDir));
-  const summary = writeSummary(outDir, records, config, usage);
+  const summary = await writeSummary(outDir, records, config, usage);
   return { summary, ran: todo.length, skipped: tasks.length - todo.length, errors: errored.length, outDir };
 }
 
@@ -170,12 +170,13 @@ function accumulateUsage(outDir: string, current: UsageTotals[]): UsageTotals[] 
   return merged;
 }
 
-export function writeSummary(
+/** Writes summary.json, then report.md and report.html (both from the records alone). */
+export async function writeSummary(
   outDir: string,
   records: readonly DialogueRecord[],
-  config: { conditions: ReadonlyArray<{ name: string }>; seed: number; repeats: number; judges?: RunConfig["judges"] },
+  config: { conditions: ReadonlyArray<{ name: string; agent?: unknown }>; seed: number; repeats: number; judges?: RunConfig["judges"]; simulator?: unknown },
   usage?: UsageTotals[],
-): RunSummary {
+): Promise<RunSummary> {
   const summary = summariseRun(records, {
     conditionOrder: config.conditions.map((condition) => condition.name),
     seed: config.seed,
@@ -184,6 +185,6 @@ export function writeSummary(
   });
   const withUsage = usage === undefined ? summary : { ...summary, usage };
   writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(withUsage, null, 2)}\n`);
-  writeFileSync(join(outDir, "report.md"), renderMarkdownReport(withUsage));
+  await writeReportFiles(outDir, { summary: withUsage, records, setup: { conditions: config.conditions, simulator: config.simulator } });
   return withUsage;
 }

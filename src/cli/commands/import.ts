@@ -19,7 +19,7 @@ export function registerImportCommand(program: Command): void {
   const imports = program.command("import").description("Import other benchmarks' results as an AEB results directory.");
   imports
     .command("sage")
-    .description("Convert SAGE result files (*_result.jsonl) into dialogues.jsonl, summary.json and report.md: one condition per file, scored by this project's metrics.")
+    .description("Convert SAGE result files (*_result.jsonl) into dialogues.jsonl, summary.json, report.md and report.html: one condition per file, scored by this project's metrics.")
     .argument("<files...>", "SAGE result files; each becomes a condition named after the file without _result.jsonl")
     .requiredOption("-o, --out <dir>", "output directory")
     .option("--strict", "fail, importing nothing, if any line is malformed (default: skip it, report it, go on)")
@@ -33,6 +33,6 @@ export function registerImportCommand(program: Command): void {
       if (skipped.length > 0) console.error(`skipped ${skipped.length} malformed line(s); the rest was imported (--strict fails instead)`);
       for (const file of result.files) console.log(`${file.file} -> condition ${file.condition}: ${file.records.length} dialogues${file.skipped.length > 0 ? `, ${file.skipped.length} line(s) skipped` : ""}`);
       console.log(`\n${renderLeaderboard(await buildLeaderboard([{ source: flags.out, records: result.records, skipped }]), "text")}`);
-      console.log(`\nfiles: ${join(flags.out, "dialogues.jsonl")}, ${join(flags.out, "summary.json")}, ${join(flags.out, "report.md")}`);
+      console.log(`\nfiles: ${join(flags.out, "dialogues.jsonl")}, ${join(flags.out, "summary.json")}, ${join(flags.out, "report.md")}, ${join(flags.out, "report.html")}`);
     });
 }

@@ -100,7 +100,7 @@ export function registerRunCommand(program: Command): void {
       if (showBar) bar.stop();
       console.log(textTable(HEADLINE_HEADER, headlineRows(result.summary.conditions)));
       console.log(`\n${result.summary.dialogues} dialogues (${result.ran} run now, ${result.skipped} kept from before) -> ${outDir}`);
-      console.log(`files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}`);
+      console.log(`files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}, ${join(outDir, "report.html")}`);
       const errorRate = result.summary.dialogues === 0 ? 0 : result.summary.errors / result.summary.dialogues;
       if (result.summary.errors > 0) {
         console.error(`${result.summary.errors} dialogue(s) ended in error; run the same command again to retry only those`);

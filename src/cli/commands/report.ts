@@ -1,0 +1,30 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { SUMMARY_FILE } from "../../runner/run-directory.js";
+import { loadRunForReport } from "../../report/load-run.js";
+import { writeReportFiles } from "../../report/write-reports.js";
+
+interface ReportFlags {
+  recompute?: boolean;
+  writeSummary?: boolean;
+}
+
+export function registerReportCommand(program: Command): void {
+  program
+    .command("report")
+    .description("Re-render report.md and report.html of a run directory from its summary.json and dialogues.jsonl (with the later judgements of judgements.jsonl); summary.json is left as it is.")
+    .argument("<dir>", "run directory (made by aeb run --out DIR)")
+    .option("--recompute", "recompute the summary from dialogues.jsonl instead of reading summary.json (summary.json is not changed)")
+    .option("--write-summary", "recompute the summary and also overwrite summary.json with it")
+    .addHelpText("after", "\nExamples:\n  aeb report runs/quick\n  aeb report runs/quick --recompute\n")
+    .action(async (dir: string, flags: ReportFlags) => {
+      const run = loadRunForReport(dir, { recompute: flags.recompute === true || flags.writeSummary === true });
+      for (const note of run.readingNotes) console.error(`note: ${note}`);
+      if (flags.writeSummary) writeFileSync(join(dir, SUMMARY_FILE), `${JSON.stringify(run.summary, null, 2)}\n`);
+      const written = await writeReportFiles(dir, { summary: run.summary, records: run.records, setup: run.setup, readingNotes: run.readingNotes });
+      const scored = run.records.filter((record) => record.status === "done").length;
+      console.log(`read ${run.records.length} dialogue(s) (${scored} scored, ${run.records.length - scored} ended in error); summary ${run.summarySource === "recomputed" ? "recomputed from dialogues.jsonl" : "from summary.json"}${flags.writeSummary ? " and written to summary.json" : ""}`);
+      console.log(`wrote ${written.markdown} and ${written.html}`);
+    });
+}

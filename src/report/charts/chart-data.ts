@@ -1,0 +1,92 @@
+import type { DialogueRecord } from "../../core/dialogue.js";
+import { ADVERSARIAL_TYPES } from "../../core/trajectory-type.js";
+import { dialogueMetrics } from "../../metrics/dialogue-metrics.js";
+import type { RunSummary } from "../../runner/summary.js";
+
+/** Dialogues that count: status `done` (errored ones are excluded from every chart, as from every statistic). */
+export function scoredRecords(records: readonly DialogueRecord[]): DialogueRecord[] {
+  return records.filter((record) => record.status === "done");
+}
+
+/** Conditions in the summary's order, then any that only the records name. */
+export function conditionOrder(summary: RunSummary, records: readonly DialogueRecord[]): string[] {
+  const names = summary.conditions.map((condition) => condition.name);
+  for (const record of records) if (!names.includes(record.condition)) names.push(record.condition);
+  return names;
+}
+
+/** Trajectory types in the paper's order, then any others (e.g. `cooperative`) alphabetically. */
+export function typeOrder(types: Iterable<string>): string[] {
+  const present = new Set(types);
+  const known: string[] = ADVERSARIAL_TYPES.filter((type) => present.has(type));
+  return [...known, ...[...present].filter((type) => !known.includes(type)).sort()];
+}
+
+/** One scored dialogue as a point of the per-dialogue charts. */
+export interface DialoguePoint {
+  id: string;
+  condition: string;
+  type: string;
+  fs: number;
+  /** Mean visible reply length in characters over the dialogue's agent replies. */
+  replyChars: number;
+}
+
+export function dialoguePoints(records: readonly DialogueRecord[]): DialoguePoint[] {
+  return scoredRecords(records).map((record) => ({
+    id: record.id,
+    condition: record.condition,
+    type: record.type,
+    fs: record.final.fs,
+    replyChars: dialogueMetrics(record).meanReplyChars,
+  }));
+}
+
+/**
+ * A dialogue's emotion after each step: step 0 is the opening (before any agent reply), step k
+ * the emotion the user reported after the k-th agent reply. A dialogue that ended before
+ * `steps` keeps its final emotion for the remaining steps (carried forward), so every mean
+ * averages the same dialogues and a collapse keeps pulling its condition down, as it does in FS.
+ */
+export function emotionPath(record: DialogueRecord, steps: number): number[] {
+  const path = [record.opening.emotion, ...record.turns.map((turn) => turn.user.emotion)];
+  const last = record.final.emotion;
+  while (path.length < steps + 1) path.push(last);
+  return path.slice(0, steps + 1);
+}
+
+export interface TrajectoryPoint {
+  condition: string;
+  step: number;
+  mean: number;
+  /** Normal band mean ± 1.96 SE (sample SD / sqrt n), clamped to [0, 100]; null when n < 2. */
+  low: number | null;
+  high: number | null;
+  n: number;
+}
+
+/** Mean emotion per condition and step, with a ±1.96 SE band, over scored dialogues. */
+export function emotionTrajectories(records: readonly DialogueRecord[], conditions: readonly string[]): TrajectoryPoint[] {
+  const scored = scoredRecords(records);
+  const steps = Math.max(0, ...scored.map((record) => record.turns.length));
+  const points: TrajectoryPoint[] = [];
+  for (const condition of conditions) {
+    const paths = scored.filter((record) => record.condition === condition).map((record) => emotionPath(record, steps));
+    if (paths.length === 0) continue;
+    for (let step = 0; step <= steps; step += 1) {
+      const values = paths.map((path) => path[step] as number);
+      const n = values.length;
+      const mean = values.reduce((sum, value) => sum + value, 0) / n;
+      let low: number | null = null;
+      let high: number | null = null;
+      if (n >= 2) {
+        const variance = values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (n - 1);
+        const half = 1.96 * Math.sqrt(variance / n);
+        low = Math.max(0, mean - half);
+        high = Math.min(100, mean + half);
+      }
+      points.push({ condition, step, mean, low, high, n });
+    }
+  }
+  return points;
+}

@@ -1,0 +1,67 @@
+import type { TopLevelSpec } from "vega-lite";
+import type { DialogueRecord } from "../../core/dialogue.js";
+import type { RunSummary } from "../../runner/summary.js";
+import { readEcs } from "../ecs.js";
+import { conditionOrder, scoredRecords, typeOrder } from "./chart-data.js";
+import { placeholderSpec } from "./placeholder.js";
+import { CHART_CONFIG, NO_ECS_MESSAGE, conditionScale } from "./theme.js";
+
+export interface EcsPhaseRow {
+  condition: string;
+  type: string;
+  judge: string;
+  phase: "before" | "after";
+  ecs: number;
+}
+
+/** ECS before and after the manipulation turn, one row per dialogue, judge and phase that has a value. */
+export function ecsPhaseRows(records: readonly DialogueRecord[]): EcsPhaseRow[] {
+  const rows: EcsPhaseRow[] = [];
+  for (const record of scoredRecords(records)) {
+    for (const entry of readEcs(record).entries) {
+      const base = { condition: record.condition, type: record.type, judge: entry.judge };
+      if (entry.before !== null) rows.push({ ...base, phase: "before", ecs: entry.before });
+      if (entry.after !== null) rows.push({ ...base, phase: "after", ecs: entry.after });
+    }
+  }
+  return rows;
+}
+
+/**
+ * (e) Mean ECS before vs after the manipulation turn, one panel per trajectory type (and one row
+ * per ECS judge when there are several), a line per condition. A falling line is an ECS drop:
+ * the judge reads the user less well once the user starts to mislead. Types whose manipulation
+ * turn is 0 have no "before" point.
+ */
+export function ecsBeforeAfterSpec(summary: RunSummary, records: readonly DialogueRecord[]): TopLevelSpec {
+  const values = ecsPhaseRows(records);
+  if (values.length === 0) {
+    const anyEcs = scoredRecords(records).some((record) => readEcs(record).entries.length > 0);
+    return anyEcs
+      ? placeholderSpec("no ECS before/after values", "the ECS judge recorded no `before` or `after` scores")
+      : placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this chart");
+  }
+  const judges = [...new Set(values.map((value) => value.judge))].sort();
+  const types = typeOrder(values.map((value) => value.type));
+  const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, records)), title: "condition" };
+  const x = { field: "phase", type: "ordinal" as const, sort: ["before", "after"], title: null, axis: { labelAngle: 0 }, scale: { domain: ["before", "after"], padding: 0.4 } };
+  const y = { field: "ecs", type: "quantitative" as const, aggregate: "mean" as const, title: "mean ECS", scale: { zero: false } };
+  const header = { labelExpr: "split(replace(datum.label, /_/g, ' '), ' ')", labelLineHeight: 12 };
+  return {
+    data: { values },
+    facet: {
+      column: { field: "type", type: "nominal", sort: types, title: "trajectory type (manipulation turn splits before / after)", header },
+      ...(judges.length > 1 ? { row: { field: "judge", type: "nominal" as const, sort: judges, title: "ECS judge", header: { labelLimit: 0 } } } : {}),
+    },
+    spec: {
+      width: 92,
+      height: 200,
+      layer: [
+        { mark: { type: "line", strokeWidth: 2 }, encoding: { x, y, color: colour } },
+        { mark: { type: "point", filled: true, size: 50, opacity: 1 }, encoding: { x, y, color: colour } },
+      ],
+    },
+    ...(judges.length === 1 ? { title: { text: `ECS judge: ${judges[0]}`, fontSize: 12, fontWeight: "normal" as const } } : {}),
+    config: CHART_CONFIG,
+  };
+}

@@ -1,0 +1,45 @@
+import type { TopLevelSpec } from "vega-lite";
+import type { DialogueRecord } from "../../core/dialogue.js";
+import type { RunSummary } from "../../runner/summary.js";
+import { readEcs } from "../ecs.js";
+import { conditionOrder, scoredRecords } from "./chart-data.js";
+import { placeholderSpec } from "./placeholder.js";
+import { CHART_CONFIG, NO_ECS_MESSAGE, conditionScale } from "./theme.js";
+
+/** The per-dialogue (FS, ECS) pairs of the dissociation plot, one per dialogue and ECS judge. */
+export function ecsFsPoints(records: readonly DialogueRecord[]): Array<{ id: string; condition: string; judge: string; fs: number; ecs: number }> {
+  return scoredRecords(records).flatMap((record) =>
+    readEcs(record).entries.map((entry) => ({ id: record.id, condition: record.condition, judge: entry.judge, fs: record.final.fs, ecs: entry.score })),
+  );
+}
+
+/**
+ * (d) The dissociation plot: ECS against FS per dialogue, coloured by condition, one panel per
+ * ECS judge, with a diamond at each condition's mean. A condition that moves right (higher FS)
+ * without moving up (no higher ECS) improved outcomes without making the user more legible.
+ */
+export function ecsVsFsSpec(summary: RunSummary, records: readonly DialogueRecord[]): TopLevelSpec {
+  const values = ecsFsPoints(records);
+  if (values.length === 0) return placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this plot");
+  const judges = [...new Set(values.map((value) => value.judge))].sort();
+  const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, records)), title: "condition" };
+  const inUnit = values.every((value) => value.ecs >= 0 && value.ecs <= 1);
+  const x = { field: "fs", type: "quantitative" as const, title: "FS (outcome)", scale: { domain: [0, 1] } };
+  const y = { field: "ecs", type: "quantitative" as const, title: "ECS (legibility of the user's state)", scale: inUnit ? { domain: [0, 1] } : { zero: false } };
+  return {
+    data: { values },
+    facet: { column: { field: "judge", type: "nominal", sort: judges, title: "ECS judge", header: { labelFontSize: 12, labelLimit: 0 } } },
+    spec: {
+      width: judges.length > 1 ? 340 : 460,
+      height: 300,
+      layer: [
+        { mark: { type: "point", filled: true, size: 40, opacity: 0.55 }, encoding: { x, y, color: colour } },
+        {
+          mark: { type: "point", shape: "diamond", filled: true, size: 240, stroke: "#222", strokeWidth: 1.2, opacity: 1 },
+          encoding: { x: { ...x, aggregate: "mean" }, y: { ...y, aggregate: "mean" }, color: colour },
+        },
+      ],
+    },
+    config: CHART_CONFIG,
+  };
+}

@@ -1,0 +1,32 @@
+import type { TopLevelSpec } from "vega-lite";
+import type { DialogueRecord } from "../../core/dialogue.js";
+import type { RunSummary } from "../../runner/summary.js";
+import { conditionOrder, dialoguePoints } from "./chart-data.js";
+import { placeholderSpec } from "./placeholder.js";
+import { CHART_CONFIG, conditionScale } from "./theme.js";
+
+/**
+ * (f) Mean visible reply length (characters) against FS, one point per scored dialogue, coloured
+ * by condition; a diamond marks each condition's mean. A length confound shows as conditions
+ * lined up along the length axis with FS rising with it.
+ */
+export function lengthVsFsSpec(summary: RunSummary, records: readonly DialogueRecord[]): TopLevelSpec {
+  const values = dialoguePoints(records);
+  if (values.length === 0) return placeholderSpec("no scored dialogues", "every dialogue of this run ended in error");
+  const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, records)), title: "condition" };
+  const x = { field: "replyChars", type: "quantitative" as const, title: "mean reply length (characters)", scale: { zero: true } };
+  const y = { field: "fs", type: "quantitative" as const, title: "FS", scale: { domain: [0, 1] } };
+  return {
+    width: 520,
+    height: 280,
+    data: { values },
+    layer: [
+      { mark: { type: "point", filled: true, size: 36, opacity: 0.55 }, encoding: { x, y, color: colour } },
+      {
+        mark: { type: "point", shape: "diamond", filled: true, size: 220, stroke: "#222", strokeWidth: 1.2, opacity: 1 },
+        encoding: { x: { ...x, aggregate: "mean" }, y: { ...y, aggregate: "mean" }, color: colour },
+      },
+    ],
+    config: CHART_CONFIG,
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * `aeb compare`: the same condition in two runs, dialogue by dialogue. Dialogues are matched on
+ * (condition, scenario id, repeat); errored dialogues are left out (and counted) on both sides, so
+ * a pair exists only where both runs scored that dialogue. A pure function of the two records.
+ */
+import type { DialogueRecord } from "../core/dialogue.js";
+import { deriveSeed } from "../core/random.js";
+import { MIN_N_FOR_INTERVAL } from "../metrics/condition-summary.js";
+import { mean } from "../metrics/dialogue-metrics.js";
+import { bootstrapMeanCI } from "../stats/bootstrap.js";
+import { fixed, markdownTable, markdownText, textTable } from "./format.js";
+
+export interface RunSide {
+  /** How the run is named in the output (its directory). */
+  label: string;
+  records: readonly DialogueRecord[];
+  /** The run's condition order (from run.json); conditions it does not name follow alphabetically. */
+  conditionOrder?: readonly string[];
+}
+
+export interface ConditionComparison {
+  condition: string;
+  /** Dialogues scored in both runs (same scenario and repeat). */
+  matched: number;
+  /** Scored dialogues of this condition with no partner in the other run. */
+  unmatchedA: number;
+  unmatchedB: number;
+  /** Mean FS over the matched dialogues only, in each run. */
+  fsMeanA: number;
+  fsMeanB: number;
+  /** Mean of the matched differences FS(B) - FS(A). */
+  difference: number;
+  /** Seeded paired percentile-bootstrap 95% CI of that mean; null below two pairs. */
+  ci95: [number, number] | null;
+  /** The matched differences, in (scenario, repeat) order. */
+  differences: Array<{ scenarioId: string; repeat: number; a: number; b: number; difference: number }>;
+}
+
+export interface RunComparison {
+  a: { label: string; dialogues: number; errors: number };
+  b: { label: string; dialogues: number; errors: number };
+  /** Scenario ids scored in both runs (any condition). */
+  sharedScenarios: string[];
+  conditions: ConditionComparison[];
+  onlyInA: string[];
+  onlyInB: string[];
+  notes: string[];
+}
+
+const key = (record: DialogueRecord) => `${record.scenarioId}\u0000${String(record.repeat).padStart(9, "0")}`;
+
+function byKey(records: readonly DialogueRecord[]): Map<string, DialogueRecord> {
+  const map = new Map<string, DialogueRecord>();
+  for (const record of [...records].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))) if (!map.has(key(record))) map.set(key(record), record);
+  return map;
+}
+
+function ordered(names: Set<string>, order: readonly string[]): string[] {
+  return [...order.filter((name) => names.has(name)), ...[...names].filter((name) => !order.includes(name)).sort()];
+}
+
+/** Compares every condition present in both runs; `seed` seeds the paired bootstraps. */
+export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number } = {}): RunComparison {
+  const seed = options.seed ?? 1;
+  const scoredA = a.records.filter((record) => record.status === "done");
+  const scoredB = b.records.filter((record) => record.status === "done");
+  const scenariosB = new Set(scoredB.map((record) => record.scenarioId));
+  const sharedScenarios = [...new Set(scoredA.map((record) => record.scenarioId))].filter((id) => scenariosB.has(id)).sort();
+  const conditionsA = ordered(new Set(scoredA.map((record) => record.condition)), a.conditionOrder ?? []);
+  const conditionsB = ordered(new Set(scoredB.map((record) => record.condition)), b.conditionOrder ?? []);
+  const common = conditionsA.filter((name) => conditionsB.includes(name));
+
+  const conditions: ConditionComparison[] = [];
+  for (const condition of common) {
+    const mapA = byKey(scoredA.filter((record) => record.condition === condition));
+    const mapB = byKey(scoredB.filter((record) => record.condition === condition));
+    const keys = [...mapA.keys()].filter((item) => mapB.has(item)).sort();
+    const differences = keys.map((item) => {
+      const left = mapA.get(item) as DialogueRecord;
+      const right = mapB.get(item) as DialogueRecord;
+      return { scenarioId: left.scenarioId, repeat: left.repeat, a: left.final.fs, b: right.final.fs, difference: right.final.fs - left.final.fs };
+    });
+    const values = differences.map((pair) => pair.difference);
+    conditions.push({
+      condition,
+      matched: keys.length,
+      unmatchedA: mapA.size - keys.length,
+      unmatchedB: mapB.size - keys.length,
+      fsMeanA: mean(differences.map((pair) => pair.a)),
+      fsMeanB: mean(differences.map((pair) => pair.b)),
+      difference: mean(values),
+      ci95: values.length >= MIN_N_FOR_INTERVAL ? bootstrapMeanCI(values, { seed: deriveSeed(seed, "compare", condition) }).ci95 : null,
+      differences,
+    });
+  }
+
+  const notes: string[] = [];
+  const errorsA = a.records.length - scoredA.length;
+  const errorsB = b.records.length - scoredB.length;
+  if (errorsA + errorsB > 0) notes.push(`dialogues that ended in error are left out: ${errorsA} in A, ${errorsB} in B`);
+  for (const row of conditions) {
+    if (row.matched === 0) notes.push(`${row.condition}: no dialogue matches (same scenario and repeat) in both runs`);
+    else if (row.ci95 === null) notes.push(`${row.condition}: only ${row.matched} matched dialogue; no interval is given`);
+    if (row.unmatchedA + row.unmatchedB > 0) notes.push(`${row.condition}: ${row.unmatchedA} dialogue(s) only in A and ${row.unmatchedB} only in B are left out`);
+  }
+  return {
+    a: { label: a.label, dialogues: a.records.length, errors: errorsA },
+    b: { label: b.label, dialogues: b.records.length, errors: errorsB },
+    sharedScenarios,
+    conditions,
+    onlyInA: conditionsA.filter((name) => !conditionsB.includes(name)),
+    onlyInB: conditionsB.filter((name) => !conditionsA.includes(name)),
+    notes,
+  };
+}
+
+export const COMPARISON_HEADER = ["condition", "n matched", "FS A", "FS B", "B - A", "95% CI (paired bootstrap)"];
+
+export function comparisonRows(comparison: RunComparison): string[][] {
+  return comparison.conditions.map((row) => [
+    row.condition,
+    String(row.matched),
+    fixed(row.fsMeanA),
+    fixed(row.fsMeanB),
+    row.matched === 0 ? "n/a" : `${row.difference >= 0 ? "+" : ""}${fixed(row.difference)}`,
+    row.ci95 === null ? (row.matched === 0 ? "n/a" : "n too small for CI") : `[${fixed(row.ci95[0])}, ${fixed(row.ci95[1])}]`,
+  ]);
+}
+
+/** The lines around the table that say what was compared and what was left out. */
+function comparisonLines(comparison: RunComparison): string[] {
+  const lines: string[] = [];
+  if (comparison.onlyInA.length > 0) lines.push(`conditions only in A (not compared): ${comparison.onlyInA.join(", ")}`);
+  if (comparison.onlyInB.length > 0) lines.push(`conditions only in B (not compared): ${comparison.onlyInB.join(", ")}`);
+  lines.push(...comparison.notes);
+  return lines;
+}
+
+/** The comparison for a terminal. */
+export function renderComparisonText(comparison: RunComparison): string {
+  return [
+    `A: ${comparison.a.label} (${comparison.a.dialogues} dialogues)`,
+    `B: ${comparison.b.label} (${comparison.b.dialogues} dialogues)`,
+    `matched on condition, scenario and repeat; ${comparison.sharedScenarios.length} scenario(s) in both runs`,
+    "",
+    textTable(COMPARISON_HEADER, comparisonRows(comparison)),
+    "",
+    ...comparisonLines(comparison),
+  ]
+    .join("\n")
+    .trimEnd();
+}
+
+/** The comparison as a markdown document (`aeb compare --out FILE.md`). */
+export function renderComparisonMarkdown(comparison: RunComparison): string {
+  return [
+    "# AEB run comparison",
+    "",
+    `- A: ${markdownText(comparison.a.label)} (${comparison.a.dialogues} dialogues)`,
+    `- B: ${markdownText(comparison.b.label)} (${comparison.b.dialogues} dialogues)`,
+    `- matched on condition, scenario and repeat; ${comparison.sharedScenarios.length} scenario(s) in both runs`,
+    "",
+    markdownTable(COMPARISON_HEADER, comparisonRows(comparison)),
+    "",
+    "B - A is the mean of the matched differences FS(B) - FS(A); its 95% CI is a seeded percentile bootstrap over the matched pairs.",
+    "",
+    ...comparisonLines(comparison).map((line) => `- ${markdownText(line)}`),
+    "",
+  ].join("\n");
+}

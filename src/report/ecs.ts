@@ -1,0 +1,46 @@
+import type { DialogueRecord } from "../core/dialogue.js";
+
+/**
+ * One ECS judge's result on one dialogue, as the reports read it from `record.ecs`.
+ *
+ * `record.ecs` is keyed by judge name; each value carries at least a numeric `score` and, where
+ * the judge scored turns on both sides of the manipulation turn, numeric `before` and `after`.
+ * Anything else in the object is ignored, and entries without a finite `score` are skipped
+ * (and counted), so the reports keep working while the judge's record grows.
+ */
+export interface EcsEntry {
+  judge: string;
+  score: number;
+  before: number | null;
+  after: number | null;
+}
+
+function finiteOrNull(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+/** The readable ECS entries of one dialogue (judges in name order), and how many were unreadable. */
+export function readEcs(record: DialogueRecord): { entries: EcsEntry[]; unreadable: number } {
+  const ecs = record.ecs;
+  if (ecs === undefined || ecs === null || typeof ecs !== "object" || Array.isArray(ecs)) {
+    return { entries: [], unreadable: ecs === undefined || ecs === null ? 0 : 1 };
+  }
+  const entries: EcsEntry[] = [];
+  let unreadable = 0;
+  for (const judge of Object.keys(ecs).sort()) {
+    const value = (ecs as Record<string, unknown>)[judge];
+    const fields = value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
+    const score = finiteOrNull(fields.score);
+    if (score === null) {
+      unreadable += 1;
+      continue;
+    }
+    entries.push({ judge, score, before: finiteOrNull(fields.before), after: finiteOrNull(fields.after) });
+  }
+  return { entries, unreadable };
+}
+
+/** The ECS judges that scored at least one of these dialogues, in name order. */
+export function ecsJudges(records: readonly DialogueRecord[]): string[] {
+  return [...new Set(records.flatMap((record) => readEcs(record).entries.map((entry) => entry.judge)))].sort();
+}

@@ -1,0 +1,314 @@
+/**
+ * What both reports show, computed once from the saved record (summary.json + dialogues.jsonl):
+ * the tables as text cells, the notes and the worst dialogues. `markdown-report.ts` and
+ * `html-report.ts` only lay this out.
+ */
+import type { DialogueRecord } from "../core/dialogue.js";
+import type { ConditionSummary } from "../metrics/condition-summary.js";
+import type { RunSummary } from "../runner/summary.js";
+import { typeOrder } from "./charts/chart-data.js";
+import { ecsJudges, readEcs } from "./ecs.js";
+import { cellValue, fixed, formatP, percent, withCI } from "./format.js";
+import { comparisonsByMetric, judgeSections, summaryEcsJudges, summarySections } from "./summary-sections.js";
+
+/** How the run was set up, as far as the saved record tells (run.json's config, or the run's own config). */
+export interface RunSetup {
+  conditions?: ReadonlyArray<{ name: string; agent?: unknown }>;
+  simulator?: unknown;
+}
+
+/** Everything a report is made from. */
+export interface ReportInput {
+  summary: RunSummary;
+  /** Every line of dialogues.jsonl (errored dialogues included: the report excludes and counts them). */
+  records: readonly DialogueRecord[];
+  setup?: RunSetup;
+  /** Problems met while reading the run directory (a torn last line...), shown with the notes. */
+  readingNotes?: readonly string[];
+  title?: string;
+}
+
+export interface Table {
+  header: string[];
+  rows: string[][];
+}
+
+export interface ReportModel {
+  title: string;
+  facts: Array<[string, string]>;
+  headline: Table;
+  /** Sentences under the headline table (what n/a means...). */
+  headlineNotes: string[];
+  byType: Table;
+  /** One table per ECS judge (`summary.conditions[].ecsByJudge`), the headline's judge first. */
+  ecsByJudge: Array<{ judge: string; headline: boolean; table: Table }>;
+  /** Said in the ECS section when there is no table (or some entries could not be read). */
+  ecsByJudgeNote: string | null;
+  /** The simulator's HID beside each independent HID judge's; null when no independent HID judge ran. */
+  hidJudges: Table | null;
+  /** Token usage per model role; null when summary.json has none (offline runs). */
+  usage: Table | null;
+  usageNote: string | null;
+  comparisons: Array<{ metric: string; table: Table }>;
+  /** What the metric names and r mean, under the comparison tables (null when there are none). */
+  comparisonsLegend: string | null;
+  /** Said instead of comparison tables when there are none. */
+  comparisonsNote: string | null;
+  lengthConfound: Table | null;
+  lengthConfoundNote: string | null;
+  notes: string[];
+  worst: Array<{ condition: string; dialogues: DialogueRecord[] }>;
+  ecsJudges: string[];
+}
+
+/**
+ * The input with its dialogues in id order, so that a report does not depend on the order in
+ * which dialogues finished (and were appended to dialogues.jsonl).
+ */
+export function inIdOrder(input: ReportInput): ReportInput {
+  return { ...input, records: [...input.records].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) };
+}
+
+/** How many of the lowest-FS dialogues per condition the reports print. */
+export const WORST_PER_CONDITION = 3;
+
+/**
+ * A plug-in config as a few words: its kind and its id or model ("reference formulaic",
+ * "llm qwen2.5-7b think"). Only these fields are shown; endpoints (URLs, key variable names) never are.
+ */
+export function describePlugin(value: unknown): string {
+  if (value === null || typeof value !== "object") return cellValue(value);
+  const fields = value as Record<string, unknown>;
+  const endpoint = fields.endpoint !== null && typeof fields.endpoint === "object" ? (fields.endpoint as Record<string, unknown>) : {};
+  const parts = [fields.kind, fields.id ?? fields.model ?? fields.name ?? endpoint.model].filter((part): part is string => typeof part === "string");
+  if (fields.think === true) parts.push("think");
+  if (fields.fused === true) parts.push("fused");
+  return parts.length > 0 ? parts.join(" ") : "(unnamed plug-in)";
+}
+
+function collapseCell(condition: ConditionSummary): string {
+  if (condition.n === 0) return "n/a";
+  const ci = condition.collapseCi95;
+  return ci === null ? percent(condition.collapseRate) : `${percent(condition.collapseRate)} [${percent(ci[0])}, ${percent(ci[1])}]`;
+}
+
+function fsCell(condition: ConditionSummary): string {
+  if (condition.n === 0) return "n/a";
+  if (condition.fs.ci95 === null) return `${fixed(condition.fs.mean)} (n=${condition.n}: no CI)`;
+  return withCI(condition.fs);
+}
+
+/** The lowest-FS scored dialogues of each condition (ties broken by id), worst first. */
+export function worstDialogues(records: readonly DialogueRecord[], conditions: readonly string[], count = WORST_PER_CONDITION): ReportModel["worst"] {
+  return conditions
+    .map((condition) => ({
+      condition,
+      dialogues: records
+        .filter((record) => record.condition === condition && record.status === "done")
+        .sort((a, b) => a.final.fs - b.final.fs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, count),
+    }))
+    .filter((group) => group.dialogues.length > 0);
+}
+
+/** "1 comparison entry", "3 comparison entries". */
+function entries(count: number, kind: string): string {
+  return `${count} ${kind} entr${count === 1 ? "y" : "ies"}`;
+}
+
+export function buildReportModel(input: ReportInput): ReportModel {
+  const { summary, records } = input;
+  const conditions = summary.conditions;
+  const scored = records.filter((record) => record.status === "done");
+  /** ECS judges with a score on some dialogue (what the charts plot). */
+  const scoringJudges = ecsJudges(scored);
+  /** The judges summary.json names (its first gives the headline ECS), then those only the dialogues carry. */
+  const namedJudges = summaryEcsJudges(summary);
+  const judges = [...namedJudges, ...scoringJudges.filter((judge) => !namedJudges.includes(judge))];
+  const judgeTables = judgeSections(summary);
+  const presets = [...new Set(records.map((record) => record.preset))].sort();
+  const types = typeOrder(conditions.flatMap((condition) => Object.keys(condition.byType)));
+
+  const facts: Array<[string, string]> = [
+    ["dialogues", `${summary.dialogues} (${summary.dialogues - summary.errors} scored, ${summary.errors} ended in error)`],
+    ["conditions", conditions.map((condition) => condition.name).join(", ") || "none"],
+    ["scenarios", String(summary.scenarios)],
+    ["repeats per scenario", String(summary.repeats)],
+    ["run seed", String(summary.seed)],
+    ["trajectory types", types.join(", ") || "none"],
+    ["presets", presets.join(", ") || "unknown"],
+    ["ECS judges", judges.length === 0 ? "none (no ECS judge ran)" : judges.length > 1 && namedJudges.length > 0 ? `${judges.join(", ")} (the headline ECS is ${namedJudges[0]}'s)` : judges.join(", ")],
+    ["HID", judgeTables.hid.length === 0 ? "the simulated user's verdicts" : `the simulated user's verdicts; independent HID judges: ${judgeTables.hid.map((table) => table.judge).join(", ")}`],
+  ];
+  if (input.setup?.simulator !== undefined) facts.push(["simulated user", describePlugin(input.setup.simulator)]);
+  for (const condition of input.setup?.conditions ?? []) if (condition.agent !== undefined) facts.push([`agent of ${condition.name}`, describePlugin(condition.agent)]);
+
+  const headlineNotes: string[] = [];
+  if (conditions.every((condition) => condition.ecs === null)) {
+    if (judges.length === 0) headlineNotes.push("ECS is n/a: no ECS judge ran.");
+    else if (namedJudges.length === 0) headlineNotes.push(`ECS is n/a: summary.json has no ECS means, although the dialogues carry scores from ${scoringJudges.join(", ")} (the charts use them).`);
+    else {
+      const others = scoringJudges.filter((judge) => judge !== namedJudges[0]);
+      headlineNotes.push(`ECS is n/a: the headline's ECS judge, ${namedJudges[0]}, scored no dialogue${others.length > 0 ? ` (the ECS tables and charts show ${others.join(", ")})` : ""}.`);
+    }
+  } else if (namedJudges.length > 0) {
+    headlineNotes.push(
+      `ECS: the ${namedJudges[0]} judge's mean score${judges.length > 1 ? " (the first ECS judge)" : ""}; the ECS section below has ${judges.length > 1 ? "every judge's scores" : "its scores"} before and after the manipulation turn.`,
+    );
+  }
+  if (judgeTables.hid.length > 0) headlineNotes.push(`HID is the simulated user's own verdicts; the independent HID judges (${judgeTables.hid.map((table) => table.judge).join(", ")}) are beside it in the HID table.`);
+  if (conditions.some((condition) => condition.n > 0 && condition.fs.ci95 === null)) {
+    headlineNotes.push("A condition with fewer than two scored dialogues has no confidence interval.");
+  }
+
+  const sections = summarySections(summary);
+  const comparisonHeader = ["metric", "test", "a", "b", "n", "p", "Holm p", "r", "mean a", "mean b"];
+  const comparisons = comparisonsByMetric(sections.comparisons).map(({ metric, rows }) => ({
+    metric,
+    table: {
+      header: comparisonHeader,
+      rows: rows.map((row) => [row.metric, row.test, row.a, row.b, cellValue(row.n), formatP(row.p), formatP(row.pHolm), fixed(row.r), fixed(row.meanA), fixed(row.meanB)]),
+    },
+  }));
+  let comparisonsNote: string | null = null;
+  if (comparisons.length === 0) comparisonsNote = "No comparisons: summary.json lists none.";
+  const comparisonsLegend =
+    comparisons.length === 0
+      ? null
+      : [
+          "Metrics: fs the final score; hid the simulated user's HID",
+          namedJudges.length > 0 ? `; ecs the headline ECS judge's score (${namedJudges[0]}), ecs:NAME another ECS judge's` : "; ecs:NAME an ECS judge's score",
+          "; hid:NAME an independent HID judge's verdict; collapse the share of dialogues that collapsed.",
+          " Tests: mannwhitney over dialogues; wilcoxon over the per-scenario means of the scenarios both conditions ran; mcnemar (exact) on collapses, matched by scenario and repeat.",
+          " Holm p: adjusted over all comparisons of one metric and test.",
+          " r: for mannwhitney the rank-biserial correlation, positive when a tends to be lower; for wilcoxon the matched-pairs rank-biserial, positive when a tends to be higher; none for mcnemar.",
+          " mean a, mean b: the metric's mean in each condition over the dialogues (or matched scenarios, or matched pairs) the test used.",
+        ].join("");
+  if (sections.unreadableComparisons > 0) {
+    comparisonsNote = `${comparisonsNote ?? ""} ${entries(sections.unreadableComparisons, "comparison")} could not be read (missing metric, test, a, b or p) and ${sections.unreadableComparisons === 1 ? "is" : "are"} not shown.`.trim();
+  }
+
+  let lengthConfound: Table | null = null;
+  let lengthConfoundNote: string | null = null;
+  if (sections.lengthConfound === null) {
+    lengthConfoundNote = "summary.json has no length-confound analysis, so whether reply length explains the FS differences is not tested here (see the reply-length chart).";
+  } else if (sections.lengthConfound.length === 0) {
+    lengthConfoundNote = "The length-confound analysis in summary.json is empty (no pair of conditions to test).";
+  } else {
+    lengthConfound = {
+      header: ["a", "b", "condition coef.", "p", "coef. adjusted for length", "p adjusted", "rho(length, FS) in a", "rho(length, FS) in b"],
+      rows: sections.lengthConfound.map((row) => [
+        row.a,
+        row.b,
+        fixed(row.coefficient),
+        formatP(row.p),
+        fixed(row.coefficientAdjusted),
+        formatP(row.pAdjusted),
+        fixed(row.rhoA),
+        fixed(row.rhoB),
+      ]),
+    };
+  }
+  if (sections.unreadableLengthConfound > 0) {
+    lengthConfoundNote = `${lengthConfoundNote ?? ""} ${entries(sections.unreadableLengthConfound, "length-confound")} could not be read (missing a, b, coefficient or p) and ${sections.unreadableLengthConfound === 1 ? "is" : "are"} not shown.`.trim();
+  }
+
+  const ecsByJudge = judgeTables.ecs.map(({ judge, cells }) => ({
+    judge,
+    headline: judge === namedJudges[0],
+    table: {
+      header: ["condition", "ECS [95% CI]", "before manipulation", "after manipulation", "drop", "judged", "judge errors"],
+      rows: cells.map(({ condition, cell }) =>
+        cell === null
+          ? [condition, "n/a", "n/a", "n/a", "n/a", "0", "0"]
+          : [condition, withCI(cell.mean), fixed(cell.before), fixed(cell.after), fixed(cell.drop), String(cell.judged), String(cell.judgeErrors)],
+      ),
+    },
+  }));
+  let ecsByJudgeNote: string | null = null;
+  if (ecsByJudge.length === 0) {
+    ecsByJudgeNote = judges.length === 0 ? "No ECS judge ran." : `summary.json has no per-judge ECS (it predates judges); the charts use the dialogues' scores from ${judges.join(", ")}.`;
+  }
+  if (judgeTables.unreadable > 0) {
+    ecsByJudgeNote = `${ecsByJudgeNote ?? ""} ${entries(judgeTables.unreadable, "per-judge")} of summary.json could not be read and ${judgeTables.unreadable === 1 ? "is" : "are"} shown as n/a.`.trim();
+  }
+
+  const hidJudges: Table | null =
+    judgeTables.hid.length === 0
+      ? null
+      : {
+          header: ["condition", "simulator HID [95% CI]", ...judgeTables.hid.flatMap(({ judge }) => [`${judge} [95% CI]`, `${judge}: judged`, `${judge}: errors`])],
+          rows: conditions.map((condition, index) => [
+            condition.name,
+            withCI(condition.hid),
+            ...judgeTables.hid.flatMap(({ cells }) => {
+              const cell = cells[index]?.cell ?? null;
+              return cell === null ? ["n/a", "0", "0"] : [withCI(cell.mean), String(cell.judged), String(cell.judgeErrors)];
+            }),
+          ]),
+        };
+
+  let usage: Table | null = null;
+  let usageNote: string | null = null;
+  if (judgeTables.usage !== null && judgeTables.usage.length > 0) {
+    const rows = judgeTables.usage;
+    const total = (field: "calls" | "cachedCalls" | "failedCalls" | "requests" | "retries" | "promptTokens" | "completionTokens") => String(rows.reduce((sum, row) => sum + row[field], 0));
+    usage = {
+      header: ["role", "model", "calls", "cached", "failed", "requests", "retries", "prompt tokens", "completion tokens"],
+      rows: [
+        ...rows.map((row) => [row.role, row.model, String(row.calls), String(row.cachedCalls), String(row.failedCalls), String(row.requests), String(row.retries), String(row.promptTokens), String(row.completionTokens)]),
+        ...(rows.length > 1 ? [["total", "", total("calls"), total("cachedCalls"), total("failedCalls"), total("requests"), total("retries"), total("promptTokens"), total("completionTokens")]] : []),
+      ],
+    };
+  }
+  if (judgeTables.unreadableUsage > 0) usageNote = `${entries(judgeTables.unreadableUsage, "usage")} could not be read and ${judgeTables.unreadableUsage === 1 ? "is" : "are"} not shown.`;
+
+  const unreadableEcs = scored.reduce((sum, record) => sum + readEcs(record).unreadable, 0);
+  const notes = [...(input.readingNotes ?? []), ...summary.notes];
+  if (unreadableEcs > 0) notes.push(`${unreadableEcs} ECS entr${unreadableEcs === 1 ? "y has" : "ies have"} no numeric score and are left out of the charts.`);
+  const conditionNames = conditions.map((condition) => condition.name);
+  const orphans = [...new Set(records.map((record) => record.condition))].filter((name) => !conditionNames.includes(name));
+  if (orphans.length > 0) notes.push(`dialogues.jsonl has condition(s) that summary.json does not: ${orphans.join(", ")} (they appear in the charts only).`);
+
+  return {
+    title: input.title ?? "AEB run report",
+    facts,
+    headline: {
+      header: ["condition", "n", "FS [95% CI]", "collapse [95% CI]", "HID", "ECS", "reply chars", "errors"],
+      rows: conditions.map((condition) => [
+        condition.name,
+        String(condition.n),
+        fsCell(condition),
+        collapseCell(condition),
+        withCI(condition.hid),
+        withCI(condition.ecs),
+        fixed(condition.meanReplyChars, 0),
+        String(condition.errors),
+      ]),
+    },
+    headlineNotes,
+    byType: {
+      header: ["condition", ...types],
+      rows: conditions.map((condition) => [
+        condition.name,
+        ...types.map((type) => {
+          const cell = condition.byType[type];
+          return cell === undefined ? "n/a" : `${fixed(cell.fsMean)} (n=${cell.n})`;
+        }),
+      ]),
+    },
+    ecsByJudge,
+    ecsByJudgeNote,
+    hidJudges,
+    usage,
+    usageNote,
+    comparisons,
+    comparisonsNote,
+    comparisonsLegend,
+    lengthConfound,
+    lengthConfoundNote,
+    notes,
+    worst: worstDialogues(records, [...conditionNames, ...orphans]),
+    ecsJudges: judges,
+  };
+}

@@ -1,0 +1,203 @@
+/**
+ * report.html in a real browser (Debian's Chromium driven by playwright-core): every chart drew
+ * an SVG of non-zero size with marks, the console stayed clean, the page asked for nothing
+ * outside itself, and hostile transcript text stayed text. Saves a screenshot for a human look.
+ *
+ * Chromium is required on CI (.ci/run installs it); elsewhere the test skips with a message.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync, cpSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium, type Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
+import { runCli, temporaryDirectory } from "./helpers/cli.js";
+
+/** Debian's Chromium; AEB_CHROMIUM points elsewhere (e.g. to check that a missing browser fails on CI). */
+const CHROMIUM = process.env.AEB_CHROMIUM ?? "/usr/bin/chromium";
+const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const onCi = process.env.CI !== undefined && process.env.CI !== "" && process.env.CI !== "false" && process.env.CI !== "0";
+const chromiumPresent = existsSync(CHROMIUM);
+/** Where the screenshots go (a stable place under the temp dir, so a person can find them). */
+const SCREENSHOT_DIR = join(tmpdir(), "aeb-report-browser");
+
+if (!chromiumPresent && !onCi) {
+  console.warn(`report-browser.test.ts: skipped, no Chromium at ${CHROMIUM} (install it with: apt-get install -y chromium). On CI this check fails instead.`);
+}
+
+const CHART_IDS = ["chart-fs", "chart-type-heatmap", "chart-emotion-trajectory", "chart-ecs-vs-fs", "chart-ecs-phase", "chart-length-vs-fs"];
+const HOSTILE = '<script>window.__pwned = true</script><img src=x onerror="window.__pwned = true">';
+/** Dialogues of each run below: five reference agents x the starter suite x 2 repeats. */
+const DIALOGUES = 5 * filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite: "starter" }).length * 2;
+
+interface ChartCheck {
+  id: string;
+  width: number;
+  height: number;
+  marks: number;
+  points: number;
+  text: string;
+}
+
+interface PageCheck {
+  charts: ChartCheck[];
+  consoleErrors: string[];
+  outsideRequests: string[];
+  pwned: boolean;
+  bodyText: string;
+}
+
+let browser: Browser;
+let root: string;
+
+function requireChromium(): void {
+  if (!chromiumPresent) throw new Error(`Chromium is missing at ${CHROMIUM}: .ci/run installs it (apt-get install -y chromium); on CI the browser check of report.html may not be skipped`);
+}
+
+/** Opens a report, checks it as a reader's browser sees it, and saves a full-page screenshot. */
+async function openReport(file: string, screenshot: string): Promise<PageCheck> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  const page = await context.newPage();
+  const consoleErrors: string[] = [];
+  const outsideRequests: string[] = [];
+  const self = pathToFileURL(file).href;
+  page.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text());
+  });
+  page.on("pageerror", (error) => consoleErrors.push(error.message));
+  await context.route("**/*", async (route) => {
+    const url = route.request().url();
+    if (url === self) await route.continue();
+    else {
+      outsideRequests.push(url);
+      await route.abort();
+    }
+  });
+  await page.goto(self, { waitUntil: "load" });
+  const charts = await page.$$eval("figure.chart", (figures) =>
+    figures.map((figure) => {
+      const svg = figure.querySelector("svg");
+      const box = svg?.getBoundingClientRect();
+      return {
+        id: figure.id,
+        width: box?.width ?? 0,
+        height: box?.height ?? 0,
+        marks: svg === null ? 0 : svg.querySelectorAll('g[class*="role-mark"] > *').length,
+        points: svg === null ? 0 : svg.querySelectorAll('[aria-roledescription="point"]').length,
+        text: svg?.textContent ?? "",
+      };
+    }),
+  );
+  const pwned = await page.evaluate(() => (globalThis as unknown as { __pwned?: boolean }).__pwned === true);
+  const bodyText = await page.innerText("body");
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: screenshot, fullPage: true });
+  await context.close();
+  return { charts, consoleErrors, outsideRequests, pwned, bodyText };
+}
+
+describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", () => {
+  beforeAll(async () => {
+    // Without Chromium (only reached on CI) every test below fails with requireChromium's message.
+    if (!chromiumPresent) return;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    root = temporaryDirectory("aeb-report-browser-");
+    // aeb run's default config: the offline-lexicon ECS judge scores every dialogue.
+    const run = runCli(["run", "--suite", "starter", "--repeats", "2", "--out", join(root, "plain"), "--no-progress"]);
+    expect(run.code, run.stderr).toBe(0);
+    // A run configured without any ECS judge.
+    const config = join(root, "no-ecs-judge.yaml");
+    writeFileSync(config, "judges:\n  ecs: []\n");
+    const unjudged = runCli(["run", "--config", config, "--suite", "starter", "--repeats", "2", "--out", join(root, "unjudged"), "--no-progress"]);
+    expect(unjudged.code, unjudged.stderr).toBe(0);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("draws every chart of an offline aeb run, the ECS ones from the offline-lexicon judge, logs no error and loads nothing", async () => {
+    requireChromium();
+    const check = await openReport(join(root, "plain", "report.html"), join(SCREENSHOT_DIR, "report-offline.png"));
+    expect(check.charts.map((chart) => chart.id)).toEqual(CHART_IDS);
+    for (const chart of check.charts) {
+      expect(chart.width, chart.id).toBeGreaterThan(100);
+      expect(chart.height, chart.id).toBeGreaterThan(50);
+      expect(chart.marks, chart.id).toBeGreaterThan(0);
+      expect(chart.text, chart.id).not.toContain("no ECS judge ran");
+    }
+    // Every dialogue and each of the 5 condition means, in one offline-lexicon panel.
+    const dissociation = check.charts.find((chart) => chart.id === "chart-ecs-vs-fs")!;
+    expect(dissociation.points).toBe(DIALOGUES + 5);
+    expect(dissociation.text).toContain("offline-lexicon");
+    const phases = check.charts.find((chart) => chart.id === "chart-ecs-phase")!;
+    expect(phases.points).toBeGreaterThan(30);
+    expect(phases.text).toContain("offline-lexicon");
+    expect(check.charts.find((chart) => chart.id === "chart-length-vs-fs")!.points).toBeGreaterThan(DIALOGUES);
+    expect(check.consoleErrors).toEqual([]);
+    expect(check.outsideRequests).toEqual([]);
+    expect(check.bodyText).toContain("Headline (per condition)");
+    expect(check.bodyText).toContain("offline-lexicon (the headline ECS)");
+    expect(check.bodyText).not.toContain("No comparisons");
+  });
+
+  it("says no ECS judge ran in the ECS panels of a run without an ECS judge", async () => {
+    requireChromium();
+    const check = await openReport(join(root, "unjudged", "report.html"), join(SCREENSHOT_DIR, "report-no-ecs.png"));
+    expect(check.charts.map((chart) => chart.id)).toEqual(CHART_IDS);
+    for (const chart of check.charts) {
+      expect(chart.width, chart.id).toBeGreaterThan(100);
+      expect(chart.height, chart.id).toBeGreaterThan(50);
+      expect(chart.marks, chart.id).toBeGreaterThan(0);
+    }
+    for (const id of ["chart-ecs-vs-fs", "chart-ecs-phase"]) {
+      const chart = check.charts.find((candidate) => candidate.id === id)!;
+      expect(chart.text, id).toContain("no ECS judge ran");
+      expect(chart.points, id).toBe(0);
+    }
+    expect(check.bodyText).toContain("ECS is n/a: no ECS judge ran.");
+    expect(check.consoleErrors).toEqual([]);
+    expect(check.outsideRequests).toEqual([]);
+  });
+
+  it("draws the ECS charts from judged dialogues, keeps hostile transcript text inert, and saves a screenshot", async () => {
+    requireChromium();
+    const dir = join(root, "judged");
+    cpSync(join(root, "plain"), dir, { recursive: true });
+    const lines = readFileSync(join(dir, "dialogues.jsonl"), "utf8").split("\n").filter(Boolean);
+    const judged = lines.map((line, index) => {
+      const record = JSON.parse(line) as { condition: string; final: { fs: number }; turns: Array<{ agent: { text: string } }>; ecs?: unknown };
+      // A made-up judge (in place of the offline one) whose score loosely follows FS, so the dissociation plot has something to show.
+      const score = Math.min(1, Math.max(0, 0.45 + 0.3 * record.final.fs + ((index % 7) - 3) / 40));
+      const before = Math.min(1, score + 0.05);
+      const after = Math.max(0, score - 0.08);
+      record.ecs = { "cross-family-judge": { judge: "cross-family-judge", score, before, after, drop: before - after, spearman: null, turns: record.turns.length, estimates: [], errors: [] } };
+      if (record.condition === "formulaic" && record.turns[0] !== undefined) record.turns[0].agent.text = `${HOSTILE} ${record.turns[0].agent.text}`;
+      return JSON.stringify(record);
+    });
+    writeFileSync(join(dir, "dialogues.jsonl"), judged.map((line) => `${line}\n`).join(""));
+    const report = runCli(["report", dir, "--recompute"]);
+    expect(report.code, report.stderr).toBe(0);
+
+    const screenshot = join(SCREENSHOT_DIR, "report.png");
+    const check = await openReport(join(dir, "report.html"), screenshot);
+    expect(check.charts.map((chart) => chart.id)).toEqual(CHART_IDS);
+    for (const chart of check.charts) {
+      expect(chart.width, chart.id).toBeGreaterThan(100);
+      expect(chart.height, chart.id).toBeGreaterThan(50);
+      expect(chart.marks, chart.id).toBeGreaterThan(0);
+      expect(chart.text, chart.id).not.toContain("no ECS judge ran");
+    }
+    // Every dialogue + 5 condition means in the dissociation plot; 6 types x 5 conditions x 2 phases (at most) in the other.
+    expect(check.charts.find((chart) => chart.id === "chart-ecs-vs-fs")!.points).toBe(DIALOGUES + 5);
+    expect(check.charts.find((chart) => chart.id === "chart-ecs-vs-fs")!.text).toContain("cross-family-judge");
+    expect(check.charts.find((chart) => chart.id === "chart-ecs-phase")!.points).toBeGreaterThan(30);
+    expect(check.pwned).toBe(false);
+    expect(check.bodyText).toContain('<script>window.__pwned = true</script>');
+    expect(check.consoleErrors).toEqual([]);
+    expect(check.outsideRequests).toEqual([]);
+    expect(existsSync(screenshot)).toBe(true);
+    console.info(`report screenshot: ${screenshot}`);
+  });
+});

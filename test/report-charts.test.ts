@@ -1,0 +1,214 @@
+/**
+ * The report's charts: Vega-Lite specs that are pure functions of the summary and the dialogues,
+ * rendered to inline SVG in Node. Placeholders instead of empty charts, carried-forward emotion
+ * trajectories, scoped SVG ids, escaping and determinism.
+ */
+import { describe, expect, it } from "vitest";
+import type { DialogueRecord } from "../src/core/dialogue.js";
+import type { TrajectoryType } from "../src/core/trajectory-type.js";
+import { chartDefinitions, emotionPath, emotionTrajectories, hasActiveContent, NO_ECS_MESSAGE, renderCharts, scopeSvg } from "../src/report/charts/index.js";
+import { readEcs } from "../src/report/ecs.js";
+import { summariseRun } from "../src/runner/summary.js";
+
+interface DialogueSpec {
+  condition: string;
+  scenarioId?: string;
+  type?: TrajectoryType;
+  repeat?: number;
+  /** Opening emotion, then the emotion after each turn. */
+  emotions: number[];
+  status?: "done" | "error";
+  ecs?: DialogueRecord["ecs"];
+}
+
+/** One ECS judge's entry on a dialogue, as src/judges/judge-dialogue.ts records it (estimates left out). */
+function ecsEntry(judge: string, score: number, before: number | null = null, after: number | null = null): NonNullable<DialogueRecord["ecs"]>[string] {
+  return { judge, score, before, after, drop: before !== null && after !== null ? before - after : null, spearman: null, turns: 2, estimates: [], errors: [] };
+}
+
+function dialogue(spec: DialogueSpec): DialogueRecord {
+  const scenarioId = spec.scenarioId ?? "escalation-landlord";
+  const repeat = spec.repeat ?? 0;
+  const emotions = spec.emotions;
+  const last = emotions.at(-1) as number;
+  const status = spec.status ?? "done";
+  return {
+    id: `${spec.condition}/${scenarioId}/${repeat}`,
+    condition: spec.condition,
+    scenarioId,
+    type: spec.type ?? "escalation",
+    repeat,
+    seed: 7,
+    status,
+    endReason: status === "error" ? "error" : last <= 10 ? "collapse" : last >= 95 ? "success" : "max_turns",
+    preset: "aeb",
+    manipulationTurn: 1,
+    opening: { text: "My landlord kept the deposit.", emotion: emotions[0] as number },
+    turns: emotions.slice(1).map((emotion, index) => ({
+      index,
+      agent: { text: `reply ${index}`.padEnd(40 + index * 10, "."), chars: 40 + index * 10 },
+      user: { text: `user ${index}`, emotion, delta: emotion - (emotions[index] as number), simulatorDelta: emotion - (emotions[index] as number), adjustments: [], flags: [] },
+    })),
+    final: { emotion: last, fs: last / 100 },
+    ...(spec.ecs === undefined ? {} : { ecs: spec.ecs }),
+  };
+}
+
+function summaryOf(records: DialogueRecord[]) {
+  return summariseRun(records, { conditionOrder: [], seed: 3, repeats: 2 });
+}
+
+const pointsIn = (svg: string) => svg.split('aria-roledescription="point"').length - 1;
+
+describe("emotion trajectories", () => {
+  it("carries a dialogue that ended early forward at its final emotion", () => {
+    expect(emotionPath(dialogue({ condition: "x", emotions: [50, 40, 8] }), 4)).toEqual([50, 40, 8, 8, 8]);
+    expect(emotionPath(dialogue({ condition: "x", emotions: [50] }), 2)).toEqual([50, 50, 50]);
+  });
+
+  it("averages every scored dialogue at every step with a ±1.96 SE band, and gives no band for one dialogue", () => {
+    const records = [
+      dialogue({ condition: "a", emotions: [50, 60], repeat: 0 }),
+      dialogue({ condition: "a", emotions: [50, 40, 30], repeat: 1 }),
+      dialogue({ condition: "b", emotions: [50, 70] }),
+      dialogue({ condition: "a", emotions: [50, 0], repeat: 2, status: "error" }),
+    ];
+    const points = emotionTrajectories(records, ["a", "b"]);
+    const a1 = points.find((point) => point.condition === "a" && point.step === 1)!;
+    expect(a1.mean).toBe(50);
+    expect(a1.n).toBe(2); // the errored dialogue is excluded
+    // sd = 14.142, se = 10, half-width 19.6
+    expect(a1.low).toBeCloseTo(30.4, 6);
+    expect(a1.high).toBeCloseTo(69.6, 6);
+    const a2 = points.find((point) => point.condition === "a" && point.step === 2)!;
+    expect(a2.mean).toBe(45); // 60 carried forward, and 30
+    const b2 = points.find((point) => point.condition === "b" && point.step === 2)!;
+    expect(b2).toMatchObject({ mean: 70, low: null, high: null, n: 1 });
+  });
+});
+
+describe("ECS as the charts read it", () => {
+  it("reads judges with a numeric score, skips and counts the rest", () => {
+    // `broken` is of another shape than the record schema allows: read defensively all the same.
+    const broken = { judge: "broken", score: "high" } as unknown as NonNullable<DialogueRecord["ecs"]>[string];
+    const record = dialogue({ condition: "a", emotions: [50, 60], ecs: { zeta: ecsEntry("zeta", 0.8, 0.9, 0.7), alpha: ecsEntry("alpha", 0.6), broken } });
+    expect(readEcs(record)).toEqual({
+      entries: [
+        { judge: "alpha", score: 0.6, before: null, after: null },
+        { judge: "zeta", score: 0.8, before: 0.9, after: 0.7 },
+      ],
+      unreadable: 1,
+    });
+    expect(readEcs(dialogue({ condition: "a", emotions: [50] }))).toEqual({ entries: [], unreadable: 0 });
+  });
+});
+
+describe("chart rendering", () => {
+  const plain = [
+    dialogue({ condition: "formulaic", emotions: [50, 45, 40, 30], repeat: 0 }),
+    dialogue({ condition: "formulaic", emotions: [50, 44, 8], repeat: 1 }),
+    dialogue({ condition: "attuned", emotions: [50, 60, 75, 96], repeat: 0 }),
+    dialogue({ condition: "attuned", emotions: [50, 62, 80, 97], repeat: 1, type: "gaslighting", scenarioId: "gaslighting-friends" }),
+    dialogue({ condition: "solo", emotions: [50, 55] }),
+  ];
+
+  it("renders six charts, each with marks, no warnings, no URL, and ids unique across charts", async () => {
+    const charts = await renderCharts(summaryOf(plain), plain);
+    expect(charts.map((chart) => chart.id)).toEqual(["chart-fs", "chart-type-heatmap", "chart-emotion-trajectory", "chart-ecs-vs-fs", "chart-ecs-phase", "chart-length-vs-fs"]);
+    const ids: string[] = [];
+    for (const chart of charts) {
+      expect(chart.warnings, chart.id).toEqual([]);
+      expect(chart.svg.startsWith("<svg")).toBe(true);
+      expect(chart.svg).toMatch(/class="mark-[a-z]+ role-mark/);
+      expect(chart.svg).not.toMatch(/https?:|xmlns/);
+      ids.push(...[...chart.svg.matchAll(/ id="([^"]+)"/g)].map((match) => match[1] as string));
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('shows a "no ECS judge ran" panel, not an empty chart, when no dialogue has ECS', async () => {
+    const charts = await renderCharts(summaryOf(plain), plain);
+    for (const id of ["chart-ecs-vs-fs", "chart-ecs-phase"]) {
+      const chart = charts.find((item) => item.id === id)!;
+      expect(chart.svg).toContain(NO_ECS_MESSAGE);
+      expect(pointsIn(chart.svg)).toBe(0);
+    }
+  });
+
+  it("plots one point per dialogue and judge, plus condition means, when ECS exists", async () => {
+    const judged: DialogueRecord[] = plain.map((record, index) => ({ ...record, ecs: { "judge-a": ecsEntry("judge-a", 0.5 + index / 20, 0.7, 0.5 + index / 50) } }));
+    judged.push(dialogue({ condition: "attuned", emotions: [50, 0], repeat: 5, status: "error", ecs: { "judge-a": ecsEntry("judge-a", 0.1) } }));
+    const charts = await renderCharts(summaryOf(judged), judged);
+    const scatter = charts.find((chart) => chart.id === "chart-ecs-vs-fs")!;
+    expect(scatter.svg).not.toContain(NO_ECS_MESSAGE);
+    expect(pointsIn(scatter.svg)).toBe(5 + 3); // 5 scored dialogues (the errored one is left out) + 3 condition means
+    const phases = charts.find((chart) => chart.id === "chart-ecs-phase")!;
+    expect(phases.svg).not.toContain(NO_ECS_MESSAGE);
+    expect(phases.svg).toContain("before");
+    expect(phases.warnings).toEqual([]);
+  });
+
+  it("gives each ECS judge its own panel when several judged the dialogues", async () => {
+    const judged: DialogueRecord[] = plain.map((record, index) => ({
+      ...record,
+      ecs: { "a-long-cross-family-judge-name": ecsEntry("a-long-cross-family-judge-name", 0.6, 0.7, 0.6), "b-judge": ecsEntry("b-judge", 0.3 + index / 10, 0.5, 0.4) },
+    }));
+    const charts = await renderCharts(summaryOf(judged), judged);
+    const scatter = charts.find((chart) => chart.id === "chart-ecs-vs-fs")!;
+    expect(scatter.warnings).toEqual([]);
+    expect(scatter.svg).toContain("a-long-cross-family-judge-name");
+    expect(scatter.svg).toContain("b-judge");
+    expect(pointsIn(scatter.svg)).toBe(2 * (5 + 3));
+    const phases = charts.find((chart) => chart.id === "chart-ecs-phase")!;
+    expect(phases.warnings).toEqual([]);
+    expect(phases.svg).toContain("b-judge");
+  });
+
+  it("says when a judge ran but recorded no before/after values", async () => {
+    const judged: DialogueRecord[] = plain.map((record) => ({ ...record, ecs: { "judge-a": ecsEntry("judge-a", 0.6) } }));
+    const charts = await renderCharts(summaryOf(judged), judged);
+    expect(charts.find((chart) => chart.id === "chart-ecs-phase")!.svg).toContain("no ECS before/after values");
+  });
+
+  it("marks a condition with one dialogue as having no CI", async () => {
+    const [fs] = await renderCharts(summaryOf(plain), plain);
+    expect(fs!.svg).toContain("(n=1: no CI)");
+  });
+
+  it("escapes condition names and is deterministic", async () => {
+    const hostile = [dialogue({ condition: '<script>alert("x")</script>', emotions: [50, 20] }), dialogue({ condition: "ok", emotions: [50, 70] })];
+    const first = await renderCharts(summaryOf(hostile), hostile);
+    const second = await renderCharts(summaryOf(hostile), hostile);
+    expect(first.map((chart) => chart.svg)).toEqual(second.map((chart) => chart.svg));
+    for (const chart of first) expect(chart.svg).not.toContain("<script");
+    expect(first[0]!.svg).toContain("&lt;script&gt;");
+  });
+
+  it("specs are plain data (pure functions of summary and dialogues)", () => {
+    const specs = chartDefinitions(summaryOf(plain), plain);
+    expect(JSON.parse(JSON.stringify(specs))).toEqual(specs);
+  });
+});
+
+describe("hasActiveContent", () => {
+  it("finds scripts, event handlers and javascript links in tags, not in escaped text or attribute values", () => {
+    expect(hasActiveContent('<svg><script>x()</script></svg>')).toBe(true);
+    expect(hasActiveContent('<svg><g onload="x()"></g></svg>')).toBe(true);
+    expect(hasActiveContent('<svg><foreignObject><div/></foreignObject></svg>')).toBe(true);
+    expect(hasActiveContent('<svg><a href="javascript:x()"></a></svg>')).toBe(true);
+    expect(hasActiveContent('<svg><g aria-label="judge: a onload=alert(1)"><text>&lt;script&gt; onclick=x</text></g></svg>')).toBe(false);
+  });
+
+  it("lets a judge named like an event handler through Vega harmlessly", async () => {
+    const judged: DialogueRecord[] = [dialogue({ condition: "a", emotions: [50, 40], ecs: { "x onload=alert(1)": ecsEntry("x onload=alert(1)", 0.5) } })];
+    const charts = await renderCharts(summaryOf(judged), judged);
+    expect(charts.find((chart) => chart.id === "chart-ecs-vs-fs")!.svg).toContain("x onload=alert(1)");
+  });
+});
+
+describe("scopeSvg", () => {
+  it("renames ids and their references, and drops namespace URLs", () => {
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><defs><clipPath id="clip1"/><linearGradient id="gradient_7"/></defs><g clip-path="url(#clip1)"><path fill="url(#gradient_7)"/><use xlink:href="#clip1"/></g></svg>';
+    expect(scopeSvg(svg, "c")).toBe('<svg><defs><clipPath id="c-1"/><linearGradient id="c-2"/></defs><g clip-path="url(#c-1)"><path fill="url(#c-2)"/><use href="#c-1"/></g></svg>');
+  });
+});

@@ -1,0 +1,253 @@
+/**
+ * `aeb report DIR` and `aeb compare DIR DIR` end to end, with the bad inputs a researcher meets:
+ * a torn last line, errored dialogues, a condition with a single dialogue, an empty directory,
+ * and two runs that share no scenario.
+ */
+import { appendFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
+import { runCli, temporaryDirectory } from "./helpers/cli.js";
+
+let root: string;
+/** A finished offline run (starter suite, 2 repeats, seed 1) that each test copies before changing. */
+let base: string;
+/** Scenarios in the starter suite; every condition of the base run has 2 dialogues per scenario. */
+const STARTER = filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite: "starter" }).length;
+const PER_CONDITION = 2 * STARTER;
+const CONDITIONS = ["formulaic", "sycophant", "advice", "labeler", "attuned"];
+
+const read = (dir: string, file: string) => readFileSync(join(dir, file), "utf8");
+const dialogueLines = (dir: string) => read(dir, "dialogues.jsonl").split("\n").filter(Boolean);
+
+function copyOfBase(name: string): string {
+  const dir = join(root, name);
+  cpSync(base, dir, { recursive: true });
+  return dir;
+}
+
+beforeAll(() => {
+  root = temporaryDirectory("aeb-report-");
+  base = join(root, "base");
+  const result = runCli(["run", "--suite", "starter", "--repeats", "2", "--out", base, "--no-progress"]);
+  expect(result.code, result.stderr).toBe(0);
+});
+
+describe("aeb report", () => {
+  it("re-renders report.md and report.html byte for byte as aeb run wrote them, leaving summary.json untouched", () => {
+    const dir = copyOfBase("again");
+    const before = { md: read(dir, "report.md"), html: read(dir, "report.html"), summary: read(dir, "summary.json") };
+    rmSync(join(dir, "report.md"));
+    rmSync(join(dir, "report.html"));
+    const result = runCli(["report", dir]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toContain("summary from summary.json");
+    expect(result.stdout).toContain(join(dir, "report.html"));
+    expect(read(dir, "report.md")).toBe(before.md);
+    expect(read(dir, "report.html")).toBe(before.html);
+    expect(read(dir, "summary.json")).toBe(before.summary);
+  });
+
+  it("shows what aeb run's summary.json holds: the offline-lexicon ECS, its per-judge table, the comparisons and the length confound", () => {
+    const summary = JSON.parse(read(base, "summary.json")) as {
+      judges: { ecs: string[] };
+      conditions: Array<{ name: string; ecs: { mean: number } | null; ecsByJudge: Record<string, { mean: { mean: number } | null; judged: number }> }>;
+      comparisons: Array<{ metric: string; test: string; a: string; b: string; n: number; p: number; pHolm: number; r: number | null }>;
+      lengthConfound: Array<{ a: string; b: string; coefficient: number }>;
+    };
+    expect(summary.judges.ecs).toEqual(["offline-lexicon"]);
+    const markdown = read(base, "report.md");
+    const page = read(base, "report.html");
+    // The headline's ECS is the offline judge's mean, not n/a.
+    const attuned = summary.conditions.find((condition) => condition.name === "attuned")!;
+    expect(attuned.ecs).not.toBeNull();
+    expect(markdown).toMatch(new RegExp(`\\| attuned \\| ${PER_CONDITION} \\| [^|]+\\| [^|]+\\| [^|]+\\| ${attuned.ecs!.mean.toFixed(3)} \\[`));
+    expect(markdown).not.toContain("ECS is n/a");
+    expect(markdown).toContain("| ECS judges | offline-lexicon |");
+    expect(markdown).toContain("### offline-lexicon (the headline ECS)");
+    expect(markdown).toContain("| condition | ECS [95% CI] | before manipulation | after manipulation | drop | judged | judge errors |");
+    expect(markdown).toMatch(new RegExp(`\\| attuned \\| ${attuned.ecsByJudge["offline-lexicon"]!.mean!.mean.toFixed(3)} \\[[^|]+\\| [^|]+\\| [^|]+\\| [^|]+\\| ${PER_CONDITION} \\| 0 \\|`));
+    expect(page).toContain("<h3>offline-lexicon (the headline ECS)</h3>");
+    // Every comparison of summary.json is a row of the report.
+    expect(summary.comparisons.length).toBeGreaterThan(0);
+    expect(markdown).not.toContain("No comparisons");
+    for (const metric of ["fs", "hid", "ecs", "collapse"]) expect(summary.comparisons.some((row) => row.metric === metric), metric).toBe(true);
+    for (const row of summary.comparisons) {
+      const p = (value: number) => (value === 0 ? "0" : value < 0.001 ? value.toExponential(1) : value.toFixed(3));
+      expect(markdown).toContain(`| ${row.metric} | ${row.test} | ${row.a} | ${row.b} | ${row.n} | ${p(row.p)} | ${p(row.pHolm)} | ${row.r === null ? "n/a" : row.r.toFixed(3)} |`);
+    }
+    // One length-confound row per pair of conditions.
+    expect(summary.lengthConfound).toHaveLength((CONDITIONS.length * (CONDITIONS.length - 1)) / 2);
+    expect(markdown).not.toContain("summary.json has no length-confound analysis");
+    for (const row of summary.lengthConfound) expect(markdown).toContain(`| ${row.a} | ${row.b} | ${row.coefficient.toFixed(3)} |`);
+    const section = page.slice(page.indexOf('<section id="length-confound">'), page.indexOf('<section id="charts">'));
+    expect(section.match(/<tr><td>/g)).toHaveLength(summary.lengthConfound.length);
+  });
+
+  it("merges the judgements of aeb judge (judgements.jsonl) into the report", () => {
+    const dir = copyOfBase("judged");
+    const config = join(root, "second-judge.yaml");
+    writeFileSync(config, "judges:\n  ecs:\n    - name: second-lexicon\n      kind: offline\n");
+    const judged = runCli(["judge", dir, "--config", config]);
+    expect(judged.code, judged.stderr).toBe(0);
+    expect(read(dir, "dialogues.jsonl")).toBe(read(base, "dialogues.jsonl"));
+    expect(read(dir, "judgements.jsonl").split("\n").filter(Boolean)).toHaveLength(CONDITIONS.length * PER_CONDITION);
+    const written = { md: read(dir, "report.md"), html: read(dir, "report.html") };
+    expect(written.md).toContain("### second-lexicon (the headline ECS)");
+    expect(written.md).toContain("### offline-lexicon\n");
+    expect(written.md).toContain("| ECS judges | second-lexicon, offline-lexicon (the headline ECS is second-lexicon's) |");
+    // aeb report re-renders what aeb judge wrote.
+    rmSync(join(dir, "report.md"));
+    rmSync(join(dir, "report.html"));
+    expect(runCli(["report", dir]).code).toBe(0);
+    expect(read(dir, "report.md")).toBe(written.md);
+    expect(read(dir, "report.html")).toBe(written.html);
+    // Recomputed from the dialogues, the second judge's scores still come in, from judgements.jsonl.
+    rmSync(join(dir, "summary.json"));
+    const recomputed = runCli(["report", dir]);
+    expect(recomputed.code, recomputed.stderr).toBe(0);
+    expect(read(dir, "report.md")).toContain("### second-lexicon\n");
+    expect(read(dir, "report.html")).toContain("ecs:second-lexicon");
+  });
+
+  it("reports a torn last line and uses the rest", () => {
+    const dir = copyOfBase("torn");
+    const complete = dialogueLines(dir).length;
+    appendFileSync(join(dir, "dialogues.jsonl"), '{"id":"attuned/escalation-landlord/9","condi');
+    const result = runCli(["report", dir]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`dialogues.jsonl ends with a torn line (an interrupted write); it was left out and the ${complete} complete dialogue(s) before it were used.`);
+    expect(result.stdout).toContain(`read ${complete} dialogue(s)`);
+    expect(read(dir, "report.html")).toContain("ends with a torn line");
+    expect(read(dir, "report.md")).toContain("ends with a torn line");
+    // The report never repairs the run's own files.
+    expect(read(dir, "dialogues.jsonl").endsWith('"condi')).toBe(true);
+  });
+
+  it("excludes dialogues with status error and counts them", () => {
+    const dir = copyOfBase("errored");
+    const lines = dialogueLines(dir).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const broken = lines.filter((record) => record.condition === "attuned").slice(0, 2);
+    for (const record of broken) Object.assign(record, { status: "error", endReason: "error", error: "simulator output unreadable" });
+    writeFileSync(join(dir, "dialogues.jsonl"), lines.map((record) => `${JSON.stringify(record)}\n`).join(""));
+    const result = runCli(["report", dir, "--recompute"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`read ${lines.length} dialogue(s) (${lines.length - 2} scored, 2 ended in error); summary recomputed from dialogues.jsonl`);
+    const markdown = read(dir, "report.md");
+    expect(markdown).toContain("attuned: 2 dialogue(s) ended in error and are excluded from every statistic");
+    expect(markdown).toMatch(new RegExp(`\\| attuned \\| ${PER_CONDITION - 2} \\| [^|]+\\| [^|]+\\| [^|]+\\| [^|]+\\| [^|]+\\| 2 \\|`));
+    const worst = read(dir, "report.html").slice(read(dir, "report.html").indexOf('<section id="worst">'));
+    for (const record of broken) expect(worst).not.toContain(`<strong>${String(record.id)}</strong>`);
+    // --recompute alone does not touch summary.json; --write-summary does.
+    expect(read(dir, "summary.json")).toBe(read(base, "summary.json"));
+    expect(runCli(["report", dir, "--write-summary"]).code).toBe(0);
+    expect(JSON.parse(read(dir, "summary.json")).errors).toBe(2);
+  });
+
+  it("says there is no CI for a condition with a single dialogue", () => {
+    const dir = copyOfBase("single");
+    const lines = dialogueLines(dir);
+    const solo = lines.filter((line) => (JSON.parse(line) as { condition: string }).condition === "labeler").slice(0, 1);
+    writeFileSync(join(dir, "dialogues.jsonl"), [...lines.filter((line) => (JSON.parse(line) as { condition: string }).condition !== "labeler"), ...solo].map((line) => `${line}\n`).join(""));
+    const result = runCli(["report", dir, "--recompute"]);
+    expect(result.code, result.stderr).toBe(0);
+    const markdown = read(dir, "report.md");
+    expect(markdown).toMatch(/\| labeler \| 1 \| \d\.\d{3} \(n=1: no CI\) \|/);
+    expect(markdown).toContain("labeler: only 1 scored dialogue(s); no interval is given");
+    const page = read(dir, "report.html");
+    expect(page).toContain("(n=1: no CI)");
+    expect(page).toContain("A condition with fewer than two scored dialogues has no confidence interval.");
+  });
+
+  it("recomputes the summary, and says so, when summary.json is missing", () => {
+    const dir = copyOfBase("no-summary");
+    rmSync(join(dir, "summary.json"));
+    const result = runCli(["report", dir]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("summary.json is missing; the summary was recomputed from dialogues.jsonl.");
+    expect(read(dir, "report.md")).toContain(`| attuned | ${PER_CONDITION} |`);
+  });
+
+  it("notes when summary.json and dialogues.jsonl disagree", () => {
+    const dir = copyOfBase("disagree");
+    writeFileSync(join(dir, "dialogues.jsonl"), dialogueLines(dir).slice(0, -3).map((line) => `${line}\n`).join(""));
+    const result = runCli(["report", dir]);
+    expect(result.code, result.stderr).toBe(0);
+    const total = CONDITIONS.length * PER_CONDITION;
+    expect(result.stderr).toContain(`summary.json counts ${total} dialogue(s) but dialogues.jsonl has ${total - 3} readable`);
+  });
+
+  it("fails clearly, naming the missing file, on an empty run directory", () => {
+    const dir = join(root, "empty");
+    mkdirSync(dir);
+    const result = runCli(["report", dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`aeb: ${join(dir, "dialogues.jsonl")} is missing: ${dir} is not a run directory, or its run has not finished a dialogue yet (make one with aeb run --out ${dir})\n`);
+    writeFileSync(join(dir, "dialogues.jsonl"), "");
+    const emptyFile = runCli(["report", dir]);
+    expect(emptyFile.code).toBe(1);
+    expect(emptyFile.stderr).toContain(`${join(dir, "dialogues.jsonl")} holds no dialogue; nothing to report`);
+    const missing = runCli(["report", join(root, "does-not-exist")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("does-not-exist does not exist");
+  });
+
+  it("names the file and field of a broken summary.json", () => {
+    const dir = copyOfBase("bad-summary");
+    writeFileSync(join(dir, "summary.json"), JSON.stringify({ format: 1, conditions: "nope" }));
+    const result = runCli(["report", dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${join(dir, "summary.json")} is not a run summary`);
+    expect(result.stderr).toContain("conditions");
+    expect(result.stderr).toContain("--recompute");
+  });
+});
+
+describe("aeb compare", () => {
+  it("matches dialogues by condition, scenario and repeat and prints a table per condition", () => {
+    const other = join(root, "other-seed");
+    expect(runCli(["run", "--suite", "starter", "--repeats", "3", "--seed", "9", "--out", other, "--no-progress"]).code).toBe(0);
+    const out = join(root, "compare.md");
+    const result = runCli(["compare", base, other, "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/condition\s+n matched\s+FS A\s+FS B\s+B - A\s+95% CI \(paired bootstrap\)/);
+    expect(result.stdout).toMatch(new RegExp(`^formulaic\\s+${PER_CONDITION}\\s+\\d\\.\\d{3}\\s+\\d\\.\\d{3}\\s+[+-]\\d\\.\\d{3}\\s+\\[-?\\d\\.\\d{3}, -?\\d\\.\\d{3}\\]$`, "m"));
+    expect(result.stdout).toContain(`${STARTER} scenario(s) in both runs`);
+    expect(result.stdout).toContain(`attuned: 0 dialogue(s) only in A and ${STARTER} only in B are left out`);
+    const markdown = readFileSync(out, "utf8");
+    expect(markdown).toContain("| condition | n matched | FS A | FS B | B - A | 95% CI (paired bootstrap) |");
+    const json = join(root, "compare.json");
+    expect(runCli(["compare", base, other, "--out", json]).code).toBe(0);
+    const comparison = JSON.parse(readFileSync(json, "utf8"));
+    expect(comparison.conditions.map((row: { condition: string }) => row.condition)).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned"]);
+    expect(comparison.conditions[0].differences).toHaveLength(PER_CONDITION);
+  });
+
+  it("gives a zero difference and a degenerate interval when a run is compared with itself", () => {
+    const result = runCli(["compare", base, base]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^attuned\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]$`, "m"));
+  });
+
+  it("says so clearly when the runs share no scenario", () => {
+    const dir = copyOfBase("renamed");
+    const renamed = dialogueLines(dir).map((line) => {
+      const record = JSON.parse(line) as { id: string; scenarioId: string };
+      return JSON.stringify({ ...record, id: `${record.id}-x`, scenarioId: `${record.scenarioId}-elsewhere` });
+    });
+    writeFileSync(join(dir, "dialogues.jsonl"), renamed.map((line) => `${line}\n`).join(""));
+    const result = runCli(["compare", base, dir]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe(`aeb: ${base} and ${dir} share no scenario (no scenario id was scored in both), so there is nothing to match; compare runs of the same suite\n`);
+  });
+
+  it("names the missing file of a directory that is not a run", () => {
+    const dir = join(root, "not-a-run");
+    mkdirSync(dir);
+    const result = runCli(["compare", base, dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${join(dir, "dialogues.jsonl")} is missing`);
+  });
+});
