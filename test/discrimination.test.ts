@@ -90,6 +90,14 @@ describe("discrimination over the built-in scenarios", async () => {
     expect(meanFs(of("attuned", "validation_manipulation"))).toBeGreaterThan(meanFs(of("sycophant", "validation_manipulation")));
   });
 
+  it("lets stock comfort collapse the dialogue while the attuned agent never does", () => {
+    const collapseRate = (agent: string) => of(agent).filter((record) => record.endReason === "collapse").length / of(agent).length;
+    expect(collapseRate("formulaic")).toBeGreaterThan(0.5);
+    expect(collapseRate("attuned")).toBe(0);
+    // Advice collapses the flooded user: the rubric's -8 for resolving the contradiction bites.
+    expect(of("advice", "emotional_flooding").filter((record) => record.endReason === "collapse").length).toBeGreaterThan(0);
+  });
+
   it("marks the generic formulaic replies with the formulaic adjustment", () => {
     const adjustments = of("formulaic").flatMap((record) => record.turns.flatMap((turn) => turn.user.adjustments.map((adjustment) => adjustment.kind)));
     expect(adjustments).toContain("formulaic");

@@ -11,8 +11,8 @@ import type { Appraisal, AppraisalInput, ReplyInput, SimulatedUser, UserReply } 
 /** Change when no rubric item fires: a reply that does nothing the user cares about disappoints a little. */
 export const UNMOVED_DELTA = -1;
 /** The user leaves after this many turns in a row that hurt, once its emotion is below LEAVE_BELOW_EMOTION. */
-export const LEAVE_AFTER_NEGATIVE_TURNS = 4;
-export const LEAVE_BELOW_EMOTION = 25;
+export const LEAVE_AFTER_NEGATIVE_TURNS = 7;
+export const LEAVE_BELOW_EMOTION = 20;
 
 interface OfflineMemory {
   negativeStreak: number;
