@@ -68,6 +68,18 @@ export interface StructuredRequest<T> {
   signal?: AbortSignal;
 }
 
+const jsonSchemaCache = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/** The JSON Schema of a zod schema, converted once: conversion is costly and runs on every call otherwise. */
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  let converted = jsonSchemaCache.get(schema);
+  if (converted === undefined) {
+    converted = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
+    jsonSchemaCache.set(schema, converted);
+  }
+  return converted;
+}
+
 /** Raised when a model's structured answer is still unusable after its retries. */
 export class StructuredOutputError extends Error {
   override readonly name = "StructuredOutputError";
@@ -83,7 +95,7 @@ export async function askForJson<T>(model: ChatModel, request: StructuredRequest
     { role: "system", content: request.system },
     { role: "user", content: request.instruction },
   ];
-  const jsonSchema = { name: request.name, schema: z.toJSONSchema(request.schema, { io: "input" }) as Record<string, unknown> };
+  const jsonSchema = { name: request.name, schema: jsonSchemaOf(request.schema) };
   let lastError = "";
   for (let attempt = 0; attempt <= request.retries; attempt += 1) {
     const response = await model.complete({

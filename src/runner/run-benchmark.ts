@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { setMaxListeners } from "node:events";
 import { join } from "node:path";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { runEpisode } from "../episode/step.js";
@@ -117,6 +118,8 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
 
   const errored: DialogueRecord[] = [];
   const signal = options.signal === undefined ? plugins.abort.signal : AbortSignal.any([options.signal, plugins.abort.signal]);
+  // Every in-flight model call listens on the run's signal: hundreds of listeners are expected.
+  setMaxListeners(0, signal);
   try {
     await forEachConcurrent(
       todo,
