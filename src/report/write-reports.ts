@@ -8,12 +8,14 @@ export const MARKDOWN_REPORT_FILE = "report.md";
 export const HTML_REPORT_FILE = "report.html";
 
 /**
- * Writes report.md and report.html into `dir`; returns their paths. The reports are made from the
- * input as it reads back from JSON (NaN becomes null, undefined fields go), i.e. from the record
- * as saved, so `aeb report` re-renders what `aeb run`, `aeb judge` or `aeb import` wrote byte for byte.
+ * Writes report.md and report.html into `dir`; returns their paths. The summary is used as it
+ * reads back from JSON (NaN becomes null, undefined fields go), i.e. as saved, so `aeb report`
+ * re-renders what `aeb run`, `aeb judge` or `aeb import` wrote byte for byte. The records are not
+ * copied: they are plain JSON data already, and a copy of every dialogue doubled the peak memory
+ * of long runs.
  */
 export async function writeReportFiles(dir: string, input: ReportInput): Promise<{ markdown: string; html: string }> {
-  const saved = JSON.parse(JSON.stringify(input)) as ReportInput;
+  const saved: ReportInput = { ...input, summary: JSON.parse(JSON.stringify(input.summary)) as ReportInput["summary"] };
   const markdown = join(dir, MARKDOWN_REPORT_FILE);
   const page = join(dir, HTML_REPORT_FILE);
   const htmlText = await renderHtmlReport(saved);

@@ -90,6 +90,17 @@ export function readDialogues(dir: string, options: { allowTornTail?: boolean } 
 }
 
 /**
+ * What a long run keeps in memory of a finished dialogue: the record without the simulator's
+ * appraisal details and the ECS judges' per-turn estimates, which no summary or report reads and
+ * which make up much of a record. The file keeps everything.
+ */
+export function inMemoryView(record: DialogueRecord): DialogueRecord {
+  const turns = record.turns.map(({ user: { appraisal: _appraisal, ...user }, ...turn }) => ({ ...turn, user }));
+  const ecs = record.ecs === undefined ? undefined : Object.fromEntries(Object.entries(record.ecs).map(([name, { estimates: _estimates, ...rest }]) => [name, rest]));
+  return { ...record, turns, ...(ecs !== undefined ? { ecs: ecs as DialogueRecord["ecs"] } : {}) };
+}
+
+/**
  * Appends dialogue records, one line per write, so that a kill can tear at most the last line.
  * On open it repairs the file: a torn last line is cut off, errored dialogues are moved to
  * `dialogues.errors.jsonl` (to be retried) and duplicate ids keep their first record.
@@ -119,7 +130,7 @@ export class DialogueRecorder {
         if (record.status === "error") errored.push(record);
         else if (this.finished.has(record.id)) this.repaired.duplicatesDropped += 1;
         else {
-          this.finished.set(record.id, record);
+          this.finished.set(record.id, inMemoryView(record));
           keep.push(record);
         }
       }
@@ -136,7 +147,7 @@ export class DialogueRecorder {
 
   append(record: DialogueRecord): void {
     writeSync(this.fd, `${JSON.stringify(record)}\n`);
-    if (record.status === "done") this.finished.set(record.id, record);
+    if (record.status === "done") this.finished.set(record.id, inMemoryView(record));
   }
 
   close(): void {
