@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
+import { wilcoxonSignedRank } from "../src/stats/wilcoxon.js";
 
 let root: string;
 /** A finished offline run (starter suite, 2 repeats, seed 1) that each test copies before changing. */
@@ -211,23 +212,29 @@ describe("aeb compare", () => {
     const out = join(root, "compare.md");
     const result = runCli(["compare", base, other, "--out", out]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/condition\s+n matched\s+FS A\s+FS B\s+B - A\s+95% CI \(paired bootstrap\)/);
-    expect(result.stdout).toMatch(new RegExp(`^formulaic\\s+${PER_CONDITION}\\s+\\d\\.\\d{3}\\s+\\d\\.\\d{3}\\s+[+-]\\d\\.\\d{3}\\s+\\[-?\\d\\.\\d{3}, -?\\d\\.\\d{3}\\]$`, "m"));
+    expect(result.stdout).toMatch(/condition\s+n matched\s+FS A\s+FS B\s+B - A\s+95% CI \(paired bootstrap\)\s+Wilcoxon p/);
+    expect(result.stdout).toMatch(new RegExp(`^formulaic\\s+${PER_CONDITION}\\s+\\d\\.\\d{3}\\s+\\d\\.\\d{3}\\s+[+-]\\d\\.\\d{3}\\s+\\[-?\\d\\.\\d{3}, -?\\d\\.\\d{3}\\]\\s+(\\S+)$`, "m"));
     expect(result.stdout).toContain(`${STARTER} scenario(s) in both runs`);
     expect(result.stdout).toContain(`attuned: 0 dialogue(s) only in A and ${STARTER} only in B are left out`);
     const markdown = readFileSync(out, "utf8");
-    expect(markdown).toContain("| condition | n matched | FS A | FS B | B - A | 95% CI (paired bootstrap) |");
+    expect(markdown).toContain("| condition | n matched | FS A | FS B | B - A | 95% CI (paired bootstrap) | Wilcoxon p |");
     const json = join(root, "compare.json");
     expect(runCli(["compare", base, other, "--out", json]).code).toBe(0);
     const comparison = JSON.parse(readFileSync(json, "utf8"));
     expect(comparison.conditions.map((row: { condition: string }) => row.condition)).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned"]);
     expect(comparison.conditions[0].differences).toHaveLength(PER_CONDITION);
+    // The p-value is the stats module's Wilcoxon on the same matched differences.
+    for (const row of comparison.conditions as Array<{ wilcoxonP: number | null; differences: Array<{ difference: number }> }>) {
+      const differences = row.differences.map((pair) => pair.difference);
+      const expected = differences.every((value) => value === 0) ? null : wilcoxonSignedRank(differences).p;
+      expect(row.wilcoxonP).toBe(expected);
+    }
   });
 
   it("gives a zero difference and a degenerate interval when a run is compared with itself", () => {
     const result = runCli(["compare", base, base]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^attuned\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]$`, "m"));
+    expect(result.stdout).toMatch(new RegExp(`^attuned\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]\\s+n/a$`, "m"));
   });
 
   it("says so clearly when the runs share no scenario", () => {

@@ -8,7 +8,8 @@ import { deriveSeed } from "../core/random.js";
 import { MIN_N_FOR_INTERVAL } from "../metrics/condition-summary.js";
 import { mean } from "../metrics/dialogue-metrics.js";
 import { bootstrapMeanCI } from "../stats/bootstrap.js";
-import { fixed, markdownTable, markdownText, textTable } from "./format.js";
+import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
+import { fixed, formatP, markdownTable, markdownText, textTable } from "./format.js";
 
 export interface RunSide {
   /** How the run is named in the output (its directory). */
@@ -32,6 +33,11 @@ export interface ConditionComparison {
   difference: number;
   /** Seeded paired percentile-bootstrap 95% CI of that mean; null below two pairs. */
   ci95: [number, number] | null;
+  /**
+   * Two-sided Wilcoxon signed-rank p over the matched differences (scipy.stats.wilcoxon defaults);
+   * null below two pairs or when undefined (every difference zero).
+   */
+  wilcoxonP: number | null;
   /** The matched differences, in (scenario, repeat) order. */
   differences: Array<{ scenarioId: string; repeat: number; a: number; b: number; difference: number }>;
 }
@@ -57,6 +63,12 @@ function byKey(records: readonly DialogueRecord[]): Map<string, DialogueRecord> 
 
 function ordered(names: Set<string>, order: readonly string[]): string[] {
   return [...order.filter((name) => names.has(name)), ...[...names].filter((name) => !order.includes(name)).sort()];
+}
+
+function wilcoxonPOf(differences: readonly number[]): number | null {
+  if (differences.length < 2) return null;
+  const p = wilcoxonSignedRank(differences).p;
+  return Number.isFinite(p) ? p : null;
 }
 
 /** Compares every condition present in both runs; `seed` seeds the paired bootstraps. */
@@ -90,6 +102,7 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number } =
       fsMeanB: mean(differences.map((pair) => pair.b)),
       difference: mean(values),
       ci95: values.length >= MIN_N_FOR_INTERVAL ? bootstrapMeanCI(values, { seed: deriveSeed(seed, "compare", condition) }).ci95 : null,
+      wilcoxonP: wilcoxonPOf(values),
       differences,
     });
   }
@@ -114,7 +127,7 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number } =
   };
 }
 
-export const COMPARISON_HEADER = ["condition", "n matched", "FS A", "FS B", "B - A", "95% CI (paired bootstrap)"];
+export const COMPARISON_HEADER = ["condition", "n matched", "FS A", "FS B", "B - A", "95% CI (paired bootstrap)", "Wilcoxon p"];
 
 export function comparisonRows(comparison: RunComparison): string[][] {
   return comparison.conditions.map((row) => [
@@ -124,6 +137,7 @@ export function comparisonRows(comparison: RunComparison): string[][] {
     fixed(row.fsMeanB),
     row.matched === 0 ? "n/a" : `${row.difference >= 0 ? "+" : ""}${fixed(row.difference)}`,
     row.ci95 === null ? (row.matched === 0 ? "n/a" : "n too small for CI") : `[${fixed(row.ci95[0])}, ${fixed(row.ci95[1])}]`,
+    row.wilcoxonP === null ? "n/a" : formatP(row.wilcoxonP),
   ]);
 }
 
@@ -162,7 +176,7 @@ export function renderComparisonMarkdown(comparison: RunComparison): string {
     "",
     markdownTable(COMPARISON_HEADER, comparisonRows(comparison)),
     "",
-    "B - A is the mean of the matched differences FS(B) - FS(A); its 95% CI is a seeded percentile bootstrap over the matched pairs.",
+    "B - A is the mean of the matched differences FS(B) - FS(A); its 95% CI is a seeded percentile bootstrap over the matched pairs; the p-value is a two-sided Wilcoxon signed-rank test on the same differences (n/a when every difference is zero).",
     "",
     ...comparisonLines(comparison).map((line) => `- ${markdownText(line)}`),
     "",
