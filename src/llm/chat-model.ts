@@ -75,6 +75,28 @@ export interface UsageTotals {
   completionTokens: number;
 }
 
+/**
+ * One finished model call, reported to an optional instrumentation hook (`onCall` of the OpenAI
+ * client, `onModelCall` of a run): benchmarks use it to know how long each dialogue waited on
+ * models. Reporting never changes a call.
+ */
+export interface ModelCallEvent {
+  /** Role of the client (e.g. `agent:think`, `simulator`, `judge:ecs`). */
+  role: string;
+  /** The request's sampleKey; in runs it starts with the dialogue id, then `#`. */
+  sampleKey: string | undefined;
+  /**
+   * Client-observed wall time of the call, from `complete()` being called to its result (as
+   * {@link ChatResponse.latencyMs}): waiting for a free slot, every attempt, back-off and reading
+   * the stream included.
+   */
+  latencyMs: number;
+  /** Answered from the response cache (no request sent). */
+  cached: boolean;
+  /** False when the call ended in an error. */
+  ok: boolean;
+}
+
 /** What roles depend on. Implementations: {@link createOpenAIChatModel}. */
 export interface ChatModel {
   /** Model name as sent to the server. */

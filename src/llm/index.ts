@@ -3,7 +3,7 @@
  * runners build clients with {@link createOpenAIChatModel}, preflight them with
  * {@link probe}, and tests or dry runs point them at {@link startMockLlmServer}.
  */
-export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, UsageTotals } from "./chat-model.js";
+export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelCallEvent, UsageTotals } from "./chat-model.js";
 export {
   ModelAbortedError,
   ModelCallError,

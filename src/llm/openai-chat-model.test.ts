@@ -558,3 +558,21 @@ describe("API key handling", () => {
     expect(server.chatRequests()[0]?.headers.authorization).toBe("Bearer EMPTY");
   });
 });
+
+describe("createOpenAIChatModel: onCall instrumentation", () => {
+  it("reports each finished call with its sampleKey, latency and outcome, cache hits included", async () => {
+    const server = await mock({ reply: "Fine.", latency: 20, faults: [{ type: "status", status: 400, on: [2] }] });
+    const events: Parameters<NonNullable<OpenAIChatModelOptions["onCall"]>>[0][] = [];
+    const cache = createResponseCache({ dir: await tempDir() });
+    const { chat } = model({ baseUrl: server.url, maxRetries: 0 }, { cache, onCall: (event) => events.push(event) });
+    const first = await chat.complete({ ...hello, sampleKey: "d1#turn0#agent" });
+    await expect(chat.complete({ ...hello, sampleKey: "d2#turn0#agent" })).rejects.toThrow();
+    await chat.complete({ ...hello, sampleKey: "d1#turn0#agent" });
+    expect(events.map(({ role, sampleKey, cached, ok }) => ({ role, sampleKey, cached, ok }))).toEqual([
+      { role: "agent", sampleKey: "d1#turn0#agent", cached: false, ok: true },
+      { role: "agent", sampleKey: "d2#turn0#agent", cached: false, ok: false },
+      { role: "agent", sampleKey: "d1#turn0#agent", cached: true, ok: true },
+    ]);
+    expect(events[0]!.latencyMs).toBe(first.latencyMs);
+  });
+});

@@ -31,7 +31,7 @@
  *   only to the configured endpoints and is redacted from every error.
  */
 import type OpenAI from "openai";
-import type { ChatModel, ChatRequest, ChatResponse, UsageTotals } from "./chat-model.js";
+import type { ChatModel, ChatRequest, ChatResponse, ModelCallEvent, UsageTotals } from "./chat-model.js";
 import { abortableSleep, systemClock, type Clock, type RandomFn, type SleepFn } from "./clock.js";
 import { ModelEndpointConfig, type ModelEndpointConfigInput } from "./endpoint-config.js";
 import {
@@ -70,6 +70,11 @@ export interface OpenAIChatModelOptions {
    * cached rerun sends no request at all while a bad endpoint still fails on first use.
    */
   beforeFirstRequest?: (() => Promise<void>) | undefined;
+  /**
+   * Called once per finished call (success, cache hit or failure) with its client-observed
+   * latency; for instrumentation only, it must not throw.
+   */
+  onCall?: ((event: ModelCallEvent) => void) | undefined;
 }
 
 /** One SDK client bound to one base URL. */
@@ -106,6 +111,7 @@ export class OpenAIChatModel implements ChatModel {
   readonly #pool: ReplicaPool<Replica>;
   readonly #cache: ResponseCache | undefined;
   readonly #beforeFirstRequest: (() => Promise<void>) | undefined;
+  readonly #onCall: ((event: ModelCallEvent) => void) | undefined;
   #ready: Promise<void> | undefined;
   readonly #clock: Clock;
   readonly #sleep: SleepFn;
@@ -127,6 +133,7 @@ export class OpenAIChatModel implements ChatModel {
     this.#pool = new ReplicaPool(replicas, config.maxConcurrencyPerEndpoint);
     this.#cache = options.cache;
     this.#beforeFirstRequest = options.beforeFirstRequest;
+    this.#onCall = options.onCall;
     this.#clock = options.clock ?? systemClock;
     this.#sleep = options.sleep ?? abortableSleep;
     this.#random = options.random ?? Math.random;
@@ -154,6 +161,21 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   async complete(request: ChatRequest): Promise<ChatResponse> {
+    const onCall = this.#onCall;
+    if (onCall === undefined) return this.#complete(request);
+    const started = this.#clock.now();
+    let response: ChatResponse;
+    try {
+      response = await this.#complete(request);
+    } catch (error) {
+      onCall({ role: this.role, sampleKey: request.sampleKey, latencyMs: this.#clock.now() - started, cached: false, ok: false });
+      throw error;
+    }
+    onCall({ role: this.role, sampleKey: request.sampleKey, latencyMs: response.latencyMs, cached: response.cached, ok: true });
+    return response;
+  }
+
+  async #complete(request: ChatRequest): Promise<ChatResponse> {
     const started = this.#clock.now();
     const { signal } = request;
     const everywhere = this.#errorBase(this.endpoints.join(", "));

@@ -5,7 +5,7 @@ import { AebError } from "../core/errors.js";
 import type { EcsJudge, HidJudge } from "../judges/judge.js";
 import { LlmEcsJudge, LlmHidJudge } from "../judges/llm-judges.js";
 import { OfflineEcsJudge } from "../judges/offline-ecs-judge.js";
-import type { UsageTotals } from "../llm/chat-model.js";
+import type { ModelCallEvent, UsageTotals } from "../llm/chat-model.js";
 import type { ModelEndpointConfig } from "../llm/endpoint-config.js";
 import { probe } from "../llm/endpoint-probe.js";
 import { ModelCallError } from "../llm/errors.js";
@@ -31,14 +31,21 @@ export class PluginFactory {
   private readonly probes = new Map<string, Promise<void>>();
 
   constructor(
-    options: { cacheDir?: string; env?: Readonly<Record<string, string | undefined>>; warn?: (message: string) => void } = {},
+    options: {
+      cacheDir?: string;
+      env?: Readonly<Record<string, string | undefined>>;
+      warn?: (message: string) => void;
+      /** Instrumentation: told of every finished model call (see ModelCallEvent). */
+      onModelCall?: (event: ModelCallEvent) => void;
+    } = {},
     private readonly env = options.env,
+    private readonly onModelCall = options.onModelCall,
   ) {
     this.cache = options.cacheDir === undefined ? undefined : createResponseCache({ dir: options.cacheDir, ...(options.warn ? { warn: options.warn } : {}) });
   }
 
   private model(role: string, config: ModelEndpointConfig): OpenAIChatModel {
-    const client = createOpenAIChatModel(config, { role, cache: this.cache, env: this.env, beforeFirstRequest: () => this.probeOnce(role, config) });
+    const client = createOpenAIChatModel(config, { role, cache: this.cache, env: this.env, beforeFirstRequest: () => this.probeOnce(role, config), onCall: this.onModelCall });
     this.models.push({ role, config, client });
     return client;
   }

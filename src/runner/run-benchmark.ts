@@ -5,7 +5,7 @@ import type { DialogueRecord } from "../core/dialogue.js";
 import { runEpisode } from "../episode/step.js";
 import type { EcsJudge, HidJudge } from "../judges/judge.js";
 import { judgeEcs, judgeHid } from "../judges/judge-dialogue.js";
-import type { UsageTotals } from "../llm/chat-model.js";
+import type { ModelCallEvent, UsageTotals } from "../llm/chat-model.js";
 import { writeReportFiles } from "../report/write-reports.js";
 import { filterScenarios } from "../scenarios/load-scenarios.js";
 import type { SkippedProfileLine } from "../scenarios/sage-profiles.js";
@@ -28,6 +28,11 @@ export interface RunEvents {
   onWarning?(message: string): void;
   /** Profile lines left out under `scenarios.skipInvalid` (sage:/rlver: paths), before the plan. */
   onSkippedProfileLines?(lines: SkippedProfileLine[]): void;
+  /**
+   * Instrumentation: every finished model call with its client-observed latency (the dialogue is
+   * the sampleKey up to its first '#'). Benchmarks use it; it must not throw.
+   */
+  onModelCall?(event: ModelCallEvent): void;
 }
 
 export interface RunOptions {
@@ -102,7 +107,8 @@ export async function judgeRecord(
 export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const { config, outDir } = options;
   const scenarios = selectScenarios(config, { onSkipped: options.events?.onSkippedProfileLines });
-  const plugins = new PluginFactory({ cacheDir: config.cache?.dir, env: options.env, warn: options.events?.onWarning });
+  const onModelCall = options.events?.onModelCall;
+  const plugins = new PluginFactory({ cacheDir: config.cache?.dir, env: options.env, warn: options.events?.onWarning, ...(onModelCall ? { onModelCall } : {}) });
   const user = plugins.simulatedUser(config.simulator);
   const agents = new Map(config.conditions.map((condition) => [condition.name, plugins.agent(condition.name, condition.agent)]));
   const judges = { ecs: plugins.ecsJudges(config.judges), hid: plugins.hidJudges(config.judges) };
