@@ -7,6 +7,7 @@ describe("ModelEndpointConfig", () => {
     expect(config).toEqual({
       baseUrls: ["http://127.0.0.1:8000/v1"],
       model: "qwen3-8b",
+      stream: false,
       timeoutMs: 120_000,
       idleTimeoutMs: 60_000,
       maxConcurrencyPerEndpoint: 16,

@@ -36,9 +36,21 @@ const fields = {
   topP: z.number().gt(0).max(1).optional(),
   maxTokens: positiveInt.optional(),
   seed: z.number().int().optional(),
+  /**
+   * Stream replies as server-sent events. Off (the default), each reply comes
+   * as one JSON body: about half the harness CPU per call, and what SAGE's and
+   * RLVER's loops do; a stalled server is then cut by `timeoutMs`. On, every
+   * chunk counts as progress, so `idleTimeoutMs` can cut a stall long before
+   * `timeoutMs` (useful with long reasoning budgets and flaky servers).
+   */
+  stream: z.boolean().default(false),
   /** Upper bound for one attempt, from sending the request to the last chunk. */
   timeoutMs: positiveInt.default(120_000),
-  /** Longest silence tolerated (before headers or between stream chunks) before the attempt is cut. */
+  /**
+   * With `stream: true`, the longest silence tolerated (before headers or between chunks) before
+   * the attempt is cut. Without streaming a server sends nothing until the reply is complete, so
+   * only `timeoutMs` applies.
+   */
   idleTimeoutMs: positiveInt.default(60_000),
   /** In-flight requests allowed per replica; further requests queue. */
   maxConcurrencyPerEndpoint: positiveInt.default(16),

@@ -54,10 +54,16 @@ function model(config: Partial<ModelEndpointConfigInput>, options: Partial<OpenA
 
 const hello: ChatRequest = { messages: [{ role: "user", content: "How are you feeling today?" }] };
 
-describe("createOpenAIChatModel: happy path", () => {
-  it("streams a reply, reports usage, endpoint and reasoning", async () => {
+/** Both transports: one JSON body per reply (the default) and server-sent events. */
+const TRANSPORTS = [
+  { name: "JSON replies", stream: false },
+  { name: "streamed replies", stream: true },
+] as const;
+
+describe.each(TRANSPORTS)("createOpenAIChatModel: a reply ($name)", ({ stream }) => {
+  it("returns the text and reports usage, endpoint and reasoning", async () => {
     const server = await mock({ reply: { content: "I hear you.", reasoning: "User seems low." } });
-    const { chat } = model({ baseUrl: server.url });
+    const { chat } = model({ baseUrl: server.url, stream });
 
     const response = await chat.complete(hello);
 
@@ -76,16 +82,18 @@ describe("createOpenAIChatModel: happy path", () => {
       completionTokens: 6,
     });
     const body = server.chatRequests()[0]?.body as Record<string, unknown>;
-    expect(body.stream).toBe(true);
-    expect(body.stream_options).toEqual({ include_usage: true });
+    expect(body.stream).toBe(stream);
+    expect(body.stream_options).toEqual(stream ? { include_usage: true } : undefined);
   });
 
   it("reads the `reasoning` field too (OpenRouter / newer vLLM)", async () => {
     const server = await mock({ reply: { content: "ok", reasoning: "thinking" }, reasoningField: "reasoning" });
-    const { chat } = model({ baseUrl: server.url });
+    const { chat } = model({ baseUrl: server.url, stream });
     expect((await chat.complete(hello)).reasoning).toBe("thinking");
   });
+});
 
+describe("createOpenAIChatModel: request body", () => {
   it("sends sampling overrides, structured output and extraBody", async () => {
     const server = await mock({ reply: '{"mood":"sad"}' });
     const { chat } = model({
@@ -192,10 +200,10 @@ describe("retries", () => {
   });
 });
 
-describe("timeouts and broken connections", () => {
+describe.each(TRANSPORTS)("timeouts and broken connections ($name)", ({ stream }) => {
   it("cuts a hung connection at timeoutMs, retries, then fails with a timeout", async () => {
     const server = await mock({ faults: [{ type: "hang" }] });
-    const { chat } = model({ baseUrl: server.url, timeoutMs: 200, idleTimeoutMs: 5000, maxRetries: 1 });
+    const { chat } = model({ stream, baseUrl: server.url, timeoutMs: 200, idleTimeoutMs: 5000, maxRetries: 1 });
 
     const error = await chat.complete(hello).catch((e: unknown) => e);
 
@@ -206,14 +214,106 @@ describe("timeouts and broken connections", () => {
 
   it("recovers when only the first attempt hangs", async () => {
     const server = await mock({ faults: [{ type: "hang", on: [1] }] });
-    const { chat } = model({ baseUrl: server.url, timeoutMs: 200 });
+    const { chat } = model({ stream, baseUrl: server.url, timeoutMs: 200 });
     expect((await chat.complete(hello)).text).toBe("Hello from the mock LLM.");
     expect(server.chatRequests()).toHaveLength(2);
   });
 
+  it("retries a connection dropped mid-reply", async () => {
+    const server = await mock({ faults: [{ type: "drop-mid-stream", afterChunks: 2, on: [1] }] });
+    const { chat } = model({ stream, baseUrl: server.url });
+
+    const response = await chat.complete(hello);
+
+    expect(response.text).toBe("Hello from the mock LLM.");
+    expect(server.chatRequests()).toHaveLength(2);
+  });
+
+  it("reports a connection that keeps dropping as a retryable connection error", async () => {
+    const server = await mock({ faults: [{ type: "drop-mid-stream" }] });
+    const { chat } = model({ stream, baseUrl: server.url, maxRetries: 1 });
+    const error = await chat.complete(hello).catch((e: unknown) => e);
+    expect(ModelConnectionError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ isRetryable: true, attempts: 2 });
+  });
+
+  it("treats a refused connection as retryable and names the endpoint", async () => {
+    const server = await mock();
+    const deadUrl = server.url;
+    await server.close();
+    servers.splice(servers.indexOf(server), 1);
+    const { chat } = model({ stream, baseUrl: deadUrl, maxRetries: 1 });
+
+    const error = await chat.complete(hello).catch((e: unknown) => e);
+
+    expect(ModelConnectionError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: "ECONNREFUSED", endpoint: deadUrl, attempts: 2 });
+    expect((error as Error).message).toContain(deadUrl);
+  });
+});
+
+describe("JSON replies (stream: false)", () => {
+  it("cuts a body that stalls after the headers at timeoutMs (no idle timer without streaming)", async () => {
+    const server = await mock({ faults: [{ type: "stall-after-headers" }] });
+    const { chat } = model({ baseUrl: server.url, idleTimeoutMs: 50, timeoutMs: 300, maxRetries: 1 });
+
+    const error = await chat.complete(hello).catch((e: unknown) => e);
+
+    expect(ModelTimeoutError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ phase: "total", isRetryable: true, attempts: 2 });
+    expect(server.chatRequests()).toHaveLength(2);
+  });
+
+  it("retries a server error sent as the reply's HTTP status", async () => {
+    const server = await mock({ faults: [{ type: "error-event", on: [1] }] });
+    const { chat } = model({ baseUrl: server.url });
+    expect((await chat.complete(hello)).text).toBe("Hello from the mock LLM.");
+    expect(server.chatRequests()).toHaveLength(2);
+  });
+
+  it("does not retry a client-error status and keeps the server's message", async () => {
+    const server = await mock({ faults: [{ type: "error-event", code: 400, message: "context too long" }] });
+    const { chat } = model({ baseUrl: server.url });
+    const error = await chat.complete(hello).catch((e: unknown) => e);
+    expect(ModelHttpError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ status: 400, isRetryable: false });
+    expect((error as Error).message).toContain("context too long");
+    expect(server.chatRequests()).toHaveLength(1);
+  });
+
+  it("retries a 200 whose body is not a chat completion, then names the fault", async () => {
+    let requests = 0;
+    const htmlPage: OpenAIChatModelOptions["fetch"] = async () => {
+      requests++;
+      return new Response("<html>proxy says hi</html>", { status: 200, headers: { "content-type": "text/html" } });
+    };
+    const { chat } = model({ baseUrl: "http://127.0.0.1:9/v1", maxRetries: 1 }, { fetch: htmlPage });
+
+    const error = await chat.complete(hello).catch((e: unknown) => e);
+
+    expect(ModelResponseError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ isRetryable: true, attempts: 2 });
+    expect((error as Error).message).toContain("not a chat completion");
+    expect(requests).toBe(2);
+  });
+
+  it("retries a reply without a finish reason", async () => {
+    let requests = 0;
+    const noFinish: OpenAIChatModelOptions["fetch"] = async () => {
+      requests++;
+      const completion = { id: "x", object: "chat.completion", created: 0, model: "mock-model", choices: [{ index: 0, message: { role: "assistant", content: "half a sen" }, finish_reason: requests === 1 ? null : "stop" }] };
+      return new Response(JSON.stringify(completion), { status: 200, headers: { "content-type": "application/json" } });
+    };
+    const { chat } = model({ baseUrl: "http://127.0.0.1:9/v1" }, { fetch: noFinish });
+    expect((await chat.complete(hello)).finishReason).toBe("stop");
+    expect(requests).toBe(2);
+  });
+});
+
+describe("streamed replies (stream: true)", () => {
   it("cuts a body that stalls after the headers with the idle timeout", async () => {
     const server = await mock({ faults: [{ type: "stall-after-headers", afterChunks: 1 }] });
-    const { chat } = model({ baseUrl: server.url, idleTimeoutMs: 200, timeoutMs: 60_000, maxRetries: 1 });
+    const { chat } = model({ stream: true, baseUrl: server.url, idleTimeoutMs: 200, timeoutMs: 60_000, maxRetries: 1 });
 
     const error = await chat.complete(hello).catch((e: unknown) => e);
 
@@ -225,46 +325,14 @@ describe("timeouts and broken connections", () => {
 
   it("is not fooled by SSE keep-alive comments during a stall", async () => {
     const server = await mock({ faults: [{ type: "stall-after-headers", keepAliveMs: 20, on: [1] }] });
-    const { chat } = model({ baseUrl: server.url, idleTimeoutMs: 200 });
+    const { chat } = model({ stream: true, baseUrl: server.url, idleTimeoutMs: 200 });
     expect((await chat.complete(hello)).text).toBe("Hello from the mock LLM.");
     expect(server.chatRequests()).toHaveLength(2);
   });
 
-  it("retries a connection dropped mid-stream", async () => {
-    const server = await mock({ faults: [{ type: "drop-mid-stream", afterChunks: 2, on: [1] }] });
-    const { chat } = model({ baseUrl: server.url });
-
-    const response = await chat.complete(hello);
-
-    expect(response.text).toBe("Hello from the mock LLM.");
-    expect(server.chatRequests()).toHaveLength(2);
-  });
-
-  it("reports a connection that keeps dropping as a retryable connection error", async () => {
-    const server = await mock({ faults: [{ type: "drop-mid-stream" }] });
-    const { chat } = model({ baseUrl: server.url, maxRetries: 1 });
-    const error = await chat.complete(hello).catch((e: unknown) => e);
-    expect(ModelConnectionError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ isRetryable: true, attempts: 2 });
-  });
-
-  it("treats a refused connection as retryable and names the endpoint", async () => {
-    const server = await mock();
-    const deadUrl = server.url;
-    await server.close();
-    servers.splice(servers.indexOf(server), 1);
-    const { chat } = model({ baseUrl: deadUrl, maxRetries: 1 });
-
-    const error = await chat.complete(hello).catch((e: unknown) => e);
-
-    expect(ModelConnectionError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: "ECONNREFUSED", endpoint: deadUrl, attempts: 2 });
-    expect((error as Error).message).toContain(deadUrl);
-  });
-
   it("retries a stream that ends cleanly without a finish reason (truncated)", async () => {
     const server = await mock({ faults: [{ type: "truncated-stream", on: [1] }] });
-    const { chat } = model({ baseUrl: server.url });
+    const { chat } = model({ stream: true, baseUrl: server.url });
     expect((await chat.complete(hello)).text).toBe("Hello from the mock LLM.");
     expect(server.chatRequests()[0]?.fault).toBe("truncated-stream");
     expect(server.chatRequests()).toHaveLength(2);
@@ -272,17 +340,15 @@ describe("timeouts and broken connections", () => {
 
   it("flags truncation as ModelIncompleteStreamError when it persists", async () => {
     const server = await mock({ faults: [{ type: "truncated-stream" }] });
-    const { chat } = model({ baseUrl: server.url, maxRetries: 0 });
+    const { chat } = model({ stream: true, baseUrl: server.url, maxRetries: 0 });
     const error = await chat.complete(hello).catch((e: unknown) => e);
     expect(ModelIncompleteStreamError.isInstance(error)).toBe(true);
   });
-});
 
-describe("stream edge cases", () => {
   it("accepts a reply whose stream lingers after the finish reason", async () => {
     // role, content, finish and usage chunks are sent; then neither [DONE] nor end of body.
     const server = await mock({ reply: "ok", faults: [{ type: "stall-after-headers", afterChunks: 4 }] });
-    const { chat } = model({ baseUrl: server.url, idleTimeoutMs: 200 });
+    const { chat } = model({ stream: true, baseUrl: server.url, idleTimeoutMs: 200 });
 
     const response = await chat.complete(hello);
 
@@ -292,14 +358,14 @@ describe("stream edge cases", () => {
 
   it("retries an in-stream server error event", async () => {
     const server = await mock({ faults: [{ type: "error-event", on: [1] }] });
-    const { chat } = model({ baseUrl: server.url });
+    const { chat } = model({ stream: true, baseUrl: server.url });
     expect((await chat.complete(hello)).text).toBe("Hello from the mock LLM.");
     expect(server.chatRequests()).toHaveLength(2);
   });
 
   it("does not retry an in-stream error that carries a client-error code", async () => {
     const server = await mock({ faults: [{ type: "error-event", code: 400, message: "context too long" }] });
-    const { chat } = model({ baseUrl: server.url });
+    const { chat } = model({ stream: true, baseUrl: server.url });
     const error = await chat.complete(hello).catch((e: unknown) => e);
     expect(ModelResponseError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ isRetryable: false });
@@ -308,17 +374,17 @@ describe("stream edge cases", () => {
   });
 });
 
-describe("empty completions", () => {
+describe.each(TRANSPORTS)("empty completions ($name)", ({ stream }) => {
   it("retries an empty completion once, and succeeds if the resample has text", async () => {
     const server = await mock({ faults: [{ type: "empty-completion", on: [1] }] });
-    const { chat } = model({ baseUrl: server.url });
+    const { chat } = model({ stream, baseUrl: server.url });
     expect((await chat.complete(hello)).text).toBe("Hello from the mock LLM.");
     expect(server.chatRequests()).toHaveLength(2);
   });
 
   it("fails after a single retry when the model keeps answering nothing", async () => {
     const server = await mock({ faults: [{ type: "empty-completion" }] });
-    const { chat } = model({ baseUrl: server.url, maxRetries: 4 });
+    const { chat } = model({ stream, baseUrl: server.url, maxRetries: 4 });
 
     const error = await chat.complete(hello).catch((e: unknown) => e);
 
@@ -329,7 +395,7 @@ describe("empty completions", () => {
 
   it("does not retry an empty completion cut by the token limit", async () => {
     const server = await mock({ reply: { content: "   ", reasoning: "long thoughts", finishReason: "length" } });
-    const { chat } = model({ baseUrl: server.url });
+    const { chat } = model({ stream, baseUrl: server.url });
     const error = await chat.complete(hello).catch((e: unknown) => e);
     expect(error).toMatchObject({ kind: "empty-completion", isRetryable: false, finishReason: "length" });
     expect(server.chatRequests()).toHaveLength(1);

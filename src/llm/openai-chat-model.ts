@@ -11,13 +11,15 @@
  *   failures, truncated streams and in-stream server errors, with full-jitter
  *   exponential back-off or the server's Retry-After, capped
  *   (see retry-policy.ts). Other 4xx fail at once.
- * - Streaming, always: the SDK's `timeout` only covers the wait for response
- *   headers; a server that sends headers and then stalls would hang a run
- *   forever. Streaming lets an idle timer see every chunk: no headers or
- *   chunk for `idleTimeoutMs` aborts the attempt with a retryable timeout,
- *   and `timeoutMs` bounds the whole attempt. SSE keep-alive comments do not
- *   count as progress. If the stream already delivered its finish reason and
- *   then merely lingers before closing, the reply is accepted.
+ * - Timeouts of our own: the SDK's `timeout` only covers the wait for
+ *   response headers; a server that sends headers and then stalls would hang
+ *   a run forever. `timeoutMs` bounds the whole attempt, body included. With
+ *   `stream: true` an idle timer also sees every chunk: no headers or chunk
+ *   for `idleTimeoutMs` aborts the attempt with a retryable timeout. SSE
+ *   keep-alive comments do not count as progress. If the stream already
+ *   delivered its finish reason and then merely lingers before closing, the
+ *   reply is accepted. Without streaming (the default, half the CPU per
+ *   call) the reply is one JSON body read through undici (undici-fetch.ts).
  * - Empty completions are errors, retried ONCE: a sampled model occasionally
  *   emits nothing (often an EOS right after a reasoning block), and one
  *   resample usually fixes it; repeating more just burns GPU time on a
@@ -31,6 +33,11 @@
  *   only to the configured endpoints and is redacted from every error.
  */
 import type OpenAI from "openai";
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from "openai/resources/chat/completions";
 import type { ChatModel, ChatRequest, ChatResponse, ModelCallEvent, UsageTotals } from "./chat-model.js";
 import { abortableSleep, systemClock, type Clock, type RandomFn, type SleepFn } from "./clock.js";
 import { ModelEndpointConfig, type ModelEndpointConfigInput } from "./endpoint-config.js";
@@ -40,6 +47,7 @@ import {
   ModelEmptyCompletionError,
   ModelHttpError,
   ModelIncompleteStreamError,
+  ModelResponseError,
 } from "./errors.js";
 import { mapOpenAIError, type AbortReason, type ErrorContext } from "./openai-error-mapping.js";
 import { displayEndpoint } from "./redaction.js";
@@ -82,6 +90,22 @@ interface Replica {
   /** Display form: no credentials, no query. */
   endpoint: string;
   client: OpenAI;
+}
+
+/** What every error of one client names (see ModelCallError). */
+interface ErrorBase {
+  endpoint: string;
+  model: string;
+  role: string;
+  secrets: readonly string[];
+}
+
+/** The abort switch of one attempt, shared by both transports. */
+interface AttemptControl {
+  controller: AbortController;
+  abort(why: AbortReason): void;
+  /** Why the attempt was aborted by us or the caller, if it was. */
+  reason(): AbortReason | undefined;
 }
 
 /** A finished attempt before it is turned into a ChatResponse. */
@@ -315,8 +339,8 @@ export class OpenAIChatModel implements ChatModel {
   }
 
   /**
-   * One streamed request to one replica, bounded by the idle and total
-   * timers. Always throws a ModelCallError on failure.
+   * One request to one replica, bounded by the total timer (and, when
+   * streaming, the idle timer). Always throws a ModelCallError on failure.
    */
   async #attempt(
     replica: Replica,
@@ -334,10 +358,63 @@ export class OpenAIChatModel implements ChatModel {
     signal?.addEventListener("abort", onCallerAbort, { once: true });
     if (signal?.aborted) abort("user");
     const totalTimer = setTimeout(() => abort("total"), this.config.timeoutMs);
+    const attempt = { controller, abort, reason: () => reason };
+    try {
+      return body.stream === true
+        ? await this.#streamedAttempt(replica, body, attempt)
+        : await this.#plainAttempt(replica, body, attempt);
+    } finally {
+      clearTimeout(totalTimer);
+      signal?.removeEventListener("abort", onCallerAbort);
+    }
+  }
+
+  /** One JSON reply: nothing arrives until the server is done, so only the total timer applies. */
+  async #plainAttempt(replica: Replica, body: ChatCompletionCreateParamsNonStreaming, attempt: AttemptControl): Promise<AttemptResult> {
+    let completion: unknown;
+    try {
+      completion = await replica.client.chat.completions.create(body, {
+        signal: attempt.controller.signal,
+        timeout: this.config.timeoutMs,
+      });
+    } catch (error) {
+      throw mapOpenAIError(error, this.#errorContext(replica.endpoint), attempt.reason());
+    }
+    const reason = attempt.reason();
+    if (reason !== undefined) throw mapOpenAIError(undefined, this.#errorContext(replica.endpoint), reason);
+    const context = this.#errorBase(replica.endpoint);
+    // A 200 whose body is not a chat completion (an HTML error page, a proxy's text) arrives as a
+    // string or an object without choices: a server fault worth one more try.
+    const choice = (completion as Partial<ChatCompletion> | null)?.choices?.[0];
+    if (typeof completion !== "object" || completion === null || choice === undefined) {
+      throw new ModelResponseError("response is not a chat completion (no choices)", { ...context, isRetryable: true });
+    }
+    const message = (choice.message ?? {}) as unknown as Record<string, unknown>;
+    const text = typeof message.content === "string" ? message.content : "";
+    // vLLM / DeepSeek / SGLang use `reasoning_content`; OpenRouter and newer vLLM use `reasoning`.
+    const reasoning =
+      typeof message.reasoning_content === "string"
+        ? message.reasoning_content
+        : typeof message.reasoning === "string"
+          ? message.reasoning
+          : "";
+    const finishReason = choice.finish_reason ?? null;
+    const usage = (completion as Partial<ChatCompletion>).usage;
+    return this.#checkedResult(context, {
+      text,
+      reasoning,
+      finishReason,
+      promptTokens: usage?.prompt_tokens ?? 0,
+      completionTokens: usage?.completion_tokens ?? 0,
+    });
+  }
+
+  /** One streamed reply: every chunk re-arms the idle timer. */
+  async #streamedAttempt(replica: Replica, body: ChatCompletionCreateParamsStreaming, attempt: AttemptControl): Promise<AttemptResult> {
     let idleTimer: NodeJS.Timeout | undefined;
     const touch = (): void => {
       if (idleTimer !== undefined) clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => abort("idle"), this.config.idleTimeoutMs);
+      idleTimer = setTimeout(() => attempt.abort("idle"), this.config.idleTimeoutMs);
     };
 
     let text = "";
@@ -346,12 +423,15 @@ export class OpenAIChatModel implements ChatModel {
     let promptTokens = 0;
     let completionTokens = 0;
     /** A stream that already delivered its finish reason is complete even if the socket then lingers. */
-    const finishedBeforeAbort = (): boolean => finishReason !== null && reason !== undefined && reason !== "user";
+    const finishedBeforeAbort = (): boolean => {
+      const reason = attempt.reason();
+      return finishReason !== null && reason !== undefined && reason !== "user";
+    };
 
     touch();
     try {
       const stream = await replica.client.chat.completions.create(body, {
-        signal: controller.signal,
+        signal: attempt.controller.signal,
         timeout: this.config.timeoutMs,
       });
       touch();
@@ -371,31 +451,38 @@ export class OpenAIChatModel implements ChatModel {
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
     } catch (error) {
-      if (!finishedBeforeAbort()) throw mapOpenAIError(error, this.#errorContext(replica.endpoint), reason);
+      if (!finishedBeforeAbort()) throw mapOpenAIError(error, this.#errorContext(replica.endpoint), attempt.reason());
     } finally {
-      clearTimeout(totalTimer);
       if (idleTimer !== undefined) clearTimeout(idleTimer);
-      signal?.removeEventListener("abort", onCallerAbort);
     }
 
     const context = this.#errorBase(replica.endpoint);
     // The SDK ends iteration silently when its signal aborts, so our own reason decides.
+    const reason = attempt.reason();
     if (reason !== undefined && !finishedBeforeAbort()) {
       throw mapOpenAIError(undefined, this.#errorContext(replica.endpoint), reason);
     }
     if (finishReason === null) {
       throw new ModelIncompleteStreamError("stream ended without a finish reason (reply probably truncated)", context);
     }
-    if (text.trim() === "") {
-      throw new ModelEmptyCompletionError(`empty completion (finish reason "${finishReason}")`, {
-        ...context,
-        finishReason,
-      });
-    }
-    return { text, reasoning, finishReason, promptTokens, completionTokens };
+    return this.#checkedResult(context, { text, reasoning, finishReason, promptTokens, completionTokens });
   }
 
-  #errorBase(endpoint: string) {
+  /** Rules shared by both transports: a reply needs a finish reason and some text. */
+  #checkedResult(context: ErrorBase, result: AttemptResult): AttemptResult {
+    if (result.finishReason === null) {
+      throw new ModelResponseError("reply has no finish reason (probably truncated)", { ...context, isRetryable: true });
+    }
+    if (result.text.trim() === "") {
+      throw new ModelEmptyCompletionError(`empty completion (finish reason "${result.finishReason}")`, {
+        ...context,
+        finishReason: result.finishReason,
+      });
+    }
+    return result;
+  }
+
+  #errorBase(endpoint: string): ErrorBase {
     return { endpoint, model: this.config.model, role: this.role, secrets: this.#secrets };
   }
 

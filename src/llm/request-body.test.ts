@@ -5,8 +5,17 @@ import { buildChatCompletionBody, effectiveParams } from "./request-body.js";
 const schema = { name: "reply", schema: { type: "object" } };
 
 describe("buildChatCompletionBody", () => {
-  it("streams with usage and leaves unset sampling to the server", () => {
+  it("asks for one JSON reply by default and leaves unset sampling to the server", () => {
     const config = parseModelEndpointConfig({ baseUrl: "http://h/v1", model: "m" });
+    expect(buildChatCompletionBody(config, { messages: [{ role: "user", content: "hi" }] })).toEqual({
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      stream: false,
+    });
+  });
+
+  it("streams with usage when the endpoint says stream: true", () => {
+    const config = parseModelEndpointConfig({ baseUrl: "http://h/v1", model: "m", stream: true });
     expect(buildChatCompletionBody(config, { messages: [{ role: "user", content: "hi" }] })).toEqual({
       model: "m",
       messages: [{ role: "user", content: "hi" }],
@@ -36,9 +45,12 @@ describe("buildChatCompletionBody", () => {
       baseUrl: "http://h/v1",
       model: "m",
       temperature: 0.3,
-      extraBody: { top_k: 20, stream: false, model: "other", temperature: 2 },
+      stream: true,
+      extraBody: { top_k: 20, stream: false, stream_options: { include_usage: false }, model: "other", temperature: 2 },
     });
     const body = buildChatCompletionBody(config, { messages: [] }) as unknown as Record<string, unknown>;
-    expect(body).toMatchObject({ top_k: 20, stream: true, model: "m", temperature: 0.3 });
+    expect(body).toMatchObject({ top_k: 20, stream: true, stream_options: { include_usage: true }, model: "m", temperature: 0.3 });
+    const plain = parseModelEndpointConfig({ baseUrl: "http://h/v1", model: "m", extraBody: { stream: true, stream_options: { include_usage: true } } });
+    expect(buildChatCompletionBody(plain, { messages: [] })).toEqual({ model: "m", messages: [], stream: false });
   });
 });

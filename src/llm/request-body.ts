@@ -9,7 +9,10 @@
  * "effective parameters" feed the cache key, so whatever changes the body
  * also changes the key.
  */
-import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from "openai/resources/chat/completions";
 import type { ChatRequest } from "./chat-model.js";
 import type { ModelEndpointConfig } from "./endpoint-config.js";
 
@@ -39,7 +42,7 @@ export function effectiveParams(config: ModelEndpointConfig, request: ChatReques
 }
 
 /**
- * The streaming request body. `extraBody` is spread first: it can add any
+ * The request body (streamed or not, as the config says). `extraBody` is spread first: it can add any
  * field, but typed settings (sampling, response_format) win over same-named
  * extraBody entries, and it can never replace the model, the messages or the
  * streaming switches the client depends on.
@@ -48,7 +51,7 @@ export function buildChatCompletionBody(
   config: ModelEndpointConfig,
   request: ChatRequest,
   params: EffectiveParams = effectiveParams(config, request),
-): ChatCompletionCreateParamsStreaming {
+): ChatCompletionCreateParamsStreaming | ChatCompletionCreateParamsNonStreaming {
   const body: Record<string, unknown> = {};
   if (params.temperature !== undefined) body.temperature = params.temperature;
   if (params.topP !== undefined) body.top_p = params.topP;
@@ -67,12 +70,14 @@ export function buildChatCompletionBody(
       body.response_format = { type: "json_object" };
     }
   }
+  // stream_options is only valid on streamed requests (OpenAI rejects it otherwise), so an
+  // extraBody copy of it never reaches a plain one.
+  const { stream_options: _ignored, ...extra } = params.extraBody ?? {};
   return {
-    ...(params.extraBody ?? {}),
+    ...(config.stream ? (params.extraBody ?? {}) : extra),
     ...body,
     model: config.model,
     messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-    stream: true,
-    stream_options: { include_usage: true },
-  } as ChatCompletionCreateParamsStreaming;
+    ...(config.stream ? { stream: true, stream_options: { include_usage: true } } : { stream: false }),
+  } as ChatCompletionCreateParamsStreaming | ChatCompletionCreateParamsNonStreaming;
 }

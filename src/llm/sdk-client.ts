@@ -16,6 +16,7 @@
 import OpenAI, { type ClientOptions } from "openai";
 import { ModelConfigError } from "./errors.js";
 import { displayEndpoint } from "./redaction.js";
+import { createUndiciFetch } from "./undici-fetch.js";
 
 /** Key sent when the config names no key variable (vLLM's documented convention). */
 export const PLACEHOLDER_API_KEY = "EMPTY";
@@ -62,8 +63,11 @@ export interface SdkClientOptions {
   apiKey: string;
   /** Header-phase timeout handed to the SDK; the model client enforces the full budget itself. */
   timeoutMs: number;
+  /** Defaults to {@link createUndiciFetch} (see undici-fetch.ts for why not the global fetch). */
   fetch?: FetchFn | undefined;
 }
+
+let defaultFetch: FetchFn | undefined;
 
 /** One SDK client for one base URL, with ambient credentials and SDK retries off. */
 export function createSdkClient(options: SdkClientOptions): OpenAI {
@@ -76,6 +80,6 @@ export function createSdkClient(options: SdkClientOptions): OpenAI {
     webhookSecret: null,
     maxRetries: 0,
     timeout: options.timeoutMs,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch ?? (defaultFetch ??= createUndiciFetch()),
   });
 }
