@@ -25,6 +25,8 @@ export interface ChildSpec {
   /** Scenario ids of the `full` suite; all sixty when absent. */
   scenarioIds?: string[];
   seed: number;
+  /** Ask for streamed (SSE) replies instead of one JSON body per reply (the default). */
+  stream?: boolean;
 }
 
 export interface ChildResult {
@@ -56,7 +58,7 @@ export const BENCH_MODELS = [...new Set(BENCH_CONDITIONS.map((condition) => cond
 
 export function benchConfig(spec: ChildSpec): RunConfigInput {
   // The per-endpoint cap (default 16) is raised above the concurrency so the client never queues.
-  const endpoint = (model: string) => ({ baseUrl: spec.url, model, maxConcurrencyPerEndpoint: 1024, maxRetries: 2, retryBaseDelayMs: 50, timeoutMs: 120_000, idleTimeoutMs: 60_000 });
+  const endpoint = (model: string) => ({ baseUrl: spec.url, model, maxConcurrencyPerEndpoint: 1024, stream: spec.stream ?? false, maxRetries: 2, retryBaseDelayMs: 50, timeoutMs: 120_000, idleTimeoutMs: 60_000 });
   const conditions = BENCH_CONDITIONS.filter((condition) => spec.conditions === undefined || spec.conditions.includes(condition.name));
   return {
     seed: spec.seed,

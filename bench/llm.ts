@@ -10,6 +10,7 @@
  *             the sequential time of the whole job is extrapolated from it (see BENCHMARKS.md)
  *   fixed100  the whole job at concurrency 64 against a fixed 100 ms latency: requests per second
  *             and harness CPU per request
+ *   stream    c64 with streamed (SSE) replies (`stream: true` endpoints) instead of JSON bodies
  *
  * Flags: --configs c64,c1,fixed100  --repeats 3  --c1-repeats 1  --median-ms 300  --sigma 0.6
  *        --fixed-ms 100  --concurrency 64  --json FILE (raw results)
@@ -151,6 +152,21 @@ async function main(): Promise<void> {
     print(runTable(c64));
     print();
     print(latencyLine(c64));
+    print();
+  }
+
+  if (configs.includes("stream")) {
+    const runs: Measured[] = [];
+    for (let run = 0; run < repeats; run += 1) {
+      process.stderr.write(`stream run ${run + 1}/${repeats}...\n`);
+      runs.push(await measure(["--latency-median-ms", String(medianMs), "--latency-sigma", String(sigma)], { concurrency, seed, stream: true }));
+    }
+    raw.stream = runs;
+    print(`## Concurrency ${concurrency}, log-normal latency, streamed replies (stream: true, SSE events of 8 characters)`);
+    print();
+    print(runTable(runs));
+    print();
+    print(latencyLine(runs));
     print();
   }
 
