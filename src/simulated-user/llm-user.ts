@@ -146,19 +146,43 @@ function formatRubric(rubric: readonly RubricItem[], language: string): string {
   return rubric.map((item) => `- ${item.description}${phase(item)}: ${amount(item)}`).join("\n");
 }
 
+/** The parts of the simulator's prompt that depend on the scenario alone. */
+interface ScenarioPromptParts {
+  persona: string;
+  traitDescription: string;
+  rubric: string;
+}
+
+/** Formatted once per scenario: the same text goes into every simulator call of every dialogue. */
+const scenarioPromptParts = new WeakMap<Scenario, ScenarioPromptParts>();
+
+function partsOf(scenario: Scenario): ScenarioPromptParts {
+  let parts = scenarioPromptParts.get(scenario);
+  if (parts === undefined) {
+    parts = {
+      persona: formatPersona(scenario),
+      traitDescription: `${loadTypeDefaults()[scenario.type].summary} ${scenario.trait.description}`,
+      rubric: formatRubric(rubricOf(scenario), scenario.language),
+    };
+    scenarioPromptParts.set(scenario, parts);
+  }
+  return parts;
+}
+
 function promptValues(input: AppraisalInput, emotion: number): Record<string, string | number> {
   const { scenario, preset } = input;
   const strings = loadPromptStrings(scenario.language);
   const state = emotionState(emotion);
   const scriptLine = scenario.trait.script[input.turnIndex];
+  const parts = partsOf(scenario);
   return {
-    persona: formatPersona(scenario),
+    persona: parts.persona,
     background: scenario.background,
     topic: scenario.topic,
     hiddenIntention: scenario.hiddenIntention.text,
     type: scenario.type,
-    traitDescription: `${loadTypeDefaults()[scenario.type].summary} ${scenario.trait.description}`,
-    rubric: formatRubric(rubricOf(scenario), scenario.language),
+    traitDescription: parts.traitDescription,
+    rubric: parts.rubric,
     turn: input.turnIndex + 1,
     maxTurns: preset.maxTurns,
     emotion,
