@@ -45,6 +45,17 @@ describe("createUndiciFetch", () => {
     expect(await response.json()).toEqual({ ok: true, text: "é\u2028" });
   });
 
+  it("lets a buffered body be read once, as text, JSON or bytes", async () => {
+    const url = await serve((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"a":"ü"}'));
+
+    const asText = await fetchFn(url, { method: "GET" });
+    expect(await asText.text()).toBe('{"a":"ü"}');
+    await expect(asText.json()).rejects.toThrow(/already been read/);
+
+    const asBytes = await fetchFn(url, { method: "GET" });
+    expect(new TextDecoder().decode(await asBytes.arrayBuffer())).toBe('{"a":"ü"}');
+  });
+
   it("keeps a server-sent-event body streaming, chunk by chunk", async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
