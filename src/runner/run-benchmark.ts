@@ -102,7 +102,9 @@ export async function judgeRecord(
 /**
  * Runs conditions x scenarios x repeats into `outDir`, resuming what is there: finished dialogues
  * are kept, errored and missing ones are run. Every dialogue is appended to dialogues.jsonl as it
- * finishes; summary.json, report.md and report.html are written from the records at the end.
+ * finishes; summary.json, report.md and report.html are written at the end from one compact row
+ * per dialogue (metrics/dialogue-row.ts) and the worst dialogues' records read back from the file,
+ * so memory does not grow with the dialogues' text however long the run.
  */
 export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const { config, outDir } = options;
