@@ -1,7 +1,9 @@
 /**
  * `npm run bench:scale`: peak memory of `aeb run` at 1,000 and 10,000 offline dialogues (the five
  * reference agents x 50 scenarios of the `full` suite x 4 or 40 repeats), each in its own process,
- * and of resuming the finished 10,000-dialogue run (which reads the whole dialogues.jsonl).
+ * of resuming the finished 10,000-dialogue run (which reads the whole dialogues.jsonl), and of
+ * `aeb report` re-rendering its reports from disk (the rows of every dialogue, the charts, and the
+ * transcripts of the few worst).
  *
  * Peak RSS is the child's own getrusage high-water mark, written at exit by bench/max-rss.mjs
  * (preloaded with --import). While it runs, the child's RSS is also sampled from /proc every
@@ -30,9 +32,12 @@ interface Sample {
   fileBytes: number;
 }
 
+/** A first run, a resume of the finished run (nothing left to run), or `aeb report` on it. */
+type Invocation = "run" | "resume" | "report";
+
 interface ScaleRun {
   dialogues: number;
-  resumed: boolean;
+  invocation: Invocation;
   wallMs: number;
   peakRssBytes: number;
   cpuSeconds: number;
@@ -40,9 +45,11 @@ interface ScaleRun {
   samples: Sample[];
 }
 
-function runAeb(outDir: string, repeatsOfSuite: number, resumed: boolean): Promise<ScaleRun> {
+function runAeb(outDir: string, repeatsOfSuite: number, invocation: Invocation): Promise<ScaleRun> {
   const rssFile = join(outDir, "..", `maxrss-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-  const args = ["--import", join(ROOT, "bench", "max-rss.mjs"), cli, "run", "--suite", "full", "--types", TYPES, "--repeats", String(repeatsOfSuite), "--seed", "1", "--out", outDir, "--no-progress"];
+  const command =
+    invocation === "report" ? ["report", outDir] : ["run", "--suite", "full", "--types", TYPES, "--repeats", String(repeatsOfSuite), "--seed", "1", "--out", outDir, "--no-progress"];
+  const args = ["--import", join(ROOT, "bench", "max-rss.mjs"), cli, ...command];
   return new Promise<ScaleRun>((resolvePromise, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, AEB_BENCH_MAXRSS_FILE: rssFile } });
@@ -63,7 +70,7 @@ function runAeb(outDir: string, repeatsOfSuite: number, resumed: boolean): Promi
       rmSync(rssFile, { force: true });
       resolvePromise({
         dialogues: repeatsOfSuite * DIALOGUES_PER_REPEAT,
-        resumed,
+        invocation,
         wallMs,
         peakRssBytes: usage.maxRssKiB * 1024,
         cpuSeconds: (usage.userCpuUs + usage.systemCpuUs) / 1e6,
@@ -90,10 +97,12 @@ async function main(): Promise<void> {
       for (let run = 0; run < repeats; run += 1) {
         process.stderr.write(`${size} dialogues, run ${run + 1}/${repeats}...\n`);
         const outDir = join(root, `run-${size}-${run}`);
-        runs.push(await runAeb(outDir, size / DIALOGUES_PER_REPEAT, false));
+        runs.push(await runAeb(outDir, size / DIALOGUES_PER_REPEAT, "run"));
         if (size === Math.max(...sizes)) {
           process.stderr.write(`  resuming the finished run...\n`);
-          runs.push(await runAeb(outDir, size / DIALOGUES_PER_REPEAT, true));
+          runs.push(await runAeb(outDir, size / DIALOGUES_PER_REPEAT, "resume"));
+          process.stderr.write(`  aeb report on it...\n`);
+          runs.push(await runAeb(outDir, size / DIALOGUES_PER_REPEAT, "report"));
         }
         rmSync(outDir, { recursive: true, force: true });
       }
@@ -115,18 +124,18 @@ async function main(): Promise<void> {
   print();
   const rows: Array<Array<string | number>> = [];
   for (const size of sizes) {
-    for (const resumed of [false, true]) {
-      const group = runs.filter((run) => run.dialogues === size && run.resumed === resumed);
+    for (const invocation of ["run", "resume", "report"] as const) {
+      const group = runs.filter((run) => run.dialogues === size && run.invocation === invocation);
       if (group.length === 0) continue;
       const peaks = group.map((run) => run.peakRssBytes / 2 ** 20);
       const typical = [...group].sort((a, b) => a.peakRssBytes - b.peakRssBytes)[Math.floor(group.length / 2)] as ScaleRun;
       rows.push([
-        resumed ? `${size} (resume, nothing to run)` : String(size),
+        invocation === "run" ? String(size) : invocation === "resume" ? `${size} (resume, nothing to run)` : `${size} (aeb report DIR)`,
         group.length,
         fixed(median(group.map((run) => run.wallMs / 1000)), 1),
         fixed(median(group.map((run) => run.cpuSeconds)), 1),
         `**${fixed(median(peaks), 0)}** (${fixed(Math.min(...peaks), 0)}-${fixed(Math.max(...peaks), 0)})`,
-        resumed ? "-" : `${rssAt(typical, 0.1)} / ${rssAt(typical, 0.5)} / ${rssAt(typical, 0.9)}`,
+        invocation !== "run" ? "-" : `${rssAt(typical, 0.1)} / ${rssAt(typical, 0.5)} / ${rssAt(typical, 0.9)}`,
         fixed(typical.fileBytes / 2 ** 20, 1),
       ]);
     }

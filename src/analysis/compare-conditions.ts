@@ -1,5 +1,6 @@
 import type { DialogueRecord } from "../core/dialogue.js";
-import { dialogueMetrics, mean } from "../metrics/dialogue-metrics.js";
+import { dialogueMetrics, mean, type DialogueMetrics } from "../metrics/dialogue-metrics.js";
+import type { DialogueRow } from "../metrics/dialogue-row.js";
 import { holmAdjust } from "../stats/holm.js";
 import { lengthConfound } from "../stats/length-confound.js";
 import { mannWhitneyU } from "../stats/mann-whitney.js";
@@ -8,7 +9,19 @@ import { spearman } from "../stats/spearman.js";
 import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
 
 /** A per-dialogue number to compare conditions on; null excludes the dialogue (counted in notes). */
-export type MetricReader = (record: DialogueRecord) => number | null;
+export type MetricReader<T = DialogueRecord> = (dialogue: T) => number | null;
+
+/** What the comparisons read of every dialogue, whether a full record or its compact row (metrics/dialogue-row.ts). */
+export interface ComparableDialogue {
+  status: DialogueRecord["status"];
+  condition: string;
+  scenarioId: string;
+  repeat: number;
+  endReason: DialogueRecord["endReason"];
+}
+
+/** FS and mean reply length of a dialogue, for the length-confound check. */
+type LengthAndFs<T> = (dialogue: T) => Pick<DialogueMetrics, "fs" | "meanReplyChars">;
 
 /** One row of `summary.json`'s `comparisons` (spec section 5). */
 export interface Comparison {
@@ -66,6 +79,15 @@ const finite = (value: number) => (Number.isFinite(value) ? value : null);
  * OLS length-confound check on FS. Too little data gives a note, never a number.
  */
 export function compareConditions(records: readonly DialogueRecord[], conditionOrder: readonly string[], metrics: Record<string, MetricReader>): ComparisonSet {
+  return compareDialogues(records, conditionOrder, metrics, dialogueMetrics);
+}
+
+/** {@link compareConditions} over compact rows (what a run keeps in memory): the same numbers. */
+export function compareConditionRows(rows: readonly DialogueRow[], conditionOrder: readonly string[], metrics: Record<string, MetricReader<DialogueRow>>): ComparisonSet {
+  return compareDialogues(rows, conditionOrder, metrics, (row) => row.metrics);
+}
+
+function compareDialogues<T extends ComparableDialogue>(records: readonly T[], conditionOrder: readonly string[], metrics: Record<string, MetricReader<T>>, lengthAndFs: LengthAndFs<T>): ComparisonSet {
   const scored = records.filter((record) => record.status === "done");
   const byCondition = new Map(conditionOrder.map((name) => [name, scored.filter((record) => record.condition === name)]));
   const pairs: Array<[string, string]> = [];
@@ -119,14 +141,14 @@ export function compareConditions(records: readonly DialogueRecord[], conditionO
   }
   comparisons.sort((x, y) => [x.metric, x.test].join("/").localeCompare([y.metric, y.test].join("/")) || conditionOrder.indexOf(x.a) - conditionOrder.indexOf(y.a) || conditionOrder.indexOf(x.b) - conditionOrder.indexOf(y.b));
 
-  return { comparisons, lengthConfound: lengthConfoundRows(pairs, byCondition, notes), notes };
+  return { comparisons, lengthConfound: lengthConfoundRows(pairs, byCondition, notes, lengthAndFs), notes };
 }
 
-function lengthConfoundRows(pairs: Array<[string, string]>, byCondition: Map<string, DialogueRecord[]>, notes: string[]): LengthConfoundRow[] {
+function lengthConfoundRows<T>(pairs: Array<[string, string]>, byCondition: Map<string, T[]>, notes: string[], lengthAndFs: LengthAndFs<T>): LengthConfoundRow[] {
   const rows: LengthConfoundRow[] = [];
   for (const [a, b] of pairs) {
-    const metricsA = (byCondition.get(a) ?? []).map(dialogueMetrics);
-    const metricsB = (byCondition.get(b) ?? []).map(dialogueMetrics);
+    const metricsA = (byCondition.get(a) ?? []).map((dialogue) => lengthAndFs(dialogue));
+    const metricsB = (byCondition.get(b) ?? []).map((dialogue) => lengthAndFs(dialogue));
     if (metricsA.length < 2 || metricsB.length < 2) continue;
     const fsA = metricsA.map((metric) => metric.fs);
     const fsB = metricsB.map((metric) => metric.fs);
@@ -148,8 +170,8 @@ function lengthConfoundRows(pairs: Array<[string, string]>, byCondition: Map<str
 }
 
 /** Per-scenario means of the scenarios both conditions ran, in scenario order. */
-export function matchScenarioMeans(recordsA: readonly DialogueRecord[], recordsB: readonly DialogueRecord[], read: MetricReader): { scenarios: string[]; a: number[]; b: number[] } {
-  const meansOf = (records: readonly DialogueRecord[]) => {
+export function matchScenarioMeans<T extends ComparableDialogue = DialogueRecord>(recordsA: readonly T[], recordsB: readonly T[], read: MetricReader<T>): { scenarios: string[]; a: number[]; b: number[] } {
+  const meansOf = (records: readonly T[]) => {
     const values = new Map<string, number[]>();
     for (const record of records) {
       const value = read(record);
@@ -164,11 +186,11 @@ export function matchScenarioMeans(recordsA: readonly DialogueRecord[], recordsB
 }
 
 /** Dialogue pairs matched by scenario and repeat. */
-export function matchDialogues(recordsA: readonly DialogueRecord[], recordsB: readonly DialogueRecord[]): Array<[DialogueRecord, DialogueRecord]> {
-  const key = (record: DialogueRecord) => `${record.scenarioId}#${record.repeat}`;
+export function matchDialogues<T extends ComparableDialogue = DialogueRecord>(recordsA: readonly T[], recordsB: readonly T[]): Array<[T, T]> {
+  const key = (record: T) => `${record.scenarioId}#${record.repeat}`;
   const indexB = new Map(recordsB.map((record) => [key(record), record]));
   return recordsA
     .filter((record) => indexB.has(key(record)))
     .sort((x, y) => key(x).localeCompare(key(y)))
-    .map((record) => [record, indexB.get(key(record)) as DialogueRecord]);
+    .map((record) => [record, indexB.get(key(record)) as T]);
 }

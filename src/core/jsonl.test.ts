@@ -1,5 +1,8 @@
-import { describe, expect, it } from "vitest";
-import { parseJsonl } from "./jsonl.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseJsonl, scanJsonlFile, type JsonlLine } from "./jsonl.js";
 
 describe("parseJsonl", () => {
   it("splits on \\n only, so U+2028 inside strings stays inside", () => {
@@ -21,5 +24,46 @@ describe("parseJsonl", () => {
     const parsed = parseJsonl(`{"a":1}\nnot json\n{"a":3}\n`);
     expect(parsed.invalid).toEqual([expect.objectContaining({ line: 2 })]);
     expect(parsed.lines.map((line) => line.line)).toEqual([1, 3]);
+  });
+});
+
+describe("scanJsonlFile", () => {
+  const dir = mkdtempSync(join(tmpdir(), "aeb-jsonl-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const long = `{"text":"${"é中🙂 ".repeat(3000)}"}`;
+  const texts: Array<[string, string]> = [
+    ["U+2028 and U+2029 inside strings", `{"a":"x\u2028y"}\n{"a":"p\u2029q"}\n`],
+    ["a torn last line", `{"a":1}\n{"a":2}\n{"a":`],
+    ["a bad line in the middle", `{"a":1}\nnot json\n{"a":3}\n`],
+    ["CRLF line ends", `{"a":1}\r\n{"a":2}\r\n`],
+    ["a torn last line after CRLF", `{"a":1}\r\n{"a":`],
+    ["multi-byte text, blank lines, a complete last line without newline", `{"a":"é中文🙂"}\n\n  \n{"b":[1,2,3]}`],
+    ["trailing spaces", `{"a":1}\n   `],
+    ["lines longer than the chunk", `${long}\n${long}\n${long.slice(0, 5000)}`],
+    ["an empty file", ``],
+    ["only newlines", `\n\n`],
+  ];
+  it.each(texts)("agrees with parseJsonl whatever the chunk size: %s", (_name, text) => {
+    const path = join(dir, "file.jsonl");
+    writeFileSync(path, text);
+    const expected = parseJsonl(text);
+    for (const chunkBytes of [1, 2, 3, 7, 64, 4096, undefined]) {
+      const seen: JsonlLine[] = [];
+      const scan = scanJsonlFile(path, (value, line) => seen.push({ line, value }), chunkBytes === undefined ? {} : { chunkBytes });
+      expect(seen).toEqual(expected.lines);
+      expect(scan.invalid).toEqual(expected.invalid);
+      expect(scan.tornTail).toBe(expected.tornTail);
+      expect(scan.validPrefixBytes).toBe(expected.validPrefixBytes);
+      expect(scan.bytes).toBe(Buffer.byteLength(text));
+      expect(scan.endsWithNewline).toBe(text.endsWith("\n"));
+    }
+  });
+
+  it("keeps U+2028 inside a string as part of the value, not a line break", () => {
+    const path = join(dir, "ls.jsonl");
+    writeFileSync(path, `{"a":"x\u2028y"}\n`);
+    const seen: unknown[] = [];
+    scanJsonlFile(path, (value) => seen.push(value), { chunkBytes: 5 });
+    expect(seen).toEqual([{ a: "x\u2028y" }]);
   });
 });

@@ -2,7 +2,8 @@ import type { DialogueRecord } from "../core/dialogue.js";
 import { deriveSeed } from "../core/random.js";
 import { bootstrapMeanCI } from "../stats/bootstrap.js";
 import { wilsonInterval } from "../stats/wilson.js";
-import { dialogueMetrics, mean } from "./dialogue-metrics.js";
+import { mean } from "./dialogue-metrics.js";
+import { dialogueRow, rowEcs, rowHid, type DialogueRow } from "./dialogue-row.js";
 
 export interface MeanWithCI {
   mean: number;
@@ -42,7 +43,6 @@ function meanWithCI(values: number[], seed: number): MeanWithCI {
   return bootstrapMeanCI(values, { seed });
 }
 
-/** Summarises one condition's dialogues; the bootstrap seed derives from the run seed and the name. */
 /** The named judge's ECS of a dialogue, or null when that judge did not (or could not) score it. */
 export function judgedEcs(record: DialogueRecord, judge: string): number | null {
   const score = record.ecs?.[judge]?.score;
@@ -55,26 +55,37 @@ export function judgedHid(record: DialogueRecord, judge: string): number | null 
   return typeof value === "number" ? value : null;
 }
 
+/** Summarises one condition's dialogues; the bootstrap seed derives from the run seed and the name. */
 export function summariseCondition(
   name: string,
   records: readonly DialogueRecord[],
   runSeed: number,
   judges: { ecs: readonly string[]; hid: readonly string[] } = { ecs: [], hid: [] },
 ): ConditionSummary {
-  const scored = records.filter((record) => record.status === "done");
-  const metrics = scored.map(dialogueMetrics);
+  return summariseConditionRows(name, records.map(dialogueRow), runSeed, judges);
+}
+
+/** {@link summariseCondition} from compact rows (what a run keeps in memory): the same numbers. */
+export function summariseConditionRows(
+  name: string,
+  rows: readonly DialogueRow[],
+  runSeed: number,
+  judges: { ecs: readonly string[]; hid: readonly string[] } = { ecs: [], hid: [] },
+): ConditionSummary {
+  const scored = rows.filter((row) => row.status === "done");
+  const metrics = scored.map((row) => row.metrics);
   const hids = metrics.map((metric) => metric.hid).filter((value): value is number => value !== null);
   const thinks = metrics.map((metric) => metric.meanThinkChars).filter((value): value is number => value !== null);
   const collapses = metrics.filter((metric) => metric.collapsed).length;
   const endReasons: Record<string, number> = {};
   const flags: Record<string, number> = {};
-  for (const record of records) endReasons[record.endReason] = (endReasons[record.endReason] ?? 0) + 1;
+  for (const row of rows) endReasons[row.endReason] = (endReasons[row.endReason] ?? 0) + 1;
   for (const metric of metrics) for (const [flag, count] of Object.entries(metric.flags)) flags[flag] = (flags[flag] ?? 0) + count;
 
   const byType: ConditionSummary["byType"] = {};
-  const types = [...new Set(scored.map((record) => record.type))].sort();
+  const types = [...new Set(scored.map((row) => row.type))].sort();
   for (const type of types) {
-    const ofType = scored.filter((record) => record.type === type).map(dialogueMetrics);
+    const ofType = scored.filter((row) => row.type === type).map((row) => row.metrics);
     const typeHids = ofType.map((metric) => metric.hid).filter((value): value is number => value !== null);
     byType[type] = {
       n: ofType.length,
@@ -85,25 +96,25 @@ export function summariseCondition(
   }
   const ecsByJudge: ConditionSummary["ecsByJudge"] = {};
   for (const judge of judges.ecs) {
-    const values = scored.map((record) => judgedEcs(record, judge)).filter((value): value is number => value !== null);
+    const values = scored.map((row) => rowEcs(row, judge)).filter((value): value is number => value !== null);
     const part = (key: "before" | "after" | "drop") => {
-      const list = scored.map((record) => record.ecs?.[judge]?.[key]).filter((value): value is number => typeof value === "number");
+      const list = scored.map((row) => row.ecs[judge]?.[key]).filter((value): value is number => typeof value === "number");
       return list.length === 0 ? null : mean(list);
     };
-    const judgeErrors = scored.reduce((sum, record) => sum + (((record.ecs?.[judge] as { errors?: unknown[] } | undefined)?.errors?.length) ?? 0), 0);
+    const judgeErrors = scored.reduce((sum, row) => sum + (row.ecs[judge]?.errors ?? 0), 0);
     ecsByJudge[judge] = { mean: values.length === 0 ? null : meanWithCI(values, deriveSeed(runSeed, name, "ecs", judge)), before: part("before"), after: part("after"), drop: part("drop"), judged: values.length, judgeErrors };
   }
   const hidByJudge: ConditionSummary["hidByJudge"] = {};
   for (const judge of judges.hid) {
-    const values = scored.map((record) => judgedHid(record, judge)).filter((value): value is number => value !== null);
-    const judgeErrors = scored.filter((record) => record.hid?.[judge]?.error !== undefined).length;
+    const values = scored.map((row) => rowHid(row, judge)).filter((value): value is number => value !== null);
+    const judgeErrors = scored.filter((row) => row.hid[judge]?.error === true).length;
     hidByJudge[judge] = { mean: values.length === 0 ? null : meanWithCI(values, deriveSeed(runSeed, name, "hid", judge)), judged: values.length, judgeErrors };
   }
   const primaryEcs = judges.ecs[0] === undefined ? undefined : ecsByJudge[judges.ecs[0]];
   return {
     name,
     n: scored.length,
-    errors: records.length - scored.length,
+    errors: rows.length - scored.length,
     fs: meanWithCI(metrics.map((metric) => metric.fs), deriveSeed(runSeed, name, "fs")),
     collapseRate: scored.length === 0 ? Number.NaN : collapses / scored.length,
     collapseCi95: scored.length === 0 ? null : wilsonInterval(collapses, scored.length),

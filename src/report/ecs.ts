@@ -1,4 +1,5 @@
 import type { DialogueRecord } from "../core/dialogue.js";
+import type { DialogueRow } from "../metrics/dialogue-row.js";
 
 /**
  * One ECS judge's result on one dialogue, as the reports read it from `record.ecs`.
@@ -40,7 +41,26 @@ export function readEcs(record: DialogueRecord): { entries: EcsEntry[]; unreadab
   return { entries, unreadable };
 }
 
+/**
+ * {@link readEcs} of a dialogue's row: the same entries. A row keeps whatever numbers the record
+ * had (the summary takes them as they are); the reports take finite ones only, as from the record.
+ */
+export function readRowEcs(row: DialogueRow): { entries: EcsEntry[]; unreadable: number } {
+  const entries: EcsEntry[] = [];
+  let unreadable = 0;
+  for (const judge of Object.keys(row.ecs).sort()) {
+    const fields = row.ecs[judge] as DialogueRow["ecs"][string];
+    const score = finiteOrNull(fields.score);
+    if (score === null) {
+      unreadable += 1;
+      continue;
+    }
+    entries.push({ judge, score, before: finiteOrNull(fields.before), after: finiteOrNull(fields.after) });
+  }
+  return { entries, unreadable };
+}
+
 /** The ECS judges that scored at least one of these dialogues, in name order. */
-export function ecsJudges(records: readonly DialogueRecord[]): string[] {
-  return [...new Set(records.flatMap((record) => readEcs(record).entries.map((entry) => entry.judge)))].sort();
+export function ecsJudgesOfRows(rows: readonly DialogueRow[]): string[] {
+  return [...new Set(rows.flatMap((row) => readRowEcs(row).entries.map((entry) => entry.judge)))].sort();
 }

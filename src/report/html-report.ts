@@ -4,10 +4,10 @@
  * `html`, which escapes it.
  */
 import type { DialogueRecord, TurnRecord } from "../core/dialogue.js";
-import { renderCharts, type RenderedChart } from "./charts/index.js";
+import { renderChartsOfRows, type RenderedChart } from "./charts/index.js";
 import { fixed, signed } from "./format.js";
 import { html, rawHtml, type SafeHtml } from "./html.js";
-import { buildReportModel, inIdOrder, WORST_PER_CONDITION, type ReportInput, type Table } from "./report-model.js";
+import { buildReportModel, rowsInIdOrder, WORST_PER_CONDITION, type ReportInput, type Table } from "./report-model.js";
 
 const STYLE = `
 :root { color-scheme: light; --ink: #1d2330; --muted: #5b6474; --line: #dde1e8; --soft: #f5f7fa; --accent: #2f5d9a; }
@@ -118,9 +118,9 @@ function chartHtml(chart: RenderedChart): SafeHtml {
 
 /** Renders report.html from the saved record. Deterministic: the same input gives the same bytes. */
 export async function renderHtmlReport(unordered: ReportInput): Promise<string> {
-  const input = inIdOrder(unordered);
+  const input = rowsInIdOrder(unordered);
   const model = buildReportModel(input);
-  const charts = await renderCharts(input.summary, input.records);
+  const charts = await renderChartsOfRows(input.summary, input.rows);
   const sections: Array<[string, string]> = [
     ["headline", "Headline"],
     ["by-type", "By type"],

@@ -9,11 +9,12 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError, formatIssues } from "../core/errors.js";
-import { readRunRecords } from "../runner/judgements.js";
+import type { DialogueRow } from "../metrics/dialogue-row.js";
+import { readRunRecords, readRunRows, readRunTranscripts } from "../runner/judgements.js";
 import { USAGE_FILE } from "../runner/run-benchmark.js";
 import { DIALOGUES_FILE, MANIFEST_FILE, SUMMARY_FILE } from "../runner/run-directory.js";
-import { summariseRun, type RunSummary } from "../runner/summary.js";
-import type { RunSetup } from "./report-model.js";
+import { summariseRows, type RunSummary } from "../runner/summary.js";
+import { transcriptIds, type RunSetup } from "./report-model.js";
 
 const ManifestConfigSchema = z.looseObject({
   config: z.looseObject({
@@ -55,8 +56,10 @@ const SummaryFileSchema = z.looseObject({
 export interface LoadedRun {
   dir: string;
   summary: RunSummary;
-  /** Every readable dialogue, errored ones included. */
-  records: DialogueRecord[];
+  /** Every readable dialogue as a compact row (metrics/dialogue-row.ts), errored ones included. */
+  rows: DialogueRow[];
+  /** The full records of the dialogues the reports show with text (report-model.ts transcriptIds), by id. */
+  transcripts: Map<string, DialogueRecord>;
   setup?: RunSetup;
   /** Problems met while reading that the report states (and the CLI prints). */
   readingNotes: string[];
@@ -77,25 +80,47 @@ function readJson(path: string): unknown {
   }
 }
 
-/** The dialogues of a run directory with the judgements made later (`aeb judge`) merged in, or an error naming what is missing. */
-export function loadRunRecords(dir: string): { records: DialogueRecord[]; readingNotes: string[] } {
+/** The path of a run directory's dialogues.jsonl, or an error naming what is missing. */
+function dialoguesFileOf(dir: string): string {
   if (!existsSync(dir)) throw new RunDirectoryError(`run directory ${dir} does not exist`);
   if (!statSync(dir).isDirectory()) throw new RunDirectoryError(`${dir} is not a directory (expected a run directory made by aeb run --out)`);
   const dialoguesPath = join(dir, DIALOGUES_FILE);
   if (!existsSync(dialoguesPath)) {
     throw new RunDirectoryError(`${dialoguesPath} is missing: ${dir} is not a run directory, or its run has not finished a dialogue yet (make one with aeb run --out ${dir})`);
   }
-  // judgements.jsonl (aeb judge) is merged in, so a run judged after the fact reports its ECS.
-  const { records, tornTail } = readRunRecords(dir);
-  const readingNotes: string[] = [];
-  if (tornTail) readingNotes.push(`${DIALOGUES_FILE} ends with a torn line (an interrupted write); it was left out and the ${records.length} complete dialogue(s) before it were used.`);
-  if (records.length === 0) throw new RunDirectoryError(`${dialoguesPath} holds no dialogue${tornTail ? " (only a torn line)" : ""}; nothing to report`);
-  return { records, readingNotes };
+  return dialoguesPath;
 }
 
-/** Reads summary.json (or recomputes it), dialogues.jsonl and run.json of a run directory. */
+/** The reading notes of dialogues.jsonl, or an error when it holds no dialogue. */
+function dialoguesReadingNotes(dialoguesPath: string, count: number, tornTail: boolean): string[] {
+  const readingNotes: string[] = [];
+  if (tornTail) readingNotes.push(`${DIALOGUES_FILE} ends with a torn line (an interrupted write); it was left out and the ${count} complete dialogue(s) before it were used.`);
+  if (count === 0) throw new RunDirectoryError(`${dialoguesPath} holds no dialogue${tornTail ? " (only a torn line)" : ""}; nothing to report`);
+  return readingNotes;
+}
+
+/** The dialogues of a run directory with the judgements made later (`aeb judge`) merged in, or an error naming what is missing. */
+export function loadRunRecords(dir: string): { records: DialogueRecord[]; readingNotes: string[] } {
+  const dialoguesPath = dialoguesFileOf(dir);
+  // judgements.jsonl (aeb judge) is merged in, so a run judged after the fact reports its ECS.
+  const { records, tornTail } = readRunRecords(dir);
+  return { records, readingNotes: dialoguesReadingNotes(dialoguesPath, records.length, tornTail) };
+}
+
+/** {@link loadRunRecords} as compact rows, read in one streamed pass: what a report needs of every dialogue. */
+export function loadRunRows(dir: string): { rows: DialogueRow[]; readingNotes: string[] } {
+  const dialoguesPath = dialoguesFileOf(dir);
+  const { rows, tornTail } = readRunRows(dir);
+  return { rows, readingNotes: dialoguesReadingNotes(dialoguesPath, rows.length, tornTail) };
+}
+
+/**
+ * Reads summary.json (or recomputes it), dialogues.jsonl and run.json of a run directory.
+ * dialogues.jsonl is read in two streamed passes, as `aeb run` writes its reports: one for the
+ * rows of every dialogue, one for the records of the few the reports show with text.
+ */
 export function loadRunForReport(dir: string, options: LoadRunOptions = {}): LoadedRun {
-  const { records, readingNotes } = loadRunRecords(dir);
+  const { rows, readingNotes } = loadRunRows(dir);
 
   let setup: RunSetup | undefined;
   let manifestSeed: number | undefined;
@@ -131,25 +156,26 @@ export function loadRunForReport(dir: string, options: LoadRunOptions = {}): Loa
       throw new RunDirectoryError(`${summaryPath} is not a run summary:\n${formatIssues(parsed.error.issues)}\n(run aeb report with --recompute to rebuild it from the dialogues)`);
     }
     summary = parsed.data as unknown as RunSummary;
-    if (summary.dialogues !== records.length) {
+    if (summary.dialogues !== rows.length) {
       readingNotes.push(
-        `${SUMMARY_FILE} counts ${summary.dialogues} dialogue(s) but ${DIALOGUES_FILE} has ${records.length} readable; the tables come from ${SUMMARY_FILE}, the charts and transcripts from ${DIALOGUES_FILE} (aeb report --recompute makes them agree).`,
+        `${SUMMARY_FILE} counts ${summary.dialogues} dialogue(s) but ${DIALOGUES_FILE} has ${rows.length} readable; the tables come from ${SUMMARY_FILE}, the charts and transcripts from ${DIALOGUES_FILE} (aeb report --recompute makes them agree).`,
       );
     }
   }
-  if (summary !== undefined) return { dir, summary, records, setup, readingNotes, summarySource: "summary.json" };
+  if (summary !== undefined) return { dir, summary, rows, transcripts: readRunTranscripts(dir, transcriptIds(summary, rows)), setup, readingNotes, summarySource: "summary.json" };
 
   if (!options.recompute) readingNotes.push(`${SUMMARY_FILE} is missing; the summary was recomputed from ${DIALOGUES_FILE}.`);
   const seed = manifestSeed ?? 1;
   if (manifestSeed === undefined) readingNotes.push(`no run seed in ${MANIFEST_FILE}; the bootstrap intervals were recomputed with seed 1.`);
-  const recomputed = summariseRun(records, {
-    conditionOrder: setup?.conditions?.map((condition) => condition.name) ?? [...new Set(records.map((record) => record.condition))],
+  const recomputed = summariseRows(rows, {
+    conditionOrder: setup?.conditions?.map((condition) => condition.name) ?? [...new Set(rows.map((row) => row.condition))],
     seed,
-    repeats: manifestRepeats ?? Math.max(...records.map((record) => record.repeat)) + 1,
+    repeats: manifestRepeats ?? rows.reduce((most, row) => Math.max(most, row.repeat), 0) + 1,
     ...(manifestJudges === undefined ? {} : { judges: manifestJudges }),
   });
   const usage = readUsage(dir, readingNotes);
-  return { dir, summary: usage === undefined ? recomputed : { ...recomputed, usage }, records, setup, readingNotes, summarySource: "recomputed" };
+  const withUsage = usage === undefined ? recomputed : { ...recomputed, usage };
+  return { dir, summary: withUsage, rows, transcripts: readRunTranscripts(dir, transcriptIds(withUsage, rows)), setup, readingNotes, summarySource: "recomputed" };
 }
 
 /** usage.json of an LLM run (token usage per model role), as `aeb run` adds it to the summary; undefined when there is none. */

@@ -6,7 +6,7 @@
 import type { DialogueRecord } from "../core/dialogue.js";
 import type { RunSummary } from "../runner/summary.js";
 import { fixed, markdownTable, markdownText, truncate } from "./format.js";
-import { buildReportModel, inIdOrder, WORST_PER_CONDITION, type ReportInput } from "./report-model.js";
+import { buildReportModel, rowsInIdOrder, WORST_PER_CONDITION, type ReportInput } from "./report-model.js";
 
 /** How much of the last user reply the short account quotes. */
 const QUOTE_CHARS = 160;
@@ -26,7 +26,7 @@ function worstLine(record: DialogueRecord): string {
  * notes and the worst dialogues).
  */
 export function renderMarkdownReport(input: RunSummary | ReportInput): string {
-  const reportInput = inIdOrder("summary" in input ? input : { summary: input, records: [] });
+  const reportInput = rowsInIdOrder("summary" in input ? input : { summary: input, rows: [], transcripts: new Map() });
   const model = buildReportModel(reportInput);
   const { summary } = reportInput;
   const lines = [
@@ -68,7 +68,7 @@ export function renderMarkdownReport(input: RunSummary | ReportInput): string {
   lines.push("## Notes", "");
   if (model.notes.length === 0) lines.push("None.", "");
   else lines.push(...model.notes.map((note) => `- ${markdownText(note)}`), "");
-  if (reportInput.records.length > 0) {
+  if (reportInput.rows.length > 0) {
     lines.push("## Worst dialogues per condition", "", `The ${WORST_PER_CONDITION} lowest-FS scored dialogues of each condition; whole transcripts are in report.html.`, "");
     if (model.worst.length === 0) lines.push("No scored dialogues.", "");
     for (const { condition, dialogues } of model.worst) lines.push(`### ${markdownText(condition)}`, "", ...dialogues.map(worstLine), "");

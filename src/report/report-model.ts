@@ -2,12 +2,18 @@
  * What both reports show, computed once from the saved record (summary.json + dialogues.jsonl):
  * the tables as text cells, the notes and the worst dialogues. `markdown-report.ts` and
  * `html-report.ts` only lay this out.
+ *
+ * Everything but the worst dialogues' transcripts comes from compact per-dialogue rows
+ * (metrics/dialogue-row.ts: numbers, no text), so a report of a long run does not hold its
+ * dialogues in memory; the few records shown with text are read separately (see
+ * {@link transcriptIds}).
  */
 import type { DialogueRecord } from "../core/dialogue.js";
 import type { ConditionSummary } from "../metrics/condition-summary.js";
+import { dialogueRow, sortedById, type DialogueRow } from "../metrics/dialogue-row.js";
 import type { RunSummary } from "../runner/summary.js";
 import { typeOrder } from "./charts/chart-data.js";
-import { ecsJudges, readEcs } from "./ecs.js";
+import { ecsJudgesOfRows, readRowEcs } from "./ecs.js";
 import { cellValue, fixed, formatP, percent, withCI } from "./format.js";
 import { comparisonsByMetric, judgeSections, summaryEcsJudges, summarySections } from "./summary-sections.js";
 
@@ -17,16 +23,30 @@ export interface RunSetup {
   simulator?: unknown;
 }
 
-/** Everything a report is made from. */
-export interface ReportInput {
+interface ReportInputBase {
   summary: RunSummary;
-  /** Every line of dialogues.jsonl (errored dialogues included: the report excludes and counts them). */
-  records: readonly DialogueRecord[];
   setup?: RunSetup;
   /** Problems met while reading the run directory (a torn last line...), shown with the notes. */
   readingNotes?: readonly string[];
   title?: string;
 }
+
+/** A report of dialogues held in memory as records (an import, a test, a small run). */
+export interface RecordsReportInput extends ReportInputBase {
+  /** Every line of dialogues.jsonl (errored dialogues included: the report excludes and counts them). */
+  records: readonly DialogueRecord[];
+}
+
+/** A report of dialogues held as compact rows, with the full records of only those it shows with text. */
+export interface RowsReportInput extends ReportInputBase {
+  /** Every line of dialogues.jsonl as a row (errored dialogues included). */
+  rows: readonly DialogueRow[];
+  /** The full records of (at least) the dialogues of {@link transcriptIds}, by id. */
+  transcripts: ReadonlyMap<string, DialogueRecord>;
+}
+
+/** Everything a report is made from. */
+export type ReportInput = RecordsReportInput | RowsReportInput;
 
 export interface Table {
   header: string[];
@@ -62,11 +82,20 @@ export interface ReportModel {
 }
 
 /**
- * The input with its dialogues in id order, so that a report does not depend on the order in
- * which dialogues finished (and were appended to dialogues.jsonl).
+ * The input as rows in id order, so that a report does not depend on the order in which dialogues
+ * finished (and were appended to dialogues.jsonl). Records become rows here, and the records of
+ * the dialogues shown with text are kept as transcripts.
  */
-export function inIdOrder(input: ReportInput): ReportInput {
-  return { ...input, records: [...input.records].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) };
+export function rowsInIdOrder(input: ReportInput): RowsReportInput {
+  if ("rows" in input) return { ...input, rows: sortedById(input.rows) };
+  const { records, ...rest } = input;
+  const sorted = sortedById(records);
+  const rows = sorted.map(dialogueRow);
+  const wanted = transcriptIds(input.summary, rows);
+  const transcripts = new Map<string, DialogueRecord>();
+  // The first scored record of an id, as a streamed read of dialogues.jsonl would take it.
+  for (const record of sorted) if (wanted.has(record.id) && record.status === "done" && !transcripts.has(record.id)) transcripts.set(record.id, record);
+  return { ...rest, rows, transcripts };
 }
 
 /** How many of the lowest-FS dialogues per condition the reports print. */
@@ -99,16 +128,32 @@ function fsCell(condition: ConditionSummary): string {
 }
 
 /** The lowest-FS scored dialogues of each condition (ties broken by id), worst first. */
-export function worstDialogues(records: readonly DialogueRecord[], conditions: readonly string[], count = WORST_PER_CONDITION): ReportModel["worst"] {
+export function worstRows(rows: readonly DialogueRow[], conditions: readonly string[], count = WORST_PER_CONDITION): Array<{ condition: string; rows: DialogueRow[] }> {
   return conditions
     .map((condition) => ({
       condition,
-      dialogues: records
-        .filter((record) => record.condition === condition && record.status === "done")
-        .sort((a, b) => a.final.fs - b.final.fs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      rows: rows
+        .filter((row) => row.condition === condition && row.status === "done")
+        .sort((a, b) => a.metrics.fs - b.metrics.fs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         .slice(0, count),
     }))
-    .filter((group) => group.dialogues.length > 0);
+    .filter((group) => group.rows.length > 0);
+}
+
+/** Conditions in the summary's order, then those only the dialogues name (which the report notes). */
+function conditionsWithOrphans(summary: RunSummary, rows: readonly DialogueRow[]): { names: string[]; orphans: string[] } {
+  const names = summary.conditions.map((condition) => condition.name);
+  const orphans = [...new Set(rows.map((row) => row.condition))].filter((name) => !names.includes(name));
+  return { names, orphans };
+}
+
+/**
+ * The ids of the dialogues the reports show with text (the worst of each condition): the only
+ * full records a report needs besides the rows.
+ */
+export function transcriptIds(summary: RunSummary, rows: readonly DialogueRow[]): Set<string> {
+  const { names, orphans } = conditionsWithOrphans(summary, rows);
+  return new Set(worstRows(sortedById(rows), [...names, ...orphans]).flatMap((group) => group.rows.map((row) => row.id)));
 }
 
 /** "1 comparison entry", "3 comparison entries". */
@@ -116,17 +161,18 @@ function entries(count: number, kind: string): string {
   return `${count} ${kind} entr${count === 1 ? "y" : "ies"}`;
 }
 
-export function buildReportModel(input: ReportInput): ReportModel {
-  const { summary, records } = input;
+export function buildReportModel(unordered: ReportInput): ReportModel {
+  const input = rowsInIdOrder(unordered);
+  const { summary, rows } = input;
   const conditions = summary.conditions;
-  const scored = records.filter((record) => record.status === "done");
+  const scored = rows.filter((row) => row.status === "done");
   /** ECS judges with a score on some dialogue (what the charts plot). */
-  const scoringJudges = ecsJudges(scored);
+  const scoringJudges = ecsJudgesOfRows(scored);
   /** The judges summary.json names (its first gives the headline ECS), then those only the dialogues carry. */
   const namedJudges = summaryEcsJudges(summary);
   const judges = [...namedJudges, ...scoringJudges.filter((judge) => !namedJudges.includes(judge))];
   const judgeTables = judgeSections(summary);
-  const presets = [...new Set(records.map((record) => record.preset))].sort();
+  const presets = [...new Set(rows.map((row) => row.preset))].sort();
   const types = typeOrder(conditions.flatMap((condition) => Object.keys(condition.byType)));
 
   const facts: Array<[string, string]> = [
@@ -263,11 +309,10 @@ export function buildReportModel(input: ReportInput): ReportModel {
   }
   if (judgeTables.unreadableUsage > 0) usageNote = `${entries(judgeTables.unreadableUsage, "usage")} could not be read and ${judgeTables.unreadableUsage === 1 ? "is" : "are"} not shown.`;
 
-  const unreadableEcs = scored.reduce((sum, record) => sum + readEcs(record).unreadable, 0);
+  const unreadableEcs = scored.reduce((sum, row) => sum + readRowEcs(row).unreadable, 0);
   const notes = [...(input.readingNotes ?? []), ...summary.notes];
   if (unreadableEcs > 0) notes.push(`${unreadableEcs} ECS entr${unreadableEcs === 1 ? "y has" : "ies have"} no numeric score and are left out of the charts.`);
-  const conditionNames = conditions.map((condition) => condition.name);
-  const orphans = [...new Set(records.map((record) => record.condition))].filter((name) => !conditionNames.includes(name));
+  const { names: conditionNames, orphans } = conditionsWithOrphans(summary, rows);
   if (orphans.length > 0) notes.push(`dialogues.jsonl has condition(s) that summary.json does not: ${orphans.join(", ")} (they appear in the charts only).`);
 
   return {
@@ -308,7 +353,14 @@ export function buildReportModel(input: ReportInput): ReportModel {
     lengthConfound,
     lengthConfoundNote,
     notes,
-    worst: worstDialogues(records, [...conditionNames, ...orphans]),
+    worst: worstRows(rows, [...conditionNames, ...orphans]).map((group) => ({ condition: group.condition, dialogues: group.rows.map((row) => transcriptOf(input, row)) })),
     ecsJudges: judges,
   };
+}
+
+/** The full record of a dialogue the report shows with text; its absence is a caller's error, not the data's. */
+function transcriptOf(input: RowsReportInput, row: DialogueRow): DialogueRecord {
+  const record = input.transcripts.get(row.id);
+  if (record === undefined) throw new Error(`the report shows dialogue ${row.id} with its transcript, but its record was not provided (see transcriptIds)`);
+  return record;
 }

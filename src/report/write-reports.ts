@@ -10,9 +10,9 @@ export const HTML_REPORT_FILE = "report.html";
 /**
  * Writes report.md and report.html into `dir`; returns their paths. The summary is used as it
  * reads back from JSON (NaN becomes null, undefined fields go), i.e. as saved, so `aeb report`
- * re-renders what `aeb run`, `aeb judge` or `aeb import` wrote byte for byte. The records are not
- * copied: they are plain JSON data already, and a copy of every dialogue doubled the peak memory
- * of long runs.
+ * re-renders what `aeb run`, `aeb judge` or `aeb import` wrote byte for byte. The dialogues (rows
+ * or records) are not copied: they are plain data already, and a copy of every dialogue doubled
+ * the peak memory of long runs.
  */
 export async function writeReportFiles(dir: string, input: ReportInput): Promise<{ markdown: string; html: string }> {
   const saved: ReportInput = { ...input, summary: JSON.parse(JSON.stringify(input.summary)) as ReportInput["summary"] };

@@ -6,18 +6,18 @@ import { runEpisode } from "../episode/step.js";
 import type { EcsJudge, HidJudge } from "../judges/judge.js";
 import { judgeEcs, judgeHid } from "../judges/judge-dialogue.js";
 import type { ModelCallEvent, UsageTotals } from "../llm/chat-model.js";
-import { writeReportFiles } from "../report/write-reports.js";
+import { dialogueRow, type DialogueRow } from "../metrics/dialogue-row.js";
 import { filterScenarios } from "../scenarios/load-scenarios.js";
 import type { SkippedProfileLine } from "../scenarios/sage-profiles.js";
 import { loadScenarioSource } from "../scenarios/scenario-source.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { forEachConcurrent } from "./concurrency.js";
-import { mergeJudgements, readJudgements } from "./judgements.js";
+import { mergeJudgementRows, readJudgements } from "./judgements.js";
 import { configWarnings, PluginFactory } from "./plugins.js";
 import type { RunConfig } from "./run-config.js";
-import { claimRunDirectory, DialogueRecorder, hashOf, SUMMARY_FILE } from "./run-directory.js";
+import { claimRunDirectory, DialogueRecorder, hashOf } from "./run-directory.js";
 import { planRun } from "./run-plan.js";
-import { summariseRun, type RunSummary } from "./summary.js";
+import { writeRunSummary, type RunSummary, type SummaryConfig } from "./summary.js";
 
 export const USAGE_FILE = "usage.json";
 
@@ -102,7 +102,9 @@ export async function judgeRecord(
 /**
  * Runs conditions x scenarios x repeats into `outDir`, resuming what is there: finished dialogues
  * are kept, errored and missing ones are run. Every dialogue is appended to dialogues.jsonl as it
- * finishes; summary.json, report.md and report.html are written from the records at the end.
+ * finishes; summary.json, report.md and report.html are written at the end from one compact row
+ * per dialogue (metrics/dialogue-row.ts) and the worst dialogues' records read back from the file,
+ * so memory does not grow with the dialogues' text however long the run.
  */
 export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const { config, outDir } = options;
@@ -122,7 +124,8 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const todo = tasks.filter((task) => !recorder.finished.has(task.id));
   options.events?.onPlan?.({ total: tasks.length, alreadyFinished: tasks.length - todo.length, toRun: todo.length, resumed, repaired: recorder.repaired });
 
-  const errored: DialogueRecord[] = [];
+  // Errored dialogues of this invocation, as compact rows (the records are on disk).
+  const errored: DialogueRow[] = [];
   const signal = options.signal === undefined ? plugins.abort.signal : AbortSignal.any([options.signal, plugins.abort.signal]);
   // Every in-flight model call listens on the run's signal: hundreds of listeners are expected.
   setMaxListeners(0, signal);
@@ -145,7 +148,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
         const record = await judgeRecord(played, task.scenario, judges, signal);
         // A failed preflight or a cancelled run is not the dialogue's fault: record nothing for it.
         if (signal.aborted) return;
-        if (record.status === "error") errored.push(record);
+        if (record.status === "error") errored.push(dialogueRow(record));
         recorder.append(record);
         options.events?.onDialogue?.(record);
       },
@@ -157,8 +160,8 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   if (plugins.fatal !== undefined) throw plugins.fatal;
 
   const usage = accumulateUsage(outDir, plugins.usage());
-  const records = mergeJudgements([...recorder.finished.values(), ...errored].filter((record) => planned.has(record.id)), readJudgements(outDir));
-  const summary = await writeSummary(outDir, records, config, usage);
+  const rows = mergeJudgementRows([...recorder.finished.values(), ...errored].filter((row) => planned.has(row.id)), readJudgements(outDir));
+  const summary = await writeRunSummary(outDir, { rows }, config, usage);
   return { summary, ran: todo.length, skipped: tasks.length - todo.length, errors: errored.length, outDir };
 }
 
@@ -180,20 +183,6 @@ function accumulateUsage(outDir: string, current: UsageTotals[]): UsageTotals[] 
 }
 
 /** Writes summary.json, then report.md and report.html (both from the records alone). */
-export async function writeSummary(
-  outDir: string,
-  records: readonly DialogueRecord[],
-  config: { conditions: ReadonlyArray<{ name: string; agent?: unknown }>; seed: number; repeats: number; judges?: RunConfig["judges"]; simulator?: unknown },
-  usage?: UsageTotals[],
-): Promise<RunSummary> {
-  const summary = summariseRun(records, {
-    conditionOrder: config.conditions.map((condition) => condition.name),
-    seed: config.seed,
-    repeats: config.repeats,
-    ...(config.judges ? { judges: { ecs: config.judges.ecs.map((judge) => judge.name), hid: config.judges.hid.map((judge) => judge.name) } } : {}),
-  });
-  const withUsage = usage === undefined ? summary : { ...summary, usage };
-  writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(withUsage, null, 2)}\n`);
-  await writeReportFiles(outDir, { summary: withUsage, records, setup: { conditions: config.conditions, simulator: config.simulator } });
-  return withUsage;
+export async function writeSummary(outDir: string, records: readonly DialogueRecord[], config: SummaryConfig, usage?: UsageTotals[]): Promise<RunSummary> {
+  return writeRunSummary(outDir, { records }, config, usage);
 }

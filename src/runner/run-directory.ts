@@ -3,7 +3,8 @@ import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSyn
 import { join } from "node:path";
 import { DialogueRecordSchema, type DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError, formatIssues } from "../core/errors.js";
-import { parseJsonl } from "../core/jsonl.js";
+import { scanJsonlFile, type JsonlFileScan } from "../core/jsonl.js";
+import { dialogueRow, type DialogueRow } from "../metrics/dialogue-row.js";
 
 export const DIALOGUES_FILE = "dialogues.jsonl";
 export const ERRORS_FILE = "dialogues.errors.jsonl";
@@ -71,83 +72,148 @@ export function claimRunDirectory(dir: string, manifest: Manifest, force: boolea
   return { resumed: existsSync(join(dir, DIALOGUES_FILE)) };
 }
 
-/** Reads and validates every dialogue of a run directory; errors name the file and line. */
-export function readDialogues(dir: string, options: { allowTornTail?: boolean } = {}): { records: DialogueRecord[]; tornTail: boolean } {
-  const path = join(dir, DIALOGUES_FILE);
-  if (!existsSync(path)) return { records: [], tornTail: false };
-  const parsed = parseJsonl(readFileSync(path, "utf8"));
-  const firstInvalid = parsed.invalid[0];
-  if (firstInvalid) {
-    throw new RunDirectoryError(`${path} line ${firstInvalid.line} is not valid JSON (${firstInvalid.message}); ${parsed.invalid.length} bad line(s) in all`);
-  }
-  if (parsed.tornTail && options.allowTornTail === false) throw new RunDirectoryError(`${path} ends with a torn line`);
-  const records = parsed.lines.map(({ line, value }) => {
-    const record = DialogueRecordSchema.safeParse(value);
-    if (!record.success) throw new RunDirectoryError(`${path} line ${line} is not a dialogue record:\n${formatIssues(record.error.issues)}`);
-    return record.data;
-  });
-  return { records, tornTail: parsed.tornTail };
+/** Validates one parsed line of dialogues.jsonl; the error names the file and line. */
+function dialogueOf(path: string, line: number, value: unknown): DialogueRecord | RunDirectoryError {
+  const record = DialogueRecordSchema.safeParse(value);
+  if (!record.success) return new RunDirectoryError(`${path} line ${line} is not a dialogue record:\n${formatIssues(record.error.issues)}`);
+  return record.data;
+}
+
+/** The error for lines that are not JSON (a torn last line excepted): the first, and the count. */
+function invalidLinesError(path: string, invalid: JsonlFileScan["invalid"]): RunDirectoryError | undefined {
+  const first = invalid[0];
+  return first === undefined ? undefined : new RunDirectoryError(`${path} line ${first.line} is not valid JSON (${first.message}); ${invalid.length} bad line(s) in all`);
 }
 
 /**
- * What a long run keeps in memory of a finished dialogue: the record without the simulator's
- * appraisal details and the ECS judges' per-turn estimates, which no summary or report reads and
- * which make up much of a record. The file keeps everything.
+ * Streams the dialogues of a run directory to `visit`, validated, in file order, one at a time, so
+ * memory does not grow with the file. The errors are {@link readDialogues}'s: a line that is not
+ * JSON (a torn last line excepted), then a line that is not a dialogue record; they are thrown
+ * once the file has been read, so when this throws, what was visited must be discarded.
  */
-export function inMemoryView(record: DialogueRecord): DialogueRecord {
-  const turns = record.turns.map(({ user: { appraisal: _appraisal, ...user }, ...turn }) => ({ ...turn, user }));
-  const ecs = record.ecs === undefined ? undefined : Object.fromEntries(Object.entries(record.ecs).map(([name, { estimates: _estimates, ...rest }]) => [name, rest]));
-  return { ...record, turns, ...(ecs !== undefined ? { ecs: ecs as DialogueRecord["ecs"] } : {}) };
+export function forEachDialogue(dir: string, visit: (record: DialogueRecord, line: number) => void, options: { allowTornTail?: boolean } = {}): { tornTail: boolean } {
+  const path = join(dir, DIALOGUES_FILE);
+  if (!existsSync(path)) return { tornTail: false };
+  let schemaError: RunDirectoryError | undefined;
+  const scan = scanJsonlFile(path, (value, line) => {
+    if (schemaError !== undefined) return;
+    const record = dialogueOf(path, line, value);
+    if (record instanceof RunDirectoryError) schemaError = record;
+    else visit(record, line);
+  });
+  const invalid = invalidLinesError(path, scan.invalid);
+  if (invalid !== undefined) throw invalid;
+  if (scan.tornTail && options.allowTornTail === false) throw new RunDirectoryError(`${path} ends with a torn line`);
+  if (schemaError !== undefined) throw schemaError;
+  return { tornTail: scan.tornTail };
+}
+
+/** Reads and validates every dialogue of a run directory; errors name the file and line. */
+export function readDialogues(dir: string, options: { allowTornTail?: boolean } = {}): { records: DialogueRecord[]; tornTail: boolean } {
+  const records: DialogueRecord[] = [];
+  const { tornTail } = forEachDialogue(dir, (record) => records.push(record), options);
+  return { records, tornTail };
+}
+
+/** Every dialogue of a run directory as a compact row (metrics/dialogue-row.ts), in file order, read in one streamed pass. */
+export function readDialogueRows(dir: string): { rows: DialogueRow[]; tornTail: boolean } {
+  const rows: DialogueRow[] = [];
+  const { tornTail } = forEachDialogue(dir, (record) => rows.push(dialogueRow(record)));
+  return { rows, tornTail };
+}
+
+/**
+ * The full records of a few scored dialogues, by id, read in one streamed pass that keeps only
+ * those: what the reports show with text (the worst dialogues' transcripts) when everything else
+ * comes from rows. Other lines are parsed but not validated (the pass that made the rows did
+ * that); of duplicate ids (which the recorder never leaves) the first scored record is taken.
+ */
+export function readScoredDialoguesById(dir: string, ids: ReadonlySet<string>): Map<string, DialogueRecord> {
+  const found = new Map<string, DialogueRecord>();
+  const path = join(dir, DIALOGUES_FILE);
+  if (ids.size === 0 || !existsSync(path)) return found;
+  scanJsonlFile(path, (value, line) => {
+    const id = (value as { id?: unknown } | null)?.id;
+    if (typeof id !== "string" || !ids.has(id) || found.has(id)) return;
+    const record = dialogueOf(path, line, value);
+    if (record instanceof RunDirectoryError) throw record;
+    if (record.status === "done") found.set(id, record);
+  });
+  return found;
 }
 
 /**
  * Appends dialogue records, one line per write, so that a kill can tear at most the last line.
  * On open it repairs the file: a torn last line is cut off, errored dialogues are moved to
  * `dialogues.errors.jsonl` (to be retried) and duplicate ids keep their first record.
+ *
+ * Memory stays flat however long the run: the file is read in streamed passes, and of each
+ * finished dialogue only its compact row (metrics/dialogue-row.ts) is kept, never the record.
  */
 export class DialogueRecorder {
   private readonly fd: number;
-  readonly finished: Map<string, DialogueRecord>;
+  /** The finished (status `done`) dialogues, on disk and appended since, as compact rows by id, in file order. */
+  readonly finished = new Map<string, DialogueRow>();
   readonly repaired: { tornTail: boolean; erroredMoved: number; duplicatesDropped: number };
 
   constructor(readonly dir: string) {
     const path = join(dir, DIALOGUES_FILE);
-    this.finished = new Map();
     this.repaired = { tornTail: false, erroredMoved: 0, duplicatesDropped: 0 };
     if (existsSync(path)) {
-      const text = readFileSync(path, "utf8");
-      const parsed = parseJsonl(text);
-      if (parsed.tornTail) {
-        truncateSync(path, parsed.validPrefixBytes);
+      // One streamed pass validates every line and keeps the rows; the file is repaired after it.
+      let errored = 0;
+      let schemaError: RunDirectoryError | undefined;
+      const scan = scanJsonlFile(path, (value, line) => {
+        if (schemaError !== undefined) return;
+        const record = dialogueOf(path, line, value);
+        if (record instanceof RunDirectoryError) schemaError = record;
+        else if (record.status === "error") errored += 1;
+        else if (this.finished.has(record.id)) this.repaired.duplicatesDropped += 1;
+        else this.finished.set(record.id, dialogueRow(record));
+      });
+      if (scan.tornTail) {
+        truncateSync(path, scan.validPrefixBytes);
         this.repaired.tornTail = true;
-      } else if (text.length > 0 && !text.endsWith("\n")) {
+      } else if (scan.bytes > 0 && !scan.endsWithNewline) {
         appendFileSync(path, "\n");
       }
-      const { records } = readDialogues(dir);
-      const keep: DialogueRecord[] = [];
-      const errored: DialogueRecord[] = [];
-      for (const record of records) {
-        if (record.status === "error") errored.push(record);
-        else if (this.finished.has(record.id)) this.repaired.duplicatesDropped += 1;
-        else {
-          this.finished.set(record.id, inMemoryView(record));
-          keep.push(record);
-        }
-      }
-      if (errored.length > 0 || this.repaired.duplicatesDropped > 0) {
-        for (const record of errored) appendFileSync(join(dir, ERRORS_FILE), `${JSON.stringify(record)}\n`);
-        const temporary = `${path}.tmp`;
-        writeFileSync(temporary, keep.map((record) => `${JSON.stringify(record)}\n`).join(""));
-        renameSync(temporary, path);
-        this.repaired.erroredMoved = errored.length;
+      const invalid = invalidLinesError(path, scan.invalid) ?? schemaError;
+      if (invalid !== undefined) throw invalid;
+      if (errored > 0 || this.repaired.duplicatesDropped > 0) {
+        this.setErroredAndDuplicatesAside(path);
+        this.repaired.erroredMoved = errored;
       }
     }
     this.fd = openSync(path, "a");
   }
 
+  /**
+   * Moves errored records to the errors file and drops duplicates (the first of an id is kept),
+   * streaming into a temporary file that then replaces dialogues.jsonl. Records are written as
+   * validated, as they were before this was streamed.
+   */
+  private setErroredAndDuplicatesAside(path: string): void {
+    const temporary = `${path}.tmp`;
+    const out = openSync(temporary, "w");
+    const kept = new Set<string>();
+    try {
+      scanJsonlFile(path, (value) => {
+        const record = DialogueRecordSchema.parse(value);
+        if (record.status === "error") appendFileSync(join(this.dir, ERRORS_FILE), `${JSON.stringify(record)}\n`);
+        else if (!kept.has(record.id)) {
+          kept.add(record.id);
+          writeSync(out, `${JSON.stringify(record)}\n`);
+        }
+      });
+    } finally {
+      closeSync(out);
+    }
+    renameSync(temporary, path);
+  }
+
   append(record: DialogueRecord): void {
     writeSync(this.fd, `${JSON.stringify(record)}\n`);
-    if (record.status === "done") this.finished.set(record.id, inMemoryView(record));
+    if (record.status === "done") this.finished.set(record.id, dialogueRow(record));
   }
 
   close(): void {

@@ -22,9 +22,9 @@ export function registerReportCommand(program: Command): void {
       const run = loadRunForReport(dir, { recompute: flags.recompute === true || flags.writeSummary === true });
       for (const note of run.readingNotes) console.error(`note: ${note}`);
       if (flags.writeSummary) writeFileSync(join(dir, SUMMARY_FILE), `${JSON.stringify(run.summary, null, 2)}\n`);
-      const written = await writeReportFiles(dir, { summary: run.summary, records: run.records, setup: run.setup, readingNotes: run.readingNotes });
-      const scored = run.records.filter((record) => record.status === "done").length;
-      console.log(`read ${run.records.length} dialogue(s) (${scored} scored, ${run.records.length - scored} ended in error); summary ${run.summarySource === "recomputed" ? "recomputed from dialogues.jsonl" : "from summary.json"}${flags.writeSummary ? " and written to summary.json" : ""}`);
+      const written = await writeReportFiles(dir, { summary: run.summary, rows: run.rows, transcripts: run.transcripts, setup: run.setup, readingNotes: run.readingNotes });
+      const scored = run.rows.filter((row) => row.status === "done").length;
+      console.log(`read ${run.rows.length} dialogue(s) (${scored} scored, ${run.rows.length - scored} ended in error); summary ${run.summarySource === "recomputed" ? "recomputed from dialogues.jsonl" : "from summary.json"}${flags.writeSummary ? " and written to summary.json" : ""}`);
       console.log(`wrote ${written.markdown} and ${written.html}`);
     });
 }

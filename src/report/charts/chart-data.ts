@@ -1,17 +1,17 @@
 import type { DialogueRecord } from "../../core/dialogue.js";
 import { ADVERSARIAL_TYPES } from "../../core/trajectory-type.js";
-import { dialogueMetrics } from "../../metrics/dialogue-metrics.js";
+import { dialogueRow, type DialogueRow } from "../../metrics/dialogue-row.js";
 import type { RunSummary } from "../../runner/summary.js";
 
 /** Dialogues that count: status `done` (errored ones are excluded from every chart, as from every statistic). */
-export function scoredRecords(records: readonly DialogueRecord[]): DialogueRecord[] {
-  return records.filter((record) => record.status === "done");
+export function scoredRows(rows: readonly DialogueRow[]): DialogueRow[] {
+  return rows.filter((row) => row.status === "done");
 }
 
-/** Conditions in the summary's order, then any that only the records name. */
-export function conditionOrder(summary: RunSummary, records: readonly DialogueRecord[]): string[] {
+/** Conditions in the summary's order, then any that only the dialogues name. */
+export function conditionOrder(summary: RunSummary, rows: readonly DialogueRow[]): string[] {
   const names = summary.conditions.map((condition) => condition.name);
-  for (const record of records) if (!names.includes(record.condition)) names.push(record.condition);
+  for (const row of rows) if (!names.includes(row.condition)) names.push(row.condition);
   return names;
 }
 
@@ -32,13 +32,13 @@ export interface DialoguePoint {
   replyChars: number;
 }
 
-export function dialoguePoints(records: readonly DialogueRecord[]): DialoguePoint[] {
-  return scoredRecords(records).map((record) => ({
-    id: record.id,
-    condition: record.condition,
-    type: record.type,
-    fs: record.final.fs,
-    replyChars: dialogueMetrics(record).meanReplyChars,
+export function dialoguePoints(rows: readonly DialogueRow[]): DialoguePoint[] {
+  return scoredRows(rows).map((row) => ({
+    id: row.id,
+    condition: row.condition,
+    type: row.type,
+    fs: row.metrics.fs,
+    replyChars: row.metrics.meanReplyChars,
   }));
 }
 
@@ -49,8 +49,12 @@ export function dialoguePoints(records: readonly DialogueRecord[]): DialoguePoin
  * averages the same dialogues and a collapse keeps pulling its condition down, as it does in FS.
  */
 export function emotionPath(record: DialogueRecord, steps: number): number[] {
-  const path = [record.opening.emotion, ...record.turns.map((turn) => turn.user.emotion)];
-  const last = record.final.emotion;
+  return carriedForward([record.opening.emotion, ...record.turns.map((turn) => turn.user.emotion)], record.final.emotion, steps);
+}
+
+/** The emotions after each step (opening first), padded with the final emotion to `steps` + 1 values. */
+function carriedForward(emotions: readonly number[], last: number, steps: number): number[] {
+  const path = [...emotions];
   while (path.length < steps + 1) path.push(last);
   return path.slice(0, steps + 1);
 }
@@ -67,11 +71,17 @@ export interface TrajectoryPoint {
 
 /** Mean emotion per condition and step, with a ±1.96 SE band, over scored dialogues. */
 export function emotionTrajectories(records: readonly DialogueRecord[], conditions: readonly string[]): TrajectoryPoint[] {
-  const scored = scoredRecords(records);
-  const steps = Math.max(0, ...scored.map((record) => record.turns.length));
+  return emotionTrajectoriesOfRows(records.map(dialogueRow), conditions);
+}
+
+/** {@link emotionTrajectories} from rows (each carries its emotion after every step): the same points. */
+export function emotionTrajectoriesOfRows(rows: readonly DialogueRow[], conditions: readonly string[]): TrajectoryPoint[] {
+  const scored = scoredRows(rows);
+  // Not Math.max(...array): a spread of 10,000 arguments is close to the engine's argument limit.
+  const steps = scored.reduce((most, row) => Math.max(most, row.metrics.turns), 0);
   const points: TrajectoryPoint[] = [];
   for (const condition of conditions) {
-    const paths = scored.filter((record) => record.condition === condition).map((record) => emotionPath(record, steps));
+    const paths = scored.filter((row) => row.condition === condition).map((row) => carriedForward(row.emotions, row.finalEmotion, steps));
     if (paths.length === 0) continue;
     for (let step = 0; step <= steps; step += 1) {
       const values = paths.map((path) => path[step] as number);

@@ -1,8 +1,8 @@
 import type { TopLevelSpec } from "vega-lite";
-import type { DialogueRecord } from "../../core/dialogue.js";
+import type { DialogueRow } from "../../metrics/dialogue-row.js";
 import type { RunSummary } from "../../runner/summary.js";
-import { readEcs } from "../ecs.js";
-import { conditionOrder, scoredRecords, typeOrder } from "./chart-data.js";
+import { readRowEcs } from "../ecs.js";
+import { conditionOrder, scoredRows, typeOrder } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
 import { CHART_CONFIG, NO_ECS_MESSAGE, conditionScale } from "./theme.js";
 
@@ -15,16 +15,16 @@ export interface EcsPhaseRow {
 }
 
 /** ECS before and after the manipulation turn, one row per dialogue, judge and phase that has a value. */
-export function ecsPhaseRows(records: readonly DialogueRecord[]): EcsPhaseRow[] {
-  const rows: EcsPhaseRow[] = [];
-  for (const record of scoredRecords(records)) {
-    for (const entry of readEcs(record).entries) {
-      const base = { condition: record.condition, type: record.type, judge: entry.judge };
-      if (entry.before !== null) rows.push({ ...base, phase: "before", ecs: entry.before });
-      if (entry.after !== null) rows.push({ ...base, phase: "after", ecs: entry.after });
+export function ecsPhaseRows(rows: readonly DialogueRow[]): EcsPhaseRow[] {
+  const phaseRows: EcsPhaseRow[] = [];
+  for (const row of scoredRows(rows)) {
+    for (const entry of readRowEcs(row).entries) {
+      const base = { condition: row.condition, type: row.type, judge: entry.judge };
+      if (entry.before !== null) phaseRows.push({ ...base, phase: "before", ecs: entry.before });
+      if (entry.after !== null) phaseRows.push({ ...base, phase: "after", ecs: entry.after });
     }
   }
-  return rows;
+  return phaseRows;
 }
 
 /**
@@ -33,17 +33,17 @@ export function ecsPhaseRows(records: readonly DialogueRecord[]): EcsPhaseRow[] 
  * the judge reads the user less well once the user starts to mislead. Types whose manipulation
  * turn is 0 have no "before" point.
  */
-export function ecsBeforeAfterSpec(summary: RunSummary, records: readonly DialogueRecord[]): TopLevelSpec {
-  const values = ecsPhaseRows(records);
+export function ecsBeforeAfterSpec(summary: RunSummary, rows: readonly DialogueRow[]): TopLevelSpec {
+  const values = ecsPhaseRows(rows);
   if (values.length === 0) {
-    const anyEcs = scoredRecords(records).some((record) => readEcs(record).entries.length > 0);
+    const anyEcs = scoredRows(rows).some((row) => readRowEcs(row).entries.length > 0);
     return anyEcs
       ? placeholderSpec("no ECS before/after values", "the ECS judge recorded no `before` or `after` scores")
       : placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this chart");
   }
   const judges = [...new Set(values.map((value) => value.judge))].sort();
   const types = typeOrder(values.map((value) => value.type));
-  const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, records)), title: "condition" };
+  const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };
   const x = { field: "phase", type: "ordinal" as const, sort: ["before", "after"], title: null, axis: { labelAngle: 0 }, scale: { domain: ["before", "after"], padding: 0.4 } };
   const y = { field: "ecs", type: "quantitative" as const, aggregate: "mean" as const, title: "mean ECS", scale: { zero: false } };
   const header = { labelExpr: "split(replace(datum.label, /_/g, ' '), ' ')", labelLineHeight: 12 };

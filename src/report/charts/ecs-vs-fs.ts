@@ -1,15 +1,15 @@
 import type { TopLevelSpec } from "vega-lite";
-import type { DialogueRecord } from "../../core/dialogue.js";
+import type { DialogueRow } from "../../metrics/dialogue-row.js";
 import type { RunSummary } from "../../runner/summary.js";
-import { readEcs } from "../ecs.js";
-import { conditionOrder, scoredRecords } from "./chart-data.js";
+import { readRowEcs } from "../ecs.js";
+import { conditionOrder, scoredRows } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
 import { CHART_CONFIG, NO_ECS_MESSAGE, conditionScale } from "./theme.js";
 
 /** The per-dialogue (FS, ECS) pairs of the dissociation plot, one per dialogue and ECS judge. */
-export function ecsFsPoints(records: readonly DialogueRecord[]): Array<{ id: string; condition: string; judge: string; fs: number; ecs: number }> {
-  return scoredRecords(records).flatMap((record) =>
-    readEcs(record).entries.map((entry) => ({ id: record.id, condition: record.condition, judge: entry.judge, fs: record.final.fs, ecs: entry.score })),
+export function ecsFsPoints(rows: readonly DialogueRow[]): Array<{ id: string; condition: string; judge: string; fs: number; ecs: number }> {
+  return scoredRows(rows).flatMap((row) =>
+    readRowEcs(row).entries.map((entry) => ({ id: row.id, condition: row.condition, judge: entry.judge, fs: row.metrics.fs, ecs: entry.score })),
   );
 }
 
@@ -18,11 +18,11 @@ export function ecsFsPoints(records: readonly DialogueRecord[]): Array<{ id: str
  * ECS judge, with a diamond at each condition's mean. A condition that moves right (higher FS)
  * without moving up (no higher ECS) improved outcomes without making the user more legible.
  */
-export function ecsVsFsSpec(summary: RunSummary, records: readonly DialogueRecord[]): TopLevelSpec {
-  const values = ecsFsPoints(records);
+export function ecsVsFsSpec(summary: RunSummary, rows: readonly DialogueRow[]): TopLevelSpec {
+  const values = ecsFsPoints(rows);
   if (values.length === 0) return placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this plot");
   const judges = [...new Set(values.map((value) => value.judge))].sort();
-  const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, records)), title: "condition" };
+  const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };
   const inUnit = values.every((value) => value.ecs >= 0 && value.ecs <= 1);
   const x = { field: "fs", type: "quantitative" as const, title: "FS (outcome)", scale: { domain: [0, 1] } };
   const y = { field: "ecs", type: "quantitative" as const, title: "ECS (legibility of the user's state)", scale: inUnit ? { domain: [0, 1] } : { zero: false } };

@@ -1,7 +1,7 @@
 import type { TopLevelSpec } from "vega-lite";
-import type { DialogueRecord } from "../../core/dialogue.js";
+import type { DialogueRow } from "../../metrics/dialogue-row.js";
 import type { RunSummary } from "../../runner/summary.js";
-import { conditionOrder, emotionTrajectories } from "./chart-data.js";
+import { conditionOrder, emotionTrajectoriesOfRows } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
 import { CHART_CONFIG, conditionScale } from "./theme.js";
 
@@ -9,9 +9,9 @@ import { CHART_CONFIG, conditionScale } from "./theme.js";
  * (c) Mean emotion per condition after each agent reply (step 0 = the opening), dialogues that
  * ended early carried forward at their final emotion, with a ±1.96 SE band (see chart-data.ts).
  */
-export function emotionTrajectorySpec(summary: RunSummary, records: readonly DialogueRecord[]): TopLevelSpec {
-  const conditions = conditionOrder(summary, records);
-  const values = emotionTrajectories(records, conditions);
+export function emotionTrajectorySpec(summary: RunSummary, rows: readonly DialogueRow[]): TopLevelSpec {
+  const conditions = conditionOrder(summary, rows);
+  const values = emotionTrajectoriesOfRows(rows, conditions);
   if (values.length === 0) return placeholderSpec("no scored dialogues", "every dialogue of this run ended in error");
   const steps = Math.max(...values.map((value) => value.step));
   const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditions), title: "condition" };

@@ -1,5 +1,6 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { DialogueRecord } from "../../core/dialogue.js";
+import { dialogueRow, type DialogueRow } from "../../metrics/dialogue-row.js";
 import type { RunSummary } from "../../runner/summary.js";
 import { ecsBeforeAfterSpec } from "./ecs-before-after.js";
 import { ecsVsFsSpec } from "./ecs-vs-fs.js";
@@ -10,10 +11,10 @@ import { renderVegaLiteSvg } from "./render-chart.js";
 import { typeHeatmapSpec } from "./type-heatmap.js";
 
 export { NO_ECS_MESSAGE } from "./theme.js";
-export { emotionPath, emotionTrajectories } from "./chart-data.js";
+export { emotionPath, emotionTrajectories, emotionTrajectoriesOfRows } from "./chart-data.js";
 export { hasActiveContent, scopeSvg, renderVegaLiteSvg } from "./render-chart.js";
 
-/** One chart of the report: a Vega-Lite spec that is a pure function of the summary and the dialogues. */
+/** One chart of the report: a Vega-Lite spec that is a pure function of the summary and the dialogues' rows (numbers, no text). */
 export interface ChartDefinition {
   /** Stable id, used for the HTML anchor and to scope the SVG's ids. */
   id: string;
@@ -30,6 +31,11 @@ export interface RenderedChart extends ChartDefinition {
 
 /** The report's six charts, in order (see docs/reports.md). */
 export function chartDefinitions(summary: RunSummary, records: readonly DialogueRecord[]): ChartDefinition[] {
+  return chartDefinitionsOfRows(summary, records.map(dialogueRow));
+}
+
+/** {@link chartDefinitions} from the dialogues' rows (metrics/dialogue-row.ts): the same specs. */
+export function chartDefinitionsOfRows(summary: RunSummary, rows: readonly DialogueRow[]): ChartDefinition[] {
   return [
     {
       id: "chart-fs",
@@ -48,34 +54,39 @@ export function chartDefinitions(summary: RunSummary, records: readonly Dialogue
       title: "Mean emotion over the dialogue",
       caption:
         "Mean emotion after each agent reply (0 = the user's opening). A dialogue that ended early keeps its final emotion for the later steps, so each line averages the same dialogues throughout. Band: mean ± 1.96 standard errors.",
-      spec: emotionTrajectorySpec(summary, records),
+      spec: emotionTrajectorySpec(summary, rows),
     },
     {
       id: "chart-ecs-vs-fs",
       title: "Outcome against legibility (ECS vs FS)",
       caption:
         "The dissociation plot: each point is a dialogue, diamonds are condition means. Moving right without moving up means outcomes improved while the user's state did not become easier to read.",
-      spec: ecsVsFsSpec(summary, records),
+      spec: ecsVsFsSpec(summary, rows),
     },
     {
       id: "chart-ecs-phase",
       title: "ECS before and after the manipulation turn",
       caption: "Mean ECS over the turns before and from the manipulation turn on, per trajectory type; a falling line is an ECS drop.",
-      spec: ecsBeforeAfterSpec(summary, records),
+      spec: ecsBeforeAfterSpec(summary, rows),
     },
     {
       id: "chart-length-vs-fs",
       title: "Reply length against final score",
       caption: "Each point is a dialogue (its mean visible reply length in characters), diamonds are condition means. FS rising with length across conditions hints at a length confound; see the length-confound table.",
-      spec: lengthVsFsSpec(summary, records),
+      spec: lengthVsFsSpec(summary, rows),
     },
   ];
 }
 
 /** Renders every chart to inline SVG (in order; Vega's renderer is not re-entrant-safe across views sharing counters). */
 export async function renderCharts(summary: RunSummary, records: readonly DialogueRecord[]): Promise<RenderedChart[]> {
+  return renderChartsOfRows(summary, records.map(dialogueRow));
+}
+
+/** {@link renderCharts} from the dialogues' rows: the same SVG. */
+export async function renderChartsOfRows(summary: RunSummary, rows: readonly DialogueRow[]): Promise<RenderedChart[]> {
   const rendered: RenderedChart[] = [];
-  for (const chart of chartDefinitions(summary, records)) {
+  for (const chart of chartDefinitionsOfRows(summary, rows)) {
     const { svg, warnings } = await renderVegaLiteSvg(chart.spec, chart.id);
     rendered.push({ ...chart, svg, warnings });
   }

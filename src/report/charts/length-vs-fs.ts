@@ -1,5 +1,5 @@
 import type { TopLevelSpec } from "vega-lite";
-import type { DialogueRecord } from "../../core/dialogue.js";
+import type { DialogueRow } from "../../metrics/dialogue-row.js";
 import type { RunSummary } from "../../runner/summary.js";
 import { conditionOrder, dialoguePoints } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
@@ -10,10 +10,10 @@ import { CHART_CONFIG, conditionScale } from "./theme.js";
  * by condition; a diamond marks each condition's mean. A length confound shows as conditions
  * lined up along the length axis with FS rising with it.
  */
-export function lengthVsFsSpec(summary: RunSummary, records: readonly DialogueRecord[]): TopLevelSpec {
-  const values = dialoguePoints(records);
+export function lengthVsFsSpec(summary: RunSummary, rows: readonly DialogueRow[]): TopLevelSpec {
+  const values = dialoguePoints(rows);
   if (values.length === 0) return placeholderSpec("no scored dialogues", "every dialogue of this run ended in error");
-  const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, records)), title: "condition" };
+  const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };
   const x = { field: "replyChars", type: "quantitative" as const, title: "mean reply length (characters)", scale: { zero: true } };
   const y = { field: "fs", type: "quantitative" as const, title: "FS", scale: { domain: [0, 1] } };
   return {

@@ -1,0 +1,94 @@
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { DialogueRecord } from "../core/dialogue.js";
+import { dialogueRow } from "../metrics/dialogue-row.js";
+import { DIALOGUES_FILE, DialogueRecorder, ERRORS_FILE, readDialogueRows, readDialogues, readScoredDialoguesById } from "./run-directory.js";
+
+function record(id: string, overrides: Partial<DialogueRecord> = {}): DialogueRecord {
+  return {
+    id,
+    condition: id.split("/")[0] as string,
+    scenarioId: "escalation-landlord",
+    type: "escalation",
+    repeat: 0,
+    seed: 1,
+    status: "done",
+    endReason: "max_turns",
+    preset: "aeb",
+    manipulationTurn: 1,
+    // U+2028 inside a string must not split the line.
+    opening: { text: `opening of ${id}\u2028second line`, emotion: 40 },
+    turns: [{ index: 0, agent: { text: "I hear you.", chars: 11 }, user: { text: "Do you?", emotion: 35, delta: -5, simulatorDelta: -5, adjustments: [], flags: [] } }],
+    final: { emotion: 35, fs: 0.35 },
+    ...overrides,
+  };
+}
+
+const line = (value: DialogueRecord) => `${JSON.stringify(value)}\n`;
+const directories: string[] = [];
+function runDirectory(content: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "aeb-run-directory-"));
+  directories.push(dir);
+  writeFileSync(join(dir, DIALOGUES_FILE), content);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("DialogueRecorder (streamed repair)", () => {
+  it("cuts a torn last line, moves errored dialogues aside, drops duplicates and keeps rows of the rest", () => {
+    const errored = record("a/x/1", { status: "error", endReason: "error", error: "timeout" });
+    const first = record("a/x/0");
+    const duplicate = record("a/x/0", { final: { emotion: 90, fs: 0.9 } });
+    const second = record("b/x/0", { final: { emotion: 10, fs: 0.1 }, endReason: "collapse" });
+    const dir = runDirectory(line(first) + line(errored) + line(duplicate) + line(second) + '{"id":"torn');
+    const recorder = new DialogueRecorder(dir);
+    recorder.close();
+    expect(recorder.repaired).toEqual({ tornTail: true, erroredMoved: 1, duplicatesDropped: 1 });
+    // Records are rewritten as validated (the schema's key order), one per line.
+    const linesOf = (file: string) => readFileSync(join(dir, file), "utf8").split("\n").filter((text) => text !== "").map((text) => JSON.parse(text) as unknown);
+    expect(linesOf(DIALOGUES_FILE)).toEqual([first, second]);
+    expect(linesOf(ERRORS_FILE)).toEqual([errored]);
+    expect([...recorder.finished.values()]).toEqual([dialogueRow(first), dialogueRow(second)]);
+  });
+
+  it("adds the missing newline after a complete last line, and appends after it", () => {
+    const first = record("a/x/0");
+    const dir = runDirectory(JSON.stringify(first));
+    const recorder = new DialogueRecorder(dir);
+    const next = record("a/x/1", { repeat: 1 });
+    recorder.append(next);
+    recorder.append(record("a/x/2", { repeat: 2, status: "error", endReason: "error", error: "timeout" }));
+    recorder.close();
+    expect(recorder.repaired).toEqual({ tornTail: false, erroredMoved: 0, duplicatesDropped: 0 });
+    expect(readDialogues(dir).records.map((value) => value.id)).toEqual(["a/x/0", "a/x/1", "a/x/2"]);
+    // Only finished dialogues are rows of the recorder; the errored one is retried next time.
+    expect([...recorder.finished.keys()]).toEqual(["a/x/0", "a/x/1"]);
+    expect(existsSync(join(dir, ERRORS_FILE))).toBe(false);
+  });
+
+  it("refuses a file with a bad line in the middle, naming the line", () => {
+    const dir = runDirectory(line(record("a/x/0")) + "not json\n" + line(record("a/x/1")));
+    expect(() => new DialogueRecorder(dir)).toThrow(/line 2 is not valid JSON/);
+  });
+
+  it("refuses a line that is JSON but not a dialogue record", () => {
+    const dir = runDirectory(line(record("a/x/0")) + '{"id":"a/x/1"}\n');
+    expect(() => new DialogueRecorder(dir)).toThrow(/line 2 is not a dialogue record/);
+  });
+});
+
+describe("streamed reads of dialogues.jsonl", () => {
+  it("gives the rows of readDialogues' records, and of a few ids the first scored record", () => {
+    const records = [record("a/x/0"), record("b/x/0", { status: "error", endReason: "error", error: "timeout" }), record("b/x/0"), record("c/x/0")];
+    const dir = runDirectory(records.map(line).join(""));
+    appendFileSync(join(dir, DIALOGUES_FILE), '{"id":"c/x/1","torn');
+    expect(readDialogueRows(dir)).toEqual({ rows: readDialogues(dir).records.map(dialogueRow), tornTail: true });
+    const found = readScoredDialoguesById(dir, new Set(["b/x/0", "c/x/0", "missing"]));
+    expect([...found.keys()]).toEqual(["b/x/0", "c/x/0"]);
+    expect(found.get("b/x/0")).toEqual(records[2]);
+  });
+});
