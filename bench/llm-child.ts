@@ -38,6 +38,9 @@ export interface ChildResult {
   wallMs: number;
   cpuUserMs: number;
   cpuSystemMs: number;
+  /** CPU and wall time up to the last finished dialogue (loading, dialogues, judges), before summary.json and the reports. */
+  dialoguesCpuMs: number;
+  dialoguesWallMs: number;
   /** Sum of every call's client-observed latency. */
   modelMs: number;
   /** The longest dialogue's sum of call latencies, and its number of calls. */
@@ -91,7 +94,22 @@ async function main(): Promise<void> {
 
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
-  const result = await runBenchmark({ config, outDir, events: { onModelCall } });
+  // CPU up to the last finished dialogue, apart from the summary and report files written after it.
+  let toRun = 0;
+  let finished = 0;
+  let dialoguesCpu: NodeJS.CpuUsage | undefined;
+  let dialoguesWallMs = 0;
+  const onPlan = (plan: { toRun: number }) => {
+    toRun = plan.toRun;
+  };
+  const onDialogue = () => {
+    finished += 1;
+    if (finished === toRun) {
+      dialoguesCpu = process.cpuUsage(cpuBefore);
+      dialoguesWallMs = performance.now() - started;
+    }
+  };
+  const result = await runBenchmark({ config, outDir, events: { onModelCall, onPlan, onDialogue } });
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
 
@@ -110,6 +128,8 @@ async function main(): Promise<void> {
     wallMs,
     cpuUserMs: cpu.user / 1000,
     cpuSystemMs: cpu.system / 1000,
+    dialoguesCpuMs: dialoguesCpu === undefined ? cpu.user / 1000 + cpu.system / 1000 : (dialoguesCpu.user + dialoguesCpu.system) / 1000,
+    dialoguesWallMs: dialoguesCpu === undefined ? wallMs : dialoguesWallMs,
     modelMs,
     longestChainMs: longest.ms,
     longestChainCalls: longest.calls,

@@ -47,6 +47,8 @@ interface Measured extends ChildResult {
   requestsPerSecond: number;
   cpuPerCallMs: number;
   cpuPerRequestMs: number;
+  /** Harness CPU per call up to the last finished dialogue (summary.json and reports left out). */
+  dialoguesCpuPerCallMs: number;
   serverCpuSeconds: number | null;
 }
 
@@ -67,6 +69,7 @@ async function measure(latencyArgs: string[], spec: Omit<ChildSpec, "url">): Pro
       requestsPerSecond: result.requests / (result.wallMs / 1000),
       cpuPerCallMs: cpuMs / result.calls,
       cpuPerRequestMs: cpuMs / result.requests,
+      dialoguesCpuPerCallMs: result.dialoguesCpuMs / result.calls,
       serverCpuSeconds: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
     };
   } finally {
@@ -120,6 +123,14 @@ function runTable(runs: readonly Measured[]): string {
   );
 }
 
+function cpuSplitLine(runs: readonly Measured[]): string {
+  const total = median(runs.map((run) => run.cpuPerCallMs));
+  const dialogues = median(runs.map((run) => run.dialoguesCpuPerCallMs));
+  const endSeconds = median(runs.map((run) => (run.cpuUserMs + run.cpuSystemMs - run.dialoguesCpuMs) / 1000));
+  const endWall = median(runs.map((run) => (run.wallMs - run.dialoguesWallMs) / 1000));
+  return `harness CPU per call (median): ${fixed(total, 3)} ms in all; ${fixed(dialogues, 3)} ms up to the last finished dialogue, and ${fixed(endSeconds, 1)} s of CPU (${fixed(endWall, 1)} s of wall) for summary.json and the reports after it`;
+}
+
 function latencyLine(runs: readonly Measured[]): string {
   const pick = (key: "mean" | "p50" | "p90" | "p99" | "max") => fixed(median(runs.map((run) => run.latency[key])), 0);
   return `client-observed latency per call (median over runs): mean ${pick("mean")} ms, p50 ${pick("p50")}, p90 ${pick("p90")}, p99 ${pick("p99")}, max ${pick("max")} ms; ${fixed(median(runs.map((run) => run.meanCallsPerDialogue)), 1)} calls per dialogue, longest chain ${median(runs.map((run) => run.longestChainCalls))} calls`;
@@ -153,6 +164,8 @@ async function main(): Promise<void> {
     print();
     print(latencyLine(c64));
     print();
+    print(cpuSplitLine(c64));
+    print();
   }
 
   if (configs.includes("stream")) {
@@ -167,6 +180,8 @@ async function main(): Promise<void> {
     print(runTable(runs));
     print();
     print(latencyLine(runs));
+    print();
+    print(cpuSplitLine(runs));
     print();
   }
 
@@ -211,6 +226,8 @@ async function main(): Promise<void> {
       `requests per second (median): **${fixed(median(runs.map((run) => run.requestsPerSecond)), 1)}**; harness CPU per request (median): **${fixed(median(runs.map((run) => run.cpuPerRequestMs)), 3)} ms**; ` +
         latencyLine(runs),
     );
+    print();
+    print(cpuSplitLine(runs));
     print();
   }
 
