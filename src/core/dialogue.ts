@@ -43,6 +43,8 @@ export const TurnRecordSchema = z.strictObject({
     text: z.string(),
     think: z.string().optional(),
     chars: z.number().int().min(0),
+    /** Tokens of the visible reply, when the run config names a tokenizer. */
+    tokens: z.number().int().min(0).optional(),
   }),
   user: UserTurnRecordSchema,
 });

@@ -24,6 +24,8 @@ export interface ConditionSummary {
   ecs: MeanWithCI | null;
   meanReplyChars: number;
   meanReplyWords: number;
+  /** Mean visible-reply tokens; present only when every scored dialogue was counted (a tokenizer was set). */
+  meanReplyTokens?: number;
   meanThinkChars: number | null;
   meanTurns: number;
   endReasons: Record<string, number>;
@@ -122,6 +124,9 @@ export function summariseConditionRows(
     ecs: primaryEcs?.mean ?? null,
     meanReplyChars: mean(metrics.map((metric) => metric.meanReplyChars)),
     meanReplyWords: mean(metrics.map((metric) => metric.meanReplyWords)),
+    ...(metrics.length > 0 && metrics.every((metric) => metric.meanReplyTokens !== undefined)
+      ? { meanReplyTokens: mean(metrics.map((metric) => metric.meanReplyTokens as number)) }
+      : {}),
     meanThinkChars: thinks.length === 0 ? null : mean(thinks),
     meanTurns: mean(metrics.map((metric) => metric.turns)),
     endReasons,

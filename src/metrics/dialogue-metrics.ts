@@ -11,6 +11,8 @@ export interface DialogueMetrics {
   turns: number;
   meanReplyChars: number;
   meanReplyWords: number;
+  /** Mean visible-reply tokens per turn; present only when every turn was counted (a tokenizer was set). */
+  meanReplyTokens?: number;
   /** Mean think-text characters per turn, null when the condition does not think. */
   meanThinkChars: number | null;
   flags: Record<string, number>;
@@ -39,6 +41,8 @@ export function dialogueMetrics(record: DialogueRecord): DialogueMetrics {
   const flags: Record<string, number> = {};
   for (const turn of record.turns) for (const flag of turn.user.flags) flags[flag] = (flags[flag] ?? 0) + 1;
   const thinks = record.turns.map((turn) => turn.agent.think).filter((think): think is string => think !== undefined);
+  const tokens = record.turns.map((turn) => turn.agent.tokens).filter((count): count is number => count !== undefined);
+  const counted = record.turns.length > 0 && tokens.length === record.turns.length;
   return {
     fs: record.final.fs,
     collapsed: record.endReason === "collapse",
@@ -46,6 +50,7 @@ export function dialogueMetrics(record: DialogueRecord): DialogueMetrics {
     turns: record.turns.length,
     meanReplyChars: record.turns.length === 0 ? 0 : mean(record.turns.map((turn) => turn.agent.chars)),
     meanReplyWords: record.turns.length === 0 ? 0 : mean(record.turns.map((turn) => wordCount(turn.agent.text))),
+    ...(counted ? { meanReplyTokens: mean(tokens) } : {}),
     meanThinkChars: thinks.length === 0 ? null : mean(thinks.map((think) => [...think].length)),
     flags,
   };

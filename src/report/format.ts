@@ -15,8 +15,26 @@ export function percent(value: number | null | undefined): string {
   return value === null || value === undefined || Number.isNaN(value) ? "n/a" : `${(value * 100).toFixed(1)}%`;
 }
 
+/** Whether reply lengths were counted in tokens too (a tokenizer was set): adds a column. */
+export function hasReplyTokens(conditions: readonly Pick<ConditionSummary, "meanReplyTokens">[]): boolean {
+  return conditions.length > 0 && conditions.every((condition) => typeof condition.meanReplyTokens === "number");
+}
+
+/** The headline header, with "reply tokens" after "reply chars" when a tokenizer was set. */
+export function headlineHeader(conditions: readonly ConditionSummary[], base: readonly string[] = HEADLINE_HEADER): string[] {
+  if (!hasReplyTokens(conditions)) return [...base];
+  const at = base.indexOf("reply chars") + 1;
+  return [...base.slice(0, at), "reply tokens", ...base.slice(at)];
+}
+
+/** The "reply chars" cell, followed by "reply tokens" when a tokenizer was set. */
+export function replyLengthCells(condition: ConditionSummary, withTokens: boolean): string[] {
+  return [fixed(condition.meanReplyChars, 0), ...(withTokens ? [fixed(condition.meanReplyTokens ?? Number.NaN, 1)] : [])];
+}
+
 /** The paper's headline table: per condition FS, collapse rate, HID, ECS, reply length. */
 export function headlineRows(conditions: readonly ConditionSummary[]): string[][] {
+  const withTokens = hasReplyTokens(conditions);
   return conditions.map((condition) => [
     condition.name,
     String(condition.n),
@@ -24,7 +42,7 @@ export function headlineRows(conditions: readonly ConditionSummary[]): string[][
     percent(condition.collapseRate),
     withCI(condition.hid),
     withCI(condition.ecs),
-    fixed(condition.meanReplyChars, 0),
+    ...replyLengthCells(condition, withTokens),
     String(condition.errors),
   ]);
 }

@@ -14,7 +14,7 @@ import { dialogueRow, sortedById, type DialogueRow } from "../metrics/dialogue-r
 import type { RunSummary } from "../runner/summary.js";
 import { typeOrder } from "./charts/chart-data.js";
 import { ecsJudgesOfRows, readRowEcs } from "./ecs.js";
-import { cellValue, fixed, formatP, percent, withCI } from "./format.js";
+import { cellValue, fixed, formatP, hasReplyTokens, headlineHeader, percent, replyLengthCells, withCI } from "./format.js";
 import { comparisonsByMetric, judgeSections, summaryEcsJudges, summarySections } from "./summary-sections.js";
 
 /** How the run was set up, as far as the saved record tells (run.json's config, or the run's own config). */
@@ -319,7 +319,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     title: input.title ?? "AEB run report",
     facts,
     headline: {
-      header: ["condition", "n", "FS [95% CI]", "collapse [95% CI]", "HID", "ECS", "reply chars", "errors"],
+      header: headlineHeader(conditions, ["condition", "n", "FS [95% CI]", "collapse [95% CI]", "HID", "ECS", "reply chars", "errors"]),
       rows: conditions.map((condition) => [
         condition.name,
         String(condition.n),
@@ -327,7 +327,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
         collapseCell(condition),
         withCI(condition.hid),
         withCI(condition.ecs),
-        fixed(condition.meanReplyChars, 0),
+        ...replyLengthCells(condition, hasReplyTokens(conditions)),
         String(condition.errors),
       ]),
     },

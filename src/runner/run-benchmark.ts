@@ -7,6 +7,7 @@ import type { EcsJudge, HidJudge } from "../judges/judge.js";
 import { judgeEcs, judgeHid } from "../judges/judge-dialogue.js";
 import type { ModelCallEvent, UsageTotals } from "../llm/chat-model.js";
 import { dialogueRow, type DialogueRow } from "../metrics/dialogue-row.js";
+import { loadReplyTokenizer, type ReplyTokenizer } from "../metrics/reply-tokenizer.js";
 import { filterScenarios } from "../scenarios/load-scenarios.js";
 import type { SkippedProfileLine } from "../scenarios/sage-profiles.js";
 import { loadScenarioSource } from "../scenarios/scenario-source.js";
@@ -72,8 +73,10 @@ function defaultSuite(scenarios: readonly Scenario[]): string {
 }
 
 /** What decides the results, hashed into the manifest: not concurrency, caches or output paths. */
-export function resultDefiningConfig(config: RunConfig, scenarios: readonly Scenario[]): unknown {
+export function resultDefiningConfig(config: RunConfig, scenarios: readonly Scenario[], tokenizer?: ReplyTokenizer): unknown {
   return {
+    // The vocabulary, not the path: the same tokenizer.json elsewhere gives the same counts.
+    ...(tokenizer !== undefined ? { tokenizer: { name: tokenizer.name, sha256: tokenizer.sha256 } } : {}),
     seed: config.seed,
     repeats: config.repeats,
     simulator: config.simulator,
@@ -82,6 +85,11 @@ export function resultDefiningConfig(config: RunConfig, scenarios: readonly Scen
     scenarios: scenarios.map((scenario) => scenario.id),
     scenarioContent: hashOf(scenarios),
   };
+}
+
+/** The record with each visible agent reply's token count (spec section 4: reply length). */
+export function withReplyTokens(record: DialogueRecord, tokenizer: ReplyTokenizer): DialogueRecord {
+  return { ...record, turns: record.turns.map((turn) => ({ ...turn, agent: { ...turn.agent, tokens: tokenizer.count(turn.agent.text) } })) };
 }
 
 /** Judges one finished dialogue with every configured judge (judge failures are per turn, never the dialogue's). */
@@ -116,7 +124,8 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const judges = { ecs: plugins.ecsJudges(config.judges), hid: plugins.hidJudges(config.judges) };
   for (const warning of configWarnings(config)) options.events?.onWarning?.(warning);
 
-  const defining = resultDefiningConfig(config, scenarios);
+  const tokenizer = config.tokenizer === undefined ? undefined : loadReplyTokenizer(config.tokenizer.path);
+  const defining = resultDefiningConfig(config, scenarios, tokenizer);
   const { resumed } = claimRunDirectory(outDir, { format: 1, configHash: hashOf(defining), config: defining }, options.force ?? false);
   const recorder = new DialogueRecorder(outDir);
   const tasks = planRun(config.conditions, scenarios, config.repeats, config.seed);
@@ -145,7 +154,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
           user,
           signal,
         });
-        const record = await judgeRecord(played, task.scenario, judges, signal);
+        const record = await judgeRecord(tokenizer === undefined ? played : withReplyTokens(played, tokenizer), task.scenario, judges, signal);
         // A failed preflight or a cancelled run is not the dialogue's fault: record nothing for it.
         if (signal.aborted) return;
         if (record.status === "error") errored.push(dialogueRow(record));

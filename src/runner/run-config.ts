@@ -106,6 +106,11 @@ export const RunConfigSchema = z.strictObject({
     .default(REFERENCE_AGENT_IDS.map((id) => ({ name: id, agent: { kind: "reference" as const, id } }))),
   /** Judges run on each finished dialogue (and afresh with `aeb judge`). */
   judges: JudgesConfigSchema.default({ ecs: [{ name: "offline-lexicon", kind: "offline" }], hid: [] }),
+  /**
+   * Count visible replies in tokens too: a Hugging Face tokenizer.json, or a model directory
+   * holding one (docs/reports.md). The same tokenizer counts every condition.
+   */
+  tokenizer: z.strictObject({ path: z.string().min(1) }).optional(),
   /** On-disk response cache for every model call, so identical reruns send no request. */
   cache: z.strictObject({ dir: z.string().min(1) }).optional(),
   /** Stop the run (exit non-zero) if more than this fraction of dialogues end in error. */

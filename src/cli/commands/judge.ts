@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { judgeRun } from "../../runner/judge-run.js";
 import { loadRunConfig } from "../../runner/run-config.js";
-import { HEADLINE_HEADER, headlineRows, textTable } from "../../report/format.js";
+import { headlineHeader, headlineRows, textTable } from "../../report/format.js";
 import { positiveInteger } from "../options.js";
 
 export function registerJudgeCommand(program: Command): void {
@@ -15,7 +15,7 @@ export function registerJudgeCommand(program: Command): void {
     .action(async (dir: string, flags: { config: string; concurrency: number; rejudge?: boolean }) => {
       const config = loadRunConfig(flags.config);
       const result = await judgeRun({ dir, config, concurrency: flags.concurrency, rejudge: flags.rejudge ?? false, onWarning: (message) => console.error(`warning: ${message}`) });
-      console.log(textTable(HEADLINE_HEADER, headlineRows(result.summary.conditions)));
+      console.log(textTable(headlineHeader(result.summary.conditions), headlineRows(result.summary.conditions)));
       console.log(`\njudged ${result.judged} dialogue(s) (${result.skipped} already judged, ${result.excluded} not judged: ${result.excludedReason || "none"}) -> ${dir}`);
     });
 }

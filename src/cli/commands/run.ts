@@ -5,7 +5,7 @@ import { SingleBar, Presets } from "cli-progress";
 import { parseTypeList } from "../../scenarios/load-scenarios.js";
 import { loadRunConfig, parseRunConfig, type RunConfig } from "../../runner/run-config.js";
 import { runBenchmark } from "../../runner/run-benchmark.js";
-import { HEADLINE_HEADER, headlineRows, textTable } from "../../report/format.js";
+import { headlineHeader, headlineRows, textTable } from "../../report/format.js";
 import { nonNegativeInteger, positiveInteger } from "../options.js";
 import { describeSkippedLine } from "./import.js";
 
@@ -18,6 +18,7 @@ interface RunFlags {
   repeats?: number;
   seed?: number;
   concurrency?: number;
+  tokenizer?: string;
   force?: boolean;
   skipInvalid?: boolean;
   progress: boolean;
@@ -47,6 +48,7 @@ export function configFromFlags(flags: RunFlags): RunConfig {
     ...(flags.repeats !== undefined ? { repeats: flags.repeats } : {}),
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
     ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+    ...(flags.tokenizer !== undefined ? { tokenizer: { path: flags.tokenizer } } : {}),
   };
 }
 
@@ -62,6 +64,7 @@ export function registerRunCommand(program: Command): void {
     .option("--repeats <n>", "dialogues per condition and scenario", positiveInteger)
     .option("--seed <n>", "run seed (same seed, same results)", nonNegativeInteger)
     .option("--concurrency <n>", "dialogues in flight at once", positiveInteger)
+    .option("--tokenizer <path>", "also count replies in tokens: a Hugging Face tokenizer.json, or a model directory holding one")
     .option("--force", "continue a run directory made with a different config")
     .option("--skip-invalid", "with --scenarios sage:PATH or rlver:PATH: skip profile lines that do not parse or validate, and list them")
     .option("--no-progress", "no progress bar")
@@ -98,7 +101,7 @@ export function registerRunCommand(program: Command): void {
         },
       });
       if (showBar) bar.stop();
-      console.log(textTable(HEADLINE_HEADER, headlineRows(result.summary.conditions)));
+      console.log(textTable(headlineHeader(result.summary.conditions), headlineRows(result.summary.conditions)));
       console.log(`\n${result.summary.dialogues} dialogues (${result.ran} run now, ${result.skipped} kept from before) -> ${outDir}`);
       console.log(`files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}, ${join(outDir, "report.html")}`);
       const errorRate = result.summary.dialogues === 0 ? 0 : result.summary.errors / result.summary.dialogues;
