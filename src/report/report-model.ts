@@ -315,6 +315,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
   const { names: conditionNames, orphans } = conditionsWithOrphans(summary, rows);
   if (orphans.length > 0) notes.push(`dialogues.jsonl has condition(s) that summary.json does not: ${orphans.join(", ")} (they appear in the charts only).`);
 
+  const withReplyTokens = hasReplyTokens(conditions);
   return {
     title: input.title ?? "AEB run report",
     facts,
@@ -327,7 +328,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
         collapseCell(condition),
         withCI(condition.hid),
         withCI(condition.ecs),
-        ...replyLengthCells(condition, hasReplyTokens(conditions)),
+        ...replyLengthCells(condition, withReplyTokens),
         String(condition.errors),
       ]),
     },
