@@ -136,6 +136,18 @@ function latencyLine(runs: readonly Measured[]): string {
   return `client-observed latency per call (median over runs): mean ${pick("mean")} ms, p50 ${pick("p50")}, p90 ${pick("p90")}, p99 ${pick("p99")}, max ${pick("max")} ms; ${fixed(median(runs.map((run) => run.meanCallsPerDialogue)), 1)} calls per dialogue, longest chain ${median(runs.map((run) => run.longestChainCalls))} calls`;
 }
 
+const LOG_NORMAL = ["--latency-median-ms", String(medianMs), "--latency-sigma", String(sigma)];
+
+/** `times` measured runs of one configuration, with a progress line each on stderr. */
+async function measureRuns(label: string, times: number, latencyArgs: string[], spec: Omit<ChildSpec, "url">): Promise<Measured[]> {
+  const runs: Measured[] = [];
+  for (let run = 0; run < times; run += 1) {
+    process.stderr.write(`${label} run ${run + 1}/${times}...\n`);
+    runs.push(await measure(latencyArgs, spec));
+  }
+  return runs;
+}
+
 async function main(): Promise<void> {
   const info = machine();
   const out: string[] = [];
@@ -151,31 +163,8 @@ async function main(): Promise<void> {
   print(`job: ${BENCH_CONDITIONS.length} conditions (${BENCH_CONDITIONS.map((condition) => condition.name).join(", ")}) x 60 scenarios (suite full), LLM agent + two-stage LLM simulated user + LLM ECS judge + LLM HID judge, one mock endpoint in a separate process`);
   print();
 
-  const c64: Measured[] = [];
-  if (configs.includes("c64")) {
-    for (let run = 0; run < repeats; run += 1) {
-      process.stderr.write(`c64 run ${run + 1}/${repeats}...\n`);
-      c64.push(await measure(["--latency-median-ms", String(medianMs), "--latency-sigma", String(sigma)], { concurrency, seed }));
-    }
-    raw.c64 = c64;
-    print(`## Concurrency ${concurrency}, log-normal latency (median ${medianMs} ms, sigma ${sigma})`);
-    print();
-    print(runTable(c64));
-    print();
-    print(latencyLine(c64));
-    print();
-    print(cpuSplitLine(c64));
-    print();
-  }
-
-  if (configs.includes("stream")) {
-    const runs: Measured[] = [];
-    for (let run = 0; run < repeats; run += 1) {
-      process.stderr.write(`stream run ${run + 1}/${repeats}...\n`);
-      runs.push(await measure(["--latency-median-ms", String(medianMs), "--latency-sigma", String(sigma)], { concurrency, seed, stream: true }));
-    }
-    raw.stream = runs;
-    print(`## Concurrency ${concurrency}, log-normal latency, streamed replies (stream: true, SSE events of 8 characters)`);
+  const printRuns = (title: string, runs: readonly Measured[]) => {
+    print(title);
     print();
     print(runTable(runs));
     print();
@@ -183,15 +172,24 @@ async function main(): Promise<void> {
     print();
     print(cpuSplitLine(runs));
     print();
+  };
+
+  let c64: Measured[] = [];
+  if (configs.includes("c64")) {
+    c64 = await measureRuns("c64", repeats, LOG_NORMAL, { concurrency, seed });
+    raw.c64 = c64;
+    printRuns(`## Concurrency ${concurrency}, log-normal latency (median ${medianMs} ms, sigma ${sigma})`, c64);
+  }
+
+  if (configs.includes("stream")) {
+    const runs = await measureRuns("stream", repeats, LOG_NORMAL, { concurrency, seed, stream: true });
+    raw.stream = runs;
+    printRuns(`## Concurrency ${concurrency}, log-normal latency, streamed replies (stream: true, SSE events of 8 characters)`, runs);
   }
 
   if (configs.includes("c1")) {
     const subset = c1Subset();
-    const c1: Measured[] = [];
-    for (let run = 0; run < c1Repeats; run += 1) {
-      process.stderr.write(`c1 run ${run + 1}/${c1Repeats}...\n`);
-      c1.push(await measure(["--latency-median-ms", String(medianMs), "--latency-sigma", String(sigma)], { concurrency: 1, seed, ...subset }));
-    }
+    const c1 = await measureRuns("c1", c1Repeats, LOG_NORMAL, { concurrency: 1, seed, ...subset });
     raw.c1 = c1;
     print(`## Concurrency 1 (SAGE's sequential loop), same latency, subset: ${subset.conditions.join(", ")} x ${subset.scenarioIds.length} scenarios (one per type)`);
     print();
@@ -212,11 +210,7 @@ async function main(): Promise<void> {
   }
 
   if (configs.includes("fixed100")) {
-    const runs: Measured[] = [];
-    for (let run = 0; run < repeats; run += 1) {
-      process.stderr.write(`fixed${fixedMs} run ${run + 1}/${repeats}...\n`);
-      runs.push(await measure(["--latency-ms", String(fixedMs)], { concurrency, seed }));
-    }
+    const runs = await measureRuns(`fixed${fixedMs}`, repeats, ["--latency-ms", String(fixedMs)], { concurrency, seed });
     raw.fixed100 = runs;
     print(`## Concurrency ${concurrency}, fixed ${fixedMs} ms latency`);
     print();

@@ -5,17 +5,18 @@
  * Why not the global fetch: a benchmark run makes tens of thousands of calls
  * and the harness's own CPU per call is what limits how many model servers one
  * process can keep busy. Node's fetch wraps every request and response in
- * WHATWG objects and streams; measured against `aeb mock-llm` (3,000 plain
- * JSON calls, 32 in flight, client CPU only, median of runs), the SDK over the
- * global fetch cost about 1.05 ms per call and the SDK over this adapter about
- * 0.55 ms (undici's `request` alone: 0.28 ms). The SDK still builds the
+ * WHATWG objects and streams. Measured against `aeb mock-llm` (thousands of
+ * plain JSON calls, 32 in flight, 30 ms latency, client CPU only), the SDK over
+ * the global fetch cost about 1.05 ms per call, the SDK over this adapter
+ * 0.34-0.40 ms, and undici's `request` alone 0.22-0.28 ms (BENCHMARKS.md,
+ * "Before and after: the transport under the SDK"). The SDK still builds the
  * request, parses the reply and classifies errors; only the socket layer
  * changes, and it is the same project (undici) that implements Node's fetch.
  *
  * A JSON reply is read whole and handed to the SDK as a {@link BufferedResponse}
  * that answers `text()` and `json()` from the string it holds, without the web
- * stream a `Response` body otherwise builds (another 15 % of the transport's
- * CPU in the same measurement); a server-sent-event reply keeps streaming,
+ * stream a `Response` body otherwise builds (0.38-0.42 ms per call with a
+ * plain `Response`, in the same measurement); a server-sent-event reply keeps streaming,
  * converted to a web stream chunk by chunk, so `stream: true` endpoints behave
  * as before.
  *
