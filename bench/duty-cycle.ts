@@ -17,7 +17,8 @@ import { LlmEcsJudge, LlmHidJudge } from "../src/judges/llm-judges.js";
 import type { ChatModel, ChatRequest, ChatResponse, UsageTotals } from "../src/llm/chat-model.js";
 import { aebMockReply } from "../src/mock/aeb-mock-policy.js";
 import { forEachConcurrent } from "../src/runner/concurrency.js";
-import { judgeRecord, selectScenarios } from "../src/runner/run-benchmark.js";
+import { selectScenarios } from "../src/runner/run-benchmark.js";
+import { judgeDialogue, withNewJudgements } from "../src/runner/judge-record.js";
 import { parseRunConfig } from "../src/runner/run-config.js";
 import { planRun } from "../src/runner/run-plan.js";
 import { LlmSimulatedUser } from "../src/simulated-user/llm-user.js";
@@ -74,7 +75,7 @@ async function harness(delayMs: number): Promise<{ cpuMsPerCall: number; wallS: 
   const t0 = performance.now();
   await forEachConcurrent(tasks, 64, async (task) => {
     const played = await runEpisode({ dialogueId: task.id, condition: task.condition.name, scenario: task.scenario, preset: task.preset, repeat: task.repeat, seed: task.seed, agent: agents[task.condition.name] as LlmAgent, user });
-    JSON.stringify(await judgeRecord(played, task.scenario, judges));
+    JSON.stringify(withNewJudgements(played, await judgeDialogue(played, task.scenario, judges)));
   });
   const used = process.cpuUsage(cpu);
   return { cpuMsPerCall: (used.user + used.system) / 1000 / counter.calls, wallS: (performance.now() - t0) / 1000, calls: counter.calls };

@@ -3,6 +3,7 @@
  */
 export * from "./core/errors.js";
 export * from "./core/dialogue.js";
+export * from "./core/judgement.js";
 export * from "./core/emotion.js";
 export * from "./core/preset.js";
 export * from "./core/random.js";
@@ -17,9 +18,11 @@ export { OfflineSimulatedUser } from "./simulated-user/offline-user.js";
 export * from "./episode/index.js";
 export * from "./metrics/index.js";
 export { parseRunConfig, loadRunConfig, RunConfigSchema, type RunConfig, type RunConfigInput } from "./runner/run-config.js";
-export { runBenchmark, selectScenarios, writeSummary, type RunOptions, type RunResult, type RunEvents } from "./runner/run-benchmark.js";
-export { readDialogues, DialogueRecorder } from "./runner/run-directory.js";
-export { summariseRun, type RunSummary } from "./runner/summary.js";
+export { runBenchmark, selectScenarios, MAX_PLANNED_DIALOGUES, type RunOptions, type RunResult, type RunEvents } from "./runner/run-benchmark.js";
+export { judgeRun, type JudgeRunOptions, type JudgeRunResult } from "./runner/judge-run.js";
+export * from "./record/index.js";
+export { summariseRun, judgesOf, type SummaryOptions } from "./analysis/run-summary.js";
+export * from "./analysis/summary-schema.js";
 export { parseJsonl } from "./core/jsonl.js";
 export { parseProfileSource, loadProfileScenarios, profileToScenario, SageProfileSchema, PROFILE_SCHEMES, NEUTRAL_OPENING, type ProfileSource, type ProfileScheme, type ProfileLoad, type SkippedProfileLine, type SageProfile } from "./scenarios/sage-profiles.js";
 export * from "./interop/index.js";
@@ -45,8 +48,8 @@ export { DelayedSimulatedUser, SimulatedModelError } from "./server/delayed-user
 export { REWARD_HACKING_ATTEMPTS, probeRewardHacking, type RewardHackingAttempt, type HackProbe } from "./server/reward-hacking.js";
 export { renderHtmlReport } from "./report/html-report.js";
 export { renderMarkdownReport } from "./report/markdown-report.js";
-export { writeReportFiles } from "./report/write-reports.js";
-export type { ReportInput, RunSetup } from "./report/report-model.js";
-export { loadRunForReport, type LoadedRun } from "./report/load-run.js";
+export { writeReportFiles, writeRunOutputs, type RunOutputOptions } from "./report/write-reports.js";
+export { reportInputOfRecords, type ReportInput } from "./report/report-model.js";
+export { loadRunForReport, reportInputOf, type LoadedReport } from "./report/load-run.js";
 export { chartDefinitions, renderCharts, type ChartDefinition, type RenderedChart } from "./report/charts/index.js";
 export { compareRuns, renderComparisonText, renderComparisonMarkdown, type RunComparison, type ConditionComparison } from "./report/compare-runs.js";

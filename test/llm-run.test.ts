@@ -12,7 +12,7 @@ import { aebMockReply, roleOf } from "../src/mock/aeb-mock-policy.js";
 import { parseRunConfig, type RunConfigInput } from "../src/runner/run-config.js";
 import { runBenchmark } from "../src/runner/run-benchmark.js";
 import { judgeRun } from "../src/runner/judge-run.js";
-import { runCli, runCliAsync, temporaryDirectory } from "./helpers/cli.js";
+import { runCli, temporaryDirectory } from "./helpers/cli.js";
 
 const servers: MockLlmServer[] = [];
 afterEach(async () => {
@@ -169,7 +169,7 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
     const configPath = join(dir, "config.json");
     const { writeFileSync } = await import("node:fs");
     writeFileSync(configPath, JSON.stringify(llmConfig(server.url, { scenarios: { suite: "starter", types: ["escalation"] } })));
-    const result = await runCliAsync(["run", "--config", configPath, "--out", join(dir, "out"), "--no-progress"]);
+    const result = await runCli(["run", "--config", configPath, "--out", join(dir, "out"), "--no-progress"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/4 dialogue\(s\) ended in error; run the same command again to retry only those/); // 2 escalation starters x 2 conditions
   });
@@ -216,7 +216,7 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
 describe("aeb judge", () => {
   it("adds ECS and independent HID verdicts to a finished run without touching its dialogues", async () => {
     const out = join(temporaryDirectory(), "offline");
-    expect(runCli(["run", "--suite", "starter", "--types", "escalation,gaslighting", "--out", out, "--no-progress"]).code).toBe(0);
+    expect((await runCli(["run", "--suite", "starter", "--types", "escalation,gaslighting", "--out", out, "--no-progress"])).code).toBe(0);
     const dialoguesBefore = readFileSync(join(out, "dialogues.jsonl"), "utf8");
     const server = await mock();
     const endpoint = { baseUrl: server.url, model: "judge" };

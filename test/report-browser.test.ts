@@ -104,12 +104,12 @@ describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", (
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     root = temporaryDirectory("aeb-report-browser-");
     // aeb run's default config: the offline-lexicon ECS judge scores every dialogue.
-    const run = runCli(["run", "--suite", "starter", "--repeats", "2", "--out", join(root, "plain"), "--no-progress"]);
+    const run = await runCli(["run", "--suite", "starter", "--repeats", "2", "--out", join(root, "plain"), "--no-progress"]);
     expect(run.code, run.stderr).toBe(0);
     // A run configured without any ECS judge.
     const config = join(root, "no-ecs-judge.yaml");
     writeFileSync(config, "judges:\n  ecs: []\n");
-    const unjudged = runCli(["run", "--config", config, "--suite", "starter", "--repeats", "2", "--out", join(root, "unjudged"), "--no-progress"]);
+    const unjudged = await runCli(["run", "--config", config, "--suite", "starter", "--repeats", "2", "--out", join(root, "unjudged"), "--no-progress"]);
     expect(unjudged.code, unjudged.stderr).toBe(0);
   }, 120_000);
 
@@ -177,7 +177,7 @@ describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", (
       return JSON.stringify(record);
     });
     writeFileSync(join(dir, "dialogues.jsonl"), judged.map((line) => `${line}\n`).join(""));
-    const report = runCli(["report", dir, "--recompute"]);
+    const report = await runCli(["report", dir, "--recompute"]);
     expect(report.code, report.stderr).toBe(0);
 
     const screenshot = join(SCREENSHOT_DIR, "report.png");

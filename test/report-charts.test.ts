@@ -8,7 +8,10 @@ import type { DialogueRecord } from "../src/core/dialogue.js";
 import type { TrajectoryType } from "../src/core/trajectory-type.js";
 import { chartDefinitions, emotionPath, emotionTrajectories, hasActiveContent, NO_ECS_MESSAGE, renderCharts, scopeSvg } from "../src/report/charts/index.js";
 import { readEcs } from "../src/report/ecs.js";
-import { summariseRun } from "../src/runner/summary.js";
+import { summariseRun } from "../src/analysis/run-summary.js";
+import { dialogueRow } from "../src/metrics/dialogue-row.js";
+
+const rowsOf = (records: readonly DialogueRecord[]) => records.map(dialogueRow);
 
 interface DialogueSpec {
   condition: string;
@@ -55,7 +58,7 @@ function dialogue(spec: DialogueSpec): DialogueRecord {
 }
 
 function summaryOf(records: DialogueRecord[]) {
-  return summariseRun(records, { conditionOrder: [], seed: 3, repeats: 2 });
+  return summariseRun(rowsOf(records), { conditionOrder: [], seed: 3, repeats: 2 });
 }
 
 const pointsIn = (svg: string) => svg.split('aria-roledescription="point"').length - 1;
@@ -73,7 +76,7 @@ describe("emotion trajectories", () => {
       dialogue({ condition: "b", emotions: [50, 70] }),
       dialogue({ condition: "a", emotions: [50, 0], repeat: 2, status: "error" }),
     ];
-    const points = emotionTrajectories(records, ["a", "b"]);
+    const points = emotionTrajectories(rowsOf(records), ["a", "b"]);
     const a1 = points.find((point) => point.condition === "a" && point.step === 1)!;
     expect(a1.mean).toBe(50);
     expect(a1.n).toBe(2); // the errored dialogue is excluded
@@ -113,7 +116,7 @@ describe("chart rendering", () => {
   ];
 
   it("renders six charts, each with marks, no warnings, no URL, and ids unique across charts", async () => {
-    const charts = await renderCharts(summaryOf(plain), plain);
+    const charts = await renderCharts(summaryOf(plain), rowsOf(plain));
     expect(charts.map((chart) => chart.id)).toEqual(["chart-fs", "chart-type-heatmap", "chart-emotion-trajectory", "chart-ecs-vs-fs", "chart-ecs-phase", "chart-length-vs-fs"]);
     const ids: string[] = [];
     for (const chart of charts) {
@@ -127,7 +130,7 @@ describe("chart rendering", () => {
   });
 
   it('shows a "no ECS judge ran" panel, not an empty chart, when no dialogue has ECS', async () => {
-    const charts = await renderCharts(summaryOf(plain), plain);
+    const charts = await renderCharts(summaryOf(plain), rowsOf(plain));
     for (const id of ["chart-ecs-vs-fs", "chart-ecs-phase"]) {
       const chart = charts.find((item) => item.id === id)!;
       expect(chart.svg).toContain(NO_ECS_MESSAGE);
@@ -138,7 +141,7 @@ describe("chart rendering", () => {
   it("plots one point per dialogue and judge, plus condition means, when ECS exists", async () => {
     const judged: DialogueRecord[] = plain.map((record, index) => ({ ...record, ecs: { "judge-a": ecsEntry("judge-a", 0.5 + index / 20, 0.7, 0.5 + index / 50) } }));
     judged.push(dialogue({ condition: "attuned", emotions: [50, 0], repeat: 5, status: "error", ecs: { "judge-a": ecsEntry("judge-a", 0.1) } }));
-    const charts = await renderCharts(summaryOf(judged), judged);
+    const charts = await renderCharts(summaryOf(judged), rowsOf(judged));
     const scatter = charts.find((chart) => chart.id === "chart-ecs-vs-fs")!;
     expect(scatter.svg).not.toContain(NO_ECS_MESSAGE);
     expect(pointsIn(scatter.svg)).toBe(5 + 3); // 5 scored dialogues (the errored one is left out) + 3 condition means
@@ -153,7 +156,7 @@ describe("chart rendering", () => {
       ...record,
       ecs: { "a-long-cross-family-judge-name": ecsEntry("a-long-cross-family-judge-name", 0.6, 0.7, 0.6), "b-judge": ecsEntry("b-judge", 0.3 + index / 10, 0.5, 0.4) },
     }));
-    const charts = await renderCharts(summaryOf(judged), judged);
+    const charts = await renderCharts(summaryOf(judged), rowsOf(judged));
     const scatter = charts.find((chart) => chart.id === "chart-ecs-vs-fs")!;
     expect(scatter.warnings).toEqual([]);
     expect(scatter.svg).toContain("a-long-cross-family-judge-name");
@@ -166,26 +169,26 @@ describe("chart rendering", () => {
 
   it("says when a judge ran but recorded no before/after values", async () => {
     const judged: DialogueRecord[] = plain.map((record) => ({ ...record, ecs: { "judge-a": ecsEntry("judge-a", 0.6) } }));
-    const charts = await renderCharts(summaryOf(judged), judged);
+    const charts = await renderCharts(summaryOf(judged), rowsOf(judged));
     expect(charts.find((chart) => chart.id === "chart-ecs-phase")!.svg).toContain("no ECS before/after values");
   });
 
   it("marks a condition with one dialogue as having no CI", async () => {
-    const [fs] = await renderCharts(summaryOf(plain), plain);
+    const [fs] = await renderCharts(summaryOf(plain), rowsOf(plain));
     expect(fs!.svg).toContain("(n=1: no CI)");
   });
 
   it("escapes condition names and is deterministic", async () => {
     const hostile = [dialogue({ condition: '<script>alert("x")</script>', emotions: [50, 20] }), dialogue({ condition: "ok", emotions: [50, 70] })];
-    const first = await renderCharts(summaryOf(hostile), hostile);
-    const second = await renderCharts(summaryOf(hostile), hostile);
+    const first = await renderCharts(summaryOf(hostile), rowsOf(hostile));
+    const second = await renderCharts(summaryOf(hostile), rowsOf(hostile));
     expect(first.map((chart) => chart.svg)).toEqual(second.map((chart) => chart.svg));
     for (const chart of first) expect(chart.svg).not.toContain("<script");
     expect(first[0]!.svg).toContain("&lt;script&gt;");
   });
 
   it("specs are plain data (pure functions of summary and dialogues)", () => {
-    const specs = chartDefinitions(summaryOf(plain), plain);
+    const specs = chartDefinitions(summaryOf(plain), rowsOf(plain));
     expect(JSON.parse(JSON.stringify(specs))).toEqual(specs);
   });
 });
@@ -201,7 +204,7 @@ describe("hasActiveContent", () => {
 
   it("lets a judge named like an event handler through Vega harmlessly", async () => {
     const judged: DialogueRecord[] = [dialogue({ condition: "a", emotions: [50, 40], ecs: { "x onload=alert(1)": ecsEntry("x onload=alert(1)", 0.5) } })];
-    const charts = await renderCharts(summaryOf(judged), judged);
+    const charts = await renderCharts(summaryOf(judged), rowsOf(judged));
     expect(charts.find((chart) => chart.id === "chart-ecs-vs-fs")!.svg).toContain("x onload=alert(1)");
   });
 });

@@ -27,20 +27,20 @@ function copyOfBase(name: string): string {
   return dir;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   root = temporaryDirectory("aeb-report-");
   base = join(root, "base");
-  const result = runCli(["run", "--suite", "starter", "--repeats", "2", "--out", base, "--no-progress"]);
+  const result = await runCli(["run", "--suite", "starter", "--repeats", "2", "--out", base, "--no-progress"]);
   expect(result.code, result.stderr).toBe(0);
 });
 
 describe("aeb report", () => {
-  it("re-renders report.md and report.html byte for byte as aeb run wrote them, leaving summary.json untouched", () => {
+  it("re-renders report.md and report.html byte for byte as aeb run wrote them, leaving summary.json untouched", async () => {
     const dir = copyOfBase("again");
     const before = { md: read(dir, "report.md"), html: read(dir, "report.html"), summary: read(dir, "summary.json") };
     rmSync(join(dir, "report.md"));
     rmSync(join(dir, "report.html"));
-    const result = runCli(["report", dir]);
+    const result = await runCli(["report", dir]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe("");
     expect(result.stdout).toContain("summary from summary.json");
@@ -50,7 +50,7 @@ describe("aeb report", () => {
     expect(read(dir, "summary.json")).toBe(before.summary);
   });
 
-  it("shows what aeb run's summary.json holds: the offline-lexicon ECS, its per-judge table, the comparisons and the length confound", () => {
+  it("shows what aeb run's summary.json holds: the offline-lexicon ECS, its per-judge table, the comparisons and the length confound", async () => {
     const summary = JSON.parse(read(base, "summary.json")) as {
       judges: { ecs: string[] };
       conditions: Array<{ name: string; ecs: { mean: number } | null; ecsByJudge: Record<string, { mean: { mean: number } | null; judged: number }> }>;
@@ -86,11 +86,11 @@ describe("aeb report", () => {
     expect(section.match(/<tr><td>/g)).toHaveLength(summary.lengthConfound.length);
   });
 
-  it("merges the judgements of aeb judge (judgements.jsonl) into the report", () => {
+  it("merges the judgements of aeb judge (judgements.jsonl) into the report", async () => {
     const dir = copyOfBase("judged");
     const config = join(root, "second-judge.yaml");
     writeFileSync(config, "judges:\n  ecs:\n    - name: second-lexicon\n      kind: offline\n");
-    const judged = runCli(["judge", dir, "--config", config]);
+    const judged = await runCli(["judge", dir, "--config", config]);
     expect(judged.code, judged.stderr).toBe(0);
     expect(read(dir, "dialogues.jsonl")).toBe(read(base, "dialogues.jsonl"));
     expect(read(dir, "judgements.jsonl").split("\n").filter(Boolean)).toHaveLength(CONDITIONS.length * PER_CONDITION);
@@ -101,22 +101,22 @@ describe("aeb report", () => {
     // aeb report re-renders what aeb judge wrote.
     rmSync(join(dir, "report.md"));
     rmSync(join(dir, "report.html"));
-    expect(runCli(["report", dir]).code).toBe(0);
+    expect((await runCli(["report", dir])).code).toBe(0);
     expect(read(dir, "report.md")).toBe(written.md);
     expect(read(dir, "report.html")).toBe(written.html);
     // Recomputed from the dialogues, the second judge's scores still come in, from judgements.jsonl.
     rmSync(join(dir, "summary.json"));
-    const recomputed = runCli(["report", dir]);
+    const recomputed = await runCli(["report", dir]);
     expect(recomputed.code, recomputed.stderr).toBe(0);
     expect(read(dir, "report.md")).toContain("### second-lexicon\n");
     expect(read(dir, "report.html")).toContain("ecs:second-lexicon");
   });
 
-  it("reports a torn last line and uses the rest", () => {
+  it("reports a torn last line and uses the rest", async () => {
     const dir = copyOfBase("torn");
     const complete = dialogueLines(dir).length;
     appendFileSync(join(dir, "dialogues.jsonl"), '{"id":"attuned/escalation-landlord/9","condi');
-    const result = runCli(["report", dir]);
+    const result = await runCli(["report", dir]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(`dialogues.jsonl ends with a torn line (an interrupted write); it was left out and the ${complete} complete dialogue(s) before it were used.`);
     expect(result.stdout).toContain(`read ${complete} dialogue(s)`);
@@ -126,13 +126,13 @@ describe("aeb report", () => {
     expect(read(dir, "dialogues.jsonl").endsWith('"condi')).toBe(true);
   });
 
-  it("excludes dialogues with status error and counts them", () => {
+  it("excludes dialogues with status error and counts them", async () => {
     const dir = copyOfBase("errored");
     const lines = dialogueLines(dir).map((line) => JSON.parse(line) as Record<string, unknown>);
     const broken = lines.filter((record) => record.condition === "attuned").slice(0, 2);
     for (const record of broken) Object.assign(record, { status: "error", endReason: "error", error: "simulator output unreadable" });
     writeFileSync(join(dir, "dialogues.jsonl"), lines.map((record) => `${JSON.stringify(record)}\n`).join(""));
-    const result = runCli(["report", dir, "--recompute"]);
+    const result = await runCli(["report", dir, "--recompute"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`read ${lines.length} dialogue(s) (${lines.length - 2} scored, 2 ended in error); summary recomputed from dialogues.jsonl`);
     const markdown = read(dir, "report.md");
@@ -142,16 +142,16 @@ describe("aeb report", () => {
     for (const record of broken) expect(worst).not.toContain(`<strong>${String(record.id)}</strong>`);
     // --recompute alone does not touch summary.json; --write-summary does.
     expect(read(dir, "summary.json")).toBe(read(base, "summary.json"));
-    expect(runCli(["report", dir, "--write-summary"]).code).toBe(0);
+    expect((await runCli(["report", dir, "--write-summary"])).code).toBe(0);
     expect(JSON.parse(read(dir, "summary.json")).errors).toBe(2);
   });
 
-  it("says there is no CI for a condition with a single dialogue", () => {
+  it("says there is no CI for a condition with a single dialogue", async () => {
     const dir = copyOfBase("single");
     const lines = dialogueLines(dir);
     const solo = lines.filter((line) => (JSON.parse(line) as { condition: string }).condition === "labeler").slice(0, 1);
     writeFileSync(join(dir, "dialogues.jsonl"), [...lines.filter((line) => (JSON.parse(line) as { condition: string }).condition !== "labeler"), ...solo].map((line) => `${line}\n`).join(""));
-    const result = runCli(["report", dir, "--recompute"]);
+    const result = await runCli(["report", dir, "--recompute"]);
     expect(result.code, result.stderr).toBe(0);
     const markdown = read(dir, "report.md");
     expect(markdown).toMatch(/\| labeler \| 1 \| \d\.\d{3} \(n=1: no CI\) \|/);
@@ -161,43 +161,43 @@ describe("aeb report", () => {
     expect(page).toContain("A condition with fewer than two scored dialogues has no confidence interval.");
   });
 
-  it("recomputes the summary, and says so, when summary.json is missing", () => {
+  it("recomputes the summary, and says so, when summary.json is missing", async () => {
     const dir = copyOfBase("no-summary");
     rmSync(join(dir, "summary.json"));
-    const result = runCli(["report", dir]);
+    const result = await runCli(["report", dir]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain("summary.json is missing; the summary was recomputed from dialogues.jsonl.");
     expect(read(dir, "report.md")).toContain(`| attuned | ${PER_CONDITION} |`);
   });
 
-  it("notes when summary.json and dialogues.jsonl disagree", () => {
+  it("notes when summary.json and dialogues.jsonl disagree", async () => {
     const dir = copyOfBase("disagree");
     writeFileSync(join(dir, "dialogues.jsonl"), dialogueLines(dir).slice(0, -3).map((line) => `${line}\n`).join(""));
-    const result = runCli(["report", dir]);
+    const result = await runCli(["report", dir]);
     expect(result.code, result.stderr).toBe(0);
     const total = CONDITIONS.length * PER_CONDITION;
     expect(result.stderr).toContain(`summary.json counts ${total} dialogue(s) but dialogues.jsonl has ${total - 3} readable`);
   });
 
-  it("fails clearly, naming the missing file, on an empty run directory", () => {
+  it("fails clearly, naming the missing file, on an empty run directory", async () => {
     const dir = join(root, "empty");
     mkdirSync(dir);
-    const result = runCli(["report", dir]);
+    const result = await runCli(["report", dir]);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`aeb: ${join(dir, "dialogues.jsonl")} is missing: ${dir} is not a run directory, or its run has not finished a dialogue yet (make one with aeb run --out ${dir})\n`);
     writeFileSync(join(dir, "dialogues.jsonl"), "");
-    const emptyFile = runCli(["report", dir]);
+    const emptyFile = await runCli(["report", dir]);
     expect(emptyFile.code).toBe(1);
     expect(emptyFile.stderr).toContain(`${join(dir, "dialogues.jsonl")} holds no dialogue; nothing to report`);
-    const missing = runCli(["report", join(root, "does-not-exist")]);
+    const missing = await runCli(["report", join(root, "does-not-exist")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("does-not-exist does not exist");
   });
 
-  it("names the file and field of a broken summary.json", () => {
+  it("names the file and field of a broken summary.json", async () => {
     const dir = copyOfBase("bad-summary");
     writeFileSync(join(dir, "summary.json"), JSON.stringify({ format: 1, conditions: "nope" }));
-    const result = runCli(["report", dir]);
+    const result = await runCli(["report", dir]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${join(dir, "summary.json")} is not a run summary`);
     expect(result.stderr).toContain("conditions");
@@ -206,11 +206,11 @@ describe("aeb report", () => {
 });
 
 describe("aeb compare", () => {
-  it("matches dialogues by condition, scenario and repeat and prints a table per condition", () => {
+  it("matches dialogues by condition, scenario and repeat and prints a table per condition", async () => {
     const other = join(root, "other-seed");
-    expect(runCli(["run", "--suite", "starter", "--repeats", "3", "--seed", "9", "--out", other, "--no-progress"]).code).toBe(0);
+    expect((await runCli(["run", "--suite", "starter", "--repeats", "3", "--seed", "9", "--out", other, "--no-progress"])).code).toBe(0);
     const out = join(root, "compare.md");
-    const result = runCli(["compare", base, other, "--out", out]);
+    const result = await runCli(["compare", base, other, "--out", out]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/condition\s+n matched\s+FS A\s+FS B\s+B - A\s+95% CI \(paired bootstrap\)\s+Wilcoxon p/);
     expect(result.stdout).toMatch(new RegExp(`^formulaic\\s+${PER_CONDITION}\\s+\\d\\.\\d{3}\\s+\\d\\.\\d{3}\\s+[+-]\\d\\.\\d{3}\\s+\\[-?\\d\\.\\d{3}, -?\\d\\.\\d{3}\\]\\s+(\\S+)$`, "m"));
@@ -219,7 +219,7 @@ describe("aeb compare", () => {
     const markdown = readFileSync(out, "utf8");
     expect(markdown).toContain("| condition | n matched | FS A | FS B | B - A | 95% CI (paired bootstrap) | Wilcoxon p |");
     const json = join(root, "compare.json");
-    expect(runCli(["compare", base, other, "--out", json]).code).toBe(0);
+    expect((await runCli(["compare", base, other, "--out", json])).code).toBe(0);
     const comparison = JSON.parse(readFileSync(json, "utf8"));
     expect(comparison.conditions.map((row: { condition: string }) => row.condition)).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned"]);
     expect(comparison.conditions[0].differences).toHaveLength(PER_CONDITION);
@@ -231,29 +231,29 @@ describe("aeb compare", () => {
     }
   });
 
-  it("gives a zero difference and a degenerate interval when a run is compared with itself", () => {
-    const result = runCli(["compare", base, base]);
+  it("gives a zero difference and a degenerate interval when a run is compared with itself", async () => {
+    const result = await runCli(["compare", base, base]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^attuned\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]\\s+n/a$`, "m"));
   });
 
-  it("says so clearly when the runs share no scenario", () => {
+  it("says so clearly when the runs share no scenario", async () => {
     const dir = copyOfBase("renamed");
     const renamed = dialogueLines(dir).map((line) => {
       const record = JSON.parse(line) as { id: string; scenarioId: string };
       return JSON.stringify({ ...record, id: `${record.id}-x`, scenarioId: `${record.scenarioId}-elsewhere` });
     });
     writeFileSync(join(dir, "dialogues.jsonl"), renamed.map((line) => `${line}\n`).join(""));
-    const result = runCli(["compare", base, dir]);
+    const result = await runCli(["compare", base, dir]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toBe(`aeb: ${base} and ${dir} share no scenario (no scenario id was scored in both), so there is nothing to match; compare runs of the same suite\n`);
   });
 
-  it("names the missing file of a directory that is not a run", () => {
+  it("names the missing file of a directory that is not a run", async () => {
     const dir = join(root, "not-a-run");
     mkdirSync(dir);
-    const result = runCli(["compare", base, dir]);
+    const result = await runCli(["compare", base, dir]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${join(dir, "dialogues.jsonl")} is missing`);
   });

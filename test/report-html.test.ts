@@ -10,8 +10,10 @@ import { NO_ECS_MESSAGE } from "../src/report/charts/index.js";
 import { fixed, formatP } from "../src/report/format.js";
 import { renderHtmlReport } from "../src/report/html-report.js";
 import { renderMarkdownReport } from "../src/report/markdown-report.js";
-import { buildReportModel, type ReportInput } from "../src/report/report-model.js";
-import { summariseRun, type RunSummary } from "../src/runner/summary.js";
+import { buildReportModel, reportInputOfRecords, type ReportInput } from "../src/report/report-model.js";
+import { summariseRun } from "../src/analysis/run-summary.js";
+import type { RunSummary } from "../src/analysis/summary-schema.js";
+import { dialogueRow } from "../src/metrics/dialogue-row.js";
 
 interface DialogueSpec {
   condition: string;
@@ -72,8 +74,8 @@ function ecsEntry(judge: string, score: number, before: number | null, after: nu
  * overrides summary fields, e.g. to stand for a summary.json of another shape or an older one.
  */
 function input(records: DialogueRecord[], extra: Record<string, unknown> = {}): ReportInput {
-  const summary = { ...summariseRun(records, { conditionOrder: [], seed: 5, repeats: 4 }), ...extra } as RunSummary;
-  return { summary, records, setup: { conditions: [{ name: "base", agent: { kind: "reference", id: "formulaic" } }], simulator: { kind: "offline" } } };
+  const summary = { ...summariseRun(records.map(dialogueRow), { conditionOrder: [], seed: 5, repeats: 4 }), ...extra } as RunSummary;
+  return reportInputOfRecords(summary, records, { setup: { conditions: [{ name: "base", agent: { kind: "reference", id: "formulaic" } }], simulator: { kind: "offline" } } });
 }
 
 /** Four dialogues of `base`, two of `tuned`, one of `solo`, and one errored `base` dialogue. */
@@ -227,7 +229,7 @@ describe("report.html", () => {
     expect(plain).toContain("No ECS judge ran.");
     const judged = mixedRun().map((record, index) => ({ ...record, ecs: { "cross-family": ecsEntry("cross-family", 0.4 + index / 50, 0.6, 0.5) } }));
     // Judged dialogues beside a summary.json made before judges existed (no ECS means, no judges).
-    const page = await renderHtmlReport({ ...input(unjudged, { judges: undefined }), records: judged });
+    const page = await renderHtmlReport({ ...input(unjudged, { judges: undefined }), ...reportInputOfRecords(input(unjudged, { judges: undefined }).summary, judged) });
     expect(page).not.toContain(NO_ECS_MESSAGE);
     expect(page).toContain("summary.json has no ECS means, although the dialogues carry scores from cross-family");
     expect(page.match(/<figure class="chart"/g)).toHaveLength(6);
@@ -254,12 +256,12 @@ describe("report.html", () => {
             hid: { "hid-judge": index === 1 ? { judge: "hid-judge", error: "evidence not found in the transcript" } : { judge: "hid-judge", verdict: "yes" as const, value: 1, turn: 1, evidence: "reply" } },
           },
     );
-    const summary = summariseRun(records, { conditionOrder: ["base", "tuned", "solo"], seed: 5, repeats: 4, judges: { ecs: ["llm-judge", "offline-lexicon"], hid: ["hid-judge"] } });
+    const summary = summariseRun(records.map(dialogueRow), { conditionOrder: ["base", "tuned", "solo"], seed: 5, repeats: 4, judges: { ecs: ["llm-judge", "offline-lexicon"], hid: ["hid-judge"] } });
     const usage = [
       { model: "qwen-7b", role: "agent:base", calls: 20, cachedCalls: 2, failedCalls: 0, requests: 21, retries: 1, promptTokens: 12000, completionTokens: 3400 },
       { model: "gpt-judge", role: "judge:llm-judge", calls: 40, cachedCalls: 0, failedCalls: 1, requests: 42, retries: 2, promptTokens: 30000, completionTokens: 800 },
     ];
-    const report: ReportInput = { summary: { ...summary, usage }, records };
+    const report: ReportInput = reportInputOfRecords({ ...summary, usage }, records);
     const page = await renderHtmlReport(report);
     const markdown = renderMarkdownReport(report);
     const base = summary.conditions.find((condition) => condition.name === "base")!;

@@ -7,15 +7,15 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DialogueRecordSchema } from "../src/core/dialogue.js";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
-import { runCli, spawnCli, temporaryDirectory } from "./helpers/cli.js";
+import { runCli, spawnCli, temporaryDirectory, type CliResult } from "./helpers/cli.js";
 
 const lines = (dir: string) => readFileSync(join(dir, "dialogues.jsonl"), "utf8").split("\n").filter(Boolean);
 const ids = (dir: string) => lines(dir).map((line) => (JSON.parse(line) as { id: string }).id);
 
 describe("aeb run (offline)", () => {
-  it("writes dialogues.jsonl, summary.json, report.md and report.html and prints the table", () => {
+  it("writes dialogues.jsonl, summary.json, report.md and report.html and prints the table", async () => {
     const out = join(temporaryDirectory(), "run");
-    const result = runCli(["run", "--suite", "starter", "--out", out, "--no-progress"]);
+    const result = await runCli(["run", "--suite", "starter", "--out", out, "--no-progress"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/condition\s+n\s+FS \[95% CI\]/);
@@ -29,11 +29,11 @@ describe("aeb run (offline)", () => {
     expect(result.stdout).toContain(`files: ${join(out, "dialogues.jsonl")}, ${join(out, "summary.json")}, ${join(out, "report.md")}, ${join(out, "report.html")}`);
   });
 
-  it("gives byte-identical dialogues (as a set) and summary.json for the same seed, whatever the concurrency", () => {
+  it("gives byte-identical dialogues (as a set) and summary.json for the same seed, whatever the concurrency", async () => {
     const root = temporaryDirectory();
-    runCli(["run", "--suite", "starter", "--seed", "7", "--repeats", "2", "--concurrency", "1", "--out", join(root, "a"), "--no-progress"]);
-    runCli(["run", "--suite", "starter", "--seed", "7", "--repeats", "2", "--concurrency", "16", "--out", join(root, "b"), "--no-progress"]);
-    runCli(["run", "--suite", "starter", "--seed", "8", "--repeats", "2", "--out", join(root, "c"), "--no-progress"]);
+    await runCli(["run", "--suite", "starter", "--seed", "7", "--repeats", "2", "--concurrency", "1", "--out", join(root, "a"), "--no-progress"]);
+    await runCli(["run", "--suite", "starter", "--seed", "7", "--repeats", "2", "--concurrency", "16", "--out", join(root, "b"), "--no-progress"]);
+    await runCli(["run", "--suite", "starter", "--seed", "8", "--repeats", "2", "--out", join(root, "c"), "--no-progress"]);
     expect(lines(join(root, "a")).sort()).toEqual(lines(join(root, "b")).sort());
     expect(readFileSync(join(root, "a", "summary.json"), "utf8")).toBe(readFileSync(join(root, "b", "summary.json"), "utf8"));
     expect(lines(join(root, "a")).sort()).not.toEqual(lines(join(root, "c")).sort());
@@ -63,7 +63,7 @@ describe("aeb run (offline)", () => {
     expect(before).toBeLessThan(total);
     // Simulate a write torn by the kill, too.
     appendFileSync(join(out, "dialogues.jsonl"), '{"id":"torn');
-    const resumed = runCli(args);
+    const resumed = await runCli(args);
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toMatch(/resuming .*already finished/);
     expect(resumed.stderr).toContain("repaired a torn last line");
@@ -72,74 +72,74 @@ describe("aeb run (offline)", () => {
     expect(new Set(all).size).toBe(total);
   }, 120_000);
 
-  it("a finished run started again runs nothing", () => {
+  it("a finished run started again runs nothing", async () => {
     const out = join(temporaryDirectory(), "again");
-    runCli(["run", "--suite", "starter", "--out", out, "--no-progress"]);
+    await runCli(["run", "--suite", "starter", "--out", out, "--no-progress"]);
     const before = readFileSync(join(out, "dialogues.jsonl"), "utf8");
-    const again = runCli(["run", "--suite", "starter", "--out", out, "--no-progress"]);
+    const again = await runCli(["run", "--suite", "starter", "--out", out, "--no-progress"]);
     expect(again.stdout).toContain("(0 run now,");
     expect(readFileSync(join(out, "dialogues.jsonl"), "utf8")).toBe(before);
   });
 });
 
 describe("aeb run refuses bad input with one clear line", () => {
-  const expectError = (result: ReturnType<typeof runCli>, pattern: RegExp) => {
+  const expectError = (result: CliResult, pattern: RegExp) => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(pattern);
     expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
   };
 
-  it("names the file and field of an invalid scenario", () => {
+  it("names the file and field of an invalid scenario", async () => {
     const dir = temporaryDirectory();
     writeFileSync(join(dir, "bad.yaml"), "id: bad-one\ntype: escalation\ntitle: x\n");
-    expectError(runCli(["run", "--scenarios", dir, "--out", join(dir, "out")]), /bad\.yaml: invalid scenario:[\s\S]*persona/);
+    expectError(await runCli(["run", "--scenarios", dir, "--out", join(dir, "out")]), /bad\.yaml: invalid scenario:[\s\S]*persona/);
   });
 
-  it("names both files of a duplicate scenario id", () => {
+  it("names both files of a duplicate scenario id", async () => {
     const dir = temporaryDirectory();
     const text = readFileSync(join(import.meta.dirname, "..", "scenarios", "starter", "escalation-cancelled-project.yaml"), "utf8");
     writeFileSync(join(dir, "a.yaml"), text);
     writeFileSync(join(dir, "b.yaml"), text);
-    expectError(runCli(["run", "--scenarios", dir, "--out", join(dir, "out")]), /duplicate scenario id "escalation-cancelled-project" in .*b\.yaml and .*a\.yaml/);
+    expectError(await runCli(["run", "--scenarios", dir, "--out", join(dir, "out")]), /duplicate scenario id "escalation-cancelled-project" in .*b\.yaml and .*a\.yaml/);
   });
 
-  it("names an unknown type", () => {
-    expectError(runCli(["run", "--types", "escalation,sulking", "--out", join(temporaryDirectory(), "o")]), /unknown trajectory type "sulking"/);
+  it("names an unknown type", async () => {
+    expectError(await runCli(["run", "--types", "escalation,sulking", "--out", join(temporaryDirectory(), "o")]), /unknown trajectory type "sulking"/);
   });
 
-  it("names a config that does not parse, and a config field that is wrong", () => {
+  it("names a config that does not parse, and a config field that is wrong", async () => {
     const dir = temporaryDirectory();
     writeFileSync(join(dir, "broken.yaml"), "seed: [1,\n");
-    expectError(runCli(["run", "--config", join(dir, "broken.yaml"), "--out", join(dir, "o")]), /broken\.yaml is not valid YAML/);
+    expectError(await runCli(["run", "--config", join(dir, "broken.yaml"), "--out", join(dir, "o")]), /broken\.yaml is not valid YAML/);
     writeFileSync(join(dir, "wrong.yaml"), "repeats: -2\n");
-    expectError(runCli(["run", "--config", join(dir, "wrong.yaml"), "--out", join(dir, "o")]), /wrong\.yaml: invalid config:[\s\S]*repeats/);
+    expectError(await runCli(["run", "--config", join(dir, "wrong.yaml"), "--out", join(dir, "o")]), /wrong\.yaml: invalid config:[\s\S]*repeats/);
   });
 
-  it("rejects a bad flag value", () => {
-    expectError(runCli(["run", "--repeats", "zero"]), /expected a positive integer, got "zero"/);
+  it("rejects a bad flag value", async () => {
+    expectError(await runCli(["run", "--repeats", "zero"]), /expected a positive integer, got "zero"/);
   });
 
-  it("names an output directory that cannot be written", () => {
+  it("names an output directory that cannot be written", async () => {
     const dir = temporaryDirectory();
     writeFileSync(join(dir, "file"), "");
-    expectError(runCli(["run", "--suite", "starter", "--out", join(dir, "file", "sub")]), /output directory .*file\/sub cannot be written/);
+    expectError(await runCli(["run", "--suite", "starter", "--out", join(dir, "file", "sub")]), /output directory .*file\/sub cannot be written/);
   });
 
-  it("refuses to resume into a run made with a different config unless --force, losing nothing", () => {
+  it("refuses to resume into a run made with a different config unless --force, losing nothing", async () => {
     const out = join(temporaryDirectory(), "run");
-    runCli(["run", "--suite", "starter", "--seed", "1", "--out", out, "--no-progress"]);
+    await runCli(["run", "--suite", "starter", "--seed", "1", "--out", out, "--no-progress"]);
     const before = readFileSync(join(out, "dialogues.jsonl"), "utf8");
-    expectError(runCli(["run", "--suite", "starter", "--seed", "2", "--out", out]), /holds a run made with a different config/);
+    expectError(await runCli(["run", "--suite", "starter", "--seed", "2", "--out", out]), /holds \d+ finished dialogue\(s\) of a run with a different definition[\s\S]*config seed: 1 -> 2/);
     expect(readFileSync(join(out, "dialogues.jsonl"), "utf8")).toBe(before);
-    const forced = runCli(["run", "--suite", "starter", "--repeats", "2", "--seed", "1", "--out", out, "--force", "--no-progress"]);
+    const forced = await runCli(["run", "--suite", "starter", "--repeats", "2", "--seed", "1", "--out", out, "--force", "--no-progress"]);
     expect(forced.code).toBe(0);
     const all = ids(out);
     expect(new Set(all).size).toBe(all.length);
     expect(all.length).toBe(2 * before.split("\n").filter(Boolean).length);
   });
 
-  it("prints usage for an unknown command", () => {
-    const result = runCli(["frobnicate"]);
+  it("prints usage for an unknown command", async () => {
+    const result = await runCli(["frobnicate"]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("unknown command");
   });

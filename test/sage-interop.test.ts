@@ -7,11 +7,11 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../src/core/data-files.js";
 import { DialogueRecordSchema, type DialogueRecord } from "../src/core/dialogue.js";
 import { importSageResults } from "../src/interop/import-sage.js";
-import { runCli, temporaryDirectory } from "./helpers/cli.js";
+import { runCli, temporaryDirectory, type CliResult } from "./helpers/cli.js";
 
 const RESULTS_DIR = join(packageRoot, "..", "shared", "data", "sage", "results-deepseek-v3-simulator");
 const resultFiles = existsSync(RESULTS_DIR)
@@ -90,9 +90,12 @@ function leaderboardRow(stdout: string, condition: string): string[] {
 describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result files${NEEDS}`, () => {
   const expected = ready ? independentReading(resultFiles) : {};
   const out = join(temporaryDirectory(), "import");
-  const imported = ready ? runCli(["import", "sage", ...resultFiles, "--out", out]) : { code: null, stdout: "", stderr: "" };
+  let imported: CliResult = { code: null, stdout: "", stderr: "" };
+  beforeAll(async () => {
+    if (ready) imported = await runCli(["import", "sage", ...resultFiles, "--out", out]);
+  });
 
-  it("imports the four files, one condition each, with no line skipped", () => {
+  it("imports the four files, one condition each, with no line skipped", async () => {
     expect(resultFiles).toHaveLength(4);
     expect(imported.stderr).toBe("");
     expect(imported.code).toBe(0);
@@ -104,13 +107,13 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
     const written = { md: readFileSync(join(out, "report.md"), "utf8"), html: readFileSync(join(out, "report.html"), "utf8") };
     expect(written.html).toContain("gpt-4.1");
     expect(written.md).toContain("### offline-lexicon (the headline ECS)");
-    const rerendered = runCli(["report", out]);
+    const rerendered = await runCli(["report", out]);
     expect(rerendered.code, rerendered.stderr).toBe(0);
     expect(readFileSync(join(out, "report.md"), "utf8")).toBe(written.md);
     expect(readFileSync(join(out, "report.html"), "utf8")).toBe(written.html);
   });
 
-  it.each(resultFiles)("reproduces, dialogue by dialogue, the independent reading of %s", (file) => {
+  it.each(resultFiles)("reproduces, dialogue by dialogue, the independent reading of %s", async (file) => {
     const reading = expected[file]!;
     const records = readRecords(out).filter((record) => record.condition === conditionOf(file));
     expect(records).toHaveLength(reading.n);
@@ -129,22 +132,22 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
       expect(record.sage.unansweredReply !== undefined, record.id).toBe(dialogue.unanswered);
     }
 
-    const row = leaderboardRow(runCli(["leaderboard", out]).stdout, conditionOf(file));
+    const row = leaderboardRow((await runCli(["leaderboard", out])).stdout, conditionOf(file));
     expect(row.slice(1, 5)).toEqual([String(reading.n), reading.mean.toFixed(2), String(reading.successes), String(reading.failures)]);
   });
 
-  it("scores gpt-4.1 at 68.15 with 35 successes and 13 failures (SAGE's table: 68.2, 35, 13)", () => {
-    const fromDirectory = runCli(["leaderboard", out]);
+  it("scores gpt-4.1 at 68.15 with 35 successes and 13 failures (SAGE's table: 68.2, 35, 13)", async () => {
+    const fromDirectory = await runCli(["leaderboard", out]);
     expect(fromDirectory.code).toBe(0);
     const gpt41 = leaderboardRow(fromDirectory.stdout, "gpt-4.1");
     expect(gpt41.slice(0, 7)).toEqual(["gpt-4.1", "100", "68.15", "35", "13", "0.681", "13.0%"]);
     expect(gpt41[7]).toMatch(/^0\.\d{3}$/); // ECS by the offline lexicon judge, scored at import
-    const fromFiles = runCli(["leaderboard", ...resultFiles]);
+    const fromFiles = await runCli(["leaderboard", ...resultFiles]);
     expect(fromFiles.stdout.split("\n").slice(0, 6)).toEqual(fromDirectory.stdout.split("\n").slice(0, 6));
     expect(fromFiles.stdout).toContain("else by the offline lexicon judge");
   });
 
-  it("keeps the raw U+2028 of openai-o4mini_result.jsonl inside the texts", () => {
+  it("keeps the raw U+2028 of openai-o4mini_result.jsonl inside the texts", async () => {
     const file = resultFiles.find((path) => path.endsWith("openai-o4mini_result.jsonl"))!;
     expect(expected[file]!.u2028Lines).toBeGreaterThan(0);
     const records = readRecords(out).filter((record) => record.condition === "openai-o4mini");
@@ -160,9 +163,9 @@ describe.skipIf(!ready)(`aeb import sage on malformed lines${NEEDS}`, () => {
   const broken = join(temporaryDirectory(), "broken_result.jsonl");
   if (ready) writeFileSync(broken, [lines[0], "{not json", lines[1], JSON.stringify({ ...JSON.parse(lines[2]!), emo_point: "lots" }), ""].join("\n"));
 
-  it("by default keeps the rest, reports each bad line with file and line, and prints the count", () => {
+  it("by default keeps the rest, reports each bad line with file and line, and prints the count", async () => {
     const out = join(temporaryDirectory(), "lenient");
-    const result = runCli(["import", "sage", broken, "--out", out]);
+    const result = await runCli(["import", "sage", broken, "--out", out]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`skipped ${broken} line 2: not valid JSON`);
     expect(result.stderr).toContain(`skipped ${broken} line 4: not a SAGE result line`);
@@ -172,30 +175,30 @@ describe.skipIf(!ready)(`aeb import sage on malformed lines${NEEDS}`, () => {
     expect(JSON.parse(readFileSync(join(out, "import.json"), "utf8")).files[0].skippedLines).toEqual([2, 4]);
   });
 
-  it("with --strict fails, names the lines and writes nothing", () => {
+  it("with --strict fails, names the lines and writes nothing", async () => {
     const out = join(temporaryDirectory(), "strict");
-    const result = runCli(["import", "sage", broken, "--out", out, "--strict"]);
+    const result = await runCli(["import", "sage", broken, "--out", out, "--strict"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${broken} line 2: not valid JSON`);
     expect(result.stderr).toContain("2 invalid line(s); nothing imported (--strict)");
     expect(existsSync(join(out, "dialogues.jsonl"))).toBe(false);
   });
 
-  it("replaces an earlier import only with --force, and never writes into a run of aeb run", () => {
+  it("replaces an earlier import only with --force, and never writes into a run of aeb run", async () => {
     const out = join(temporaryDirectory(), "again");
-    expect(runCli(["import", "sage", gpt, "--out", out]).code).toBe(0);
-    const again = runCli(["import", "sage", broken, "--out", out]);
+    expect((await runCli(["import", "sage", gpt, "--out", out])).code).toBe(0);
+    const again = await runCli(["import", "sage", broken, "--out", out]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("already has dialogues.jsonl; use --force");
-    expect(runCli(["import", "sage", broken, "--out", out, "--force"]).code).toBe(0);
+    expect((await runCli(["import", "sage", broken, "--out", out, "--force"])).code).toBe(0);
     expect(readRecords(out).map((record) => record.condition)).toEqual(["broken", "broken"]);
 
     const run = join(temporaryDirectory(), "run");
-    expect(runCli(["run", "--suite", "starter", "--out", run, "--no-progress"]).code).toBe(0);
-    const intoRun = runCli(["import", "sage", gpt, "--out", run, "--force"]);
+    expect((await runCli(["run", "--suite", "starter", "--out", run, "--no-progress"])).code).toBe(0);
+    const intoRun = await runCli(["import", "sage", gpt, "--out", run, "--force"]);
     expect(intoRun.code).toBe(1);
     expect(intoRun.stderr).toContain("holds a run of `aeb run`");
-    const board = runCli(["leaderboard", run]);
+    const board = await runCli(["leaderboard", run]);
     expect(board.code).toBe(0);
     const summary = JSON.parse(readFileSync(join(run, "summary.json"), "utf8")) as { conditions: Array<{ name: string; ecs: { mean: number } }> };
     expect(leaderboardRow(board.stdout, "attuned")[7]).toBe(summary.conditions.find((condition) => condition.name === "attuned")!.ecs.mean.toFixed(3));
@@ -203,25 +206,25 @@ describe.skipIf(!ready)(`aeb import sage on malformed lines${NEEDS}`, () => {
 });
 
 describe("aeb leaderboard and aeb import on bad arguments", () => {
-  it("names a path that does not exist and a directory without dialogues", () => {
-    expect(runCli(["leaderboard", "/nonexistent/dir"]).stderr).toContain("/nonexistent/dir does not exist");
-    expect(runCli(["leaderboard", temporaryDirectory()]).stderr).toMatch(/has no dialogues\.jsonl/);
-    expect(runCli(["leaderboard", temporaryDirectory(), "--format", "csv"]).stderr).toContain('expected one of text, markdown, json, got "csv"');
+  it("names a path that does not exist and a directory without dialogues", async () => {
+    expect((await runCli(["leaderboard", "/nonexistent/dir"])).stderr).toContain("/nonexistent/dir does not exist");
+    expect((await runCli(["leaderboard", temporaryDirectory()])).stderr).toMatch(/has no dialogues\.jsonl/);
+    expect((await runCli(["leaderboard", temporaryDirectory(), "--format", "csv"])).stderr).toContain('expected one of text, markdown, json, got "csv"');
   });
 
-  it("requires --out and at least one file", () => {
-    expect(runCli(["import", "sage", "x_result.jsonl"]).stderr).toContain("required option '-o, --out <dir>' not specified");
-    expect(runCli(["import", "sage", "--out", temporaryDirectory()]).stderr).toContain("missing required argument 'files'");
+  it("requires --out and at least one file", async () => {
+    expect((await runCli(["import", "sage", "x_result.jsonl"])).stderr).toContain("required option '-o, --out <dir>' not specified");
+    expect((await runCli(["import", "sage", "--out", temporaryDirectory()])).stderr).toContain("missing required argument 'files'");
   });
 
-  it("refuses two files that would become the same condition", () => {
+  it("refuses two files that would become the same condition", async () => {
     const dir = temporaryDirectory();
     const line = JSON.stringify({ id: "a", emo_point: 50, history: [{ role: "user", content: "hi" }] });
     for (const sub of ["one", "two"]) {
       mkdirSync(join(dir, sub));
       writeFileSync(join(dir, sub, "same_result.jsonl"), `${line}\n`);
     }
-    const result = runCli(["import", "sage", join(dir, "one", "same_result.jsonl"), join(dir, "two", "same_result.jsonl"), "--out", join(dir, "out")]);
+    const result = await runCli(["import", "sage", join(dir, "one", "same_result.jsonl"), join(dir, "two", "same_result.jsonl"), "--out", join(dir, "out")]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('would both become condition "same"');
   });

@@ -32,7 +32,7 @@ const rawProfiles = (file: string) =>
     .map((line) => JSON.parse(line) as { id: string; first_talk?: string; task: string; player: string; scene: string });
 
 describe.skipIf(!present)(`SAGE/RLVER profile files as scenarios${NEEDS_DATA}`, () => {
-  it("loads all 100 SAGE profiles with their first talk, persona, scene and hidden theme", () => {
+  it("loads all 100 SAGE profiles with their first talk, persona, scene and hidden theme", async () => {
     const { scenarios, skipped, derivedOpenings } = loadProfileScenarios({ scheme: "sage", file: WITH_FIRST_TALK });
     const raw = rawProfiles(WITH_FIRST_TALK);
     expect(raw).toHaveLength(100);
@@ -48,23 +48,23 @@ describe.skipIf(!present)(`SAGE/RLVER profile files as scenarios${NEEDS_DATA}`, 
     }
   });
 
-  it("derives a neutral opening for the 100 profiles without first talk", () => {
+  it("derives a neutral opening for the 100 profiles without first talk", async () => {
     const { scenarios, derivedOpenings } = loadProfileScenarios({ scheme: "sage", file: WITHOUT_FIRST_TALK });
     expect(scenarios).toHaveLength(100);
     expect(derivedOpenings).toBe(100);
     for (const scenario of scenarios) expect(scenario.opening).toBe(NEUTRAL_OPENING);
   });
 
-  it("reads RLVER's test profiles (SAGE's 100) with rlver- ids under rlver:PATH", () => {
+  it("reads RLVER's test profiles (SAGE's 100) with rlver- ids under rlver:PATH", async () => {
     const { scenarios } = loadProfileScenarios({ scheme: "rlver", file: RLVER_TEST });
     expect(scenarios).toHaveLength(100);
     expect(scenarios.every((scenario) => scenario.id.startsWith("rlver-"))).toBe(true);
   });
 
-  it("aeb run --scenarios sage:PATH runs all 100 profiles offline for every reference agent, in Chinese, and attuned beats formulaic", () => {
+  it("aeb run --scenarios sage:PATH runs all 100 profiles offline for every reference agent, in Chinese, and attuned beats formulaic", async () => {
     const out = join(temporaryDirectory(), "sage");
     const path = relative(packageRoot, WITH_FIRST_TALK);
-    const result = runCli(["run", "--scenarios", `sage:${path}`, "--out", out, "--no-progress"], { cwd: packageRoot });
+    const result = await runCli(["run", "--scenarios", `sage:${path}`, "--out", out, "--no-progress"], { cwd: packageRoot });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const records = readFileSync(join(out, "dialogues.jsonl"), "utf8")
@@ -99,18 +99,18 @@ describe("selectScenarios with a sage: path", () => {
   const good = { id: "p1", player: "* 姓名：李明\n* 年龄：30岁", scene: "李明最近和同事闹了矛盾，同事在会上当众批评了他。", task: "你希望对方用心倾听你的情绪宣泄", first_talk: "唉，最近上班真累。" };
   writeFileSync(file, `${JSON.stringify(good)}\n{"id": "p2", "player": ""}\n`);
 
-  it("fails on an invalid line, naming the file and line", () => {
+  it("fails on an invalid line, naming the file and line", async () => {
     expect(() => selectScenarios(parseRunConfig({ scenarios: { path: `sage:${file}` } }, "test"))).toThrow(new RegExp(`${file} line 2: invalid profile`));
   });
 
-  it("with skipInvalid, loads the rest and hands the skipped lines to the caller", () => {
+  it("with skipInvalid, loads the rest and hands the skipped lines to the caller", async () => {
     const skipped: SkippedProfileLine[] = [];
     const scenarios = selectScenarios(parseRunConfig({ scenarios: { path: `sage:${file}`, skipInvalid: true } }, "test"), { onSkipped: (lines) => skipped.push(...lines) });
     expect(scenarios.map((scenario) => scenario.id)).toEqual(["sage-p1"]);
     expect(skipped).toEqual([expect.objectContaining({ file, line: 2, message: expect.stringContaining("player: player (persona) is empty") })]);
   });
 
-  it("refuses skipInvalid for a YAML scenario path", () => {
+  it("refuses skipInvalid for a YAML scenario path", async () => {
     expect(() => selectScenarios(parseRunConfig({ scenarios: { suite: "starter", skipInvalid: true } }, "test"))).toThrow(/--skip-invalid applies only to SAGE\/RLVER profile files/);
   });
 });

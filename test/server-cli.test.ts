@@ -71,14 +71,14 @@ describe("aeb serve", () => {
     expect(`${stdout}${stderr}`).not.toContain("cli-bearer-token-value");
   });
 
-  it("refuses to listen beyond loopback without a bearer token, and refuses a short secret", () => {
-    const open = runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { env: { AEB_SERVER_TOKEN: "" } });
+  it("refuses to listen beyond loopback without a bearer token, and refuses a short secret", async () => {
+    const open = await runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { env: { AEB_SERVER_TOKEN: "" } });
     expect(open.code).toBe(1);
     expect(open.stderr).toMatch(/needs a bearer token: set AEB_SERVER_TOKEN/);
-    const short = runCli(["serve", "--port", "0"], { env: { AEB_SERVER_SECRET: "short" } });
+    const short = await runCli(["serve", "--port", "0"], { env: { AEB_SERVER_SECRET: "short" } });
     expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/at least 16 bytes/);
-    const badPreset = runCli(["serve", "--preset", "happy"]);
+    const badPreset = await runCli(["serve", "--preset", "happy"]);
     expect(badPreset.code).not.toBe(0);
     expect(badPreset.stderr).toMatch(/expected one of aeb, sage, rlver, scenario/);
   });

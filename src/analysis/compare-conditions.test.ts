@@ -1,20 +1,21 @@
 import { describe, expect, it } from "vitest";
 import type { DialogueRecord } from "../core/dialogue.js";
+import { dialogueRow, type DialogueRow } from "../metrics/dialogue-row.js";
 import { holmAdjust } from "../stats/holm.js";
 import { mannWhitneyU } from "../stats/mann-whitney.js";
 import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
 import { compareConditions, matchScenarioMeans } from "./compare-conditions.js";
 
-function record(condition: string, scenarioId: string, repeat: number, emotion: number, endReason: DialogueRecord["endReason"] = "max_turns", chars = 100): DialogueRecord {
-  return {
+function record(condition: string, scenarioId: string, repeat: number, emotion: number, endReason: DialogueRecord["endReason"] = "max_turns", chars = 100): DialogueRow {
+  return dialogueRow({
     id: `${condition}/${scenarioId}/${repeat}`, condition, scenarioId, type: "escalation", repeat, seed: 1, status: "done", endReason, preset: "aeb", manipulationTurn: 1,
     opening: { text: "x", emotion: 50 },
     turns: [{ index: 1, agent: { text: "a".repeat(chars), chars }, user: { text: "u", emotion, delta: 0, simulatorDelta: 0, adjustments: [], flags: [], hid: emotion > 50 ? "yes" : "no" } }],
     final: { emotion, fs: emotion / 100 },
-  };
+  });
 }
 
-const fs = (r: DialogueRecord) => r.final.fs;
+const fs = (r: DialogueRow) => r.metrics.fs;
 
 describe("compareConditions", () => {
   const records = [

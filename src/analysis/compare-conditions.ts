@@ -1,5 +1,5 @@
 import type { DialogueRecord } from "../core/dialogue.js";
-import { dialogueMetrics, mean, type DialogueMetrics } from "../metrics/dialogue-metrics.js";
+import { mean, type DialogueMetrics } from "../metrics/dialogue-metrics.js";
 import type { DialogueRow } from "../metrics/dialogue-row.js";
 import { holmAdjust } from "../stats/holm.js";
 import { lengthConfound } from "../stats/length-confound.js";
@@ -7,9 +7,12 @@ import { mannWhitneyU } from "../stats/mann-whitney.js";
 import { mcnemarFromPairs } from "../stats/mcnemar.js";
 import { spearman } from "../stats/spearman.js";
 import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
+import type { Comparison, LengthConfoundRow } from "./summary-schema.js";
+
+export type { Comparison, LengthConfoundRow } from "./summary-schema.js";
 
 /** A per-dialogue number to compare conditions on; null excludes the dialogue (counted in notes). */
-export type MetricReader<T = DialogueRecord> = (dialogue: T) => number | null;
+export type MetricReader<T = DialogueRow> = (dialogue: T) => number | null;
 
 /** What the comparisons read of every dialogue, whether a full record or its compact row (metrics/dialogue-row.ts). */
 export interface ComparableDialogue {
@@ -22,47 +25,6 @@ export interface ComparableDialogue {
 
 /** FS and mean reply length of a dialogue, for the length-confound check. */
 type LengthAndFs<T> = (dialogue: T) => Pick<DialogueMetrics, "fs" | "meanReplyChars">;
-
-/** One row of `summary.json`'s `comparisons` (spec section 5). */
-export interface Comparison {
-  metric: string;
-  test: "mannwhitney" | "wilcoxon" | "mcnemar";
-  a: string;
-  b: string;
-  /** Dialogues (mannwhitney: both sides together), matched scenarios (wilcoxon) or matched pairs (mcnemar). */
-  n: number;
-  p: number;
-  /** Holm-adjusted over all comparisons of this metric and test reported together. */
-  pHolm: number;
-  /**
-   * mannwhitney: rank-biserial r = 1 - 2U/(nA nB), positive when A tends to be LOWER (the paper's).
-   * wilcoxon: matched-pairs rank-biserial, positive when A tends to be HIGHER.
-   * mcnemar: null.
-   */
-  r: number | null;
-  /** |Z|/sqrt(N) (Rosenthal), for mannwhitney and wilcoxon. */
-  effectR: number | null;
-  meanA: number | null;
-  meanB: number | null;
-  /** Branch of the test that produced p (exact, permutation, asymptotic). */
-  method?: string;
-  /** mcnemar: discordant counts (A collapsed and B not; B collapsed and A not). */
-  discordant?: { aOnly: number; bOnly: number };
-}
-
-export interface LengthConfoundRow {
-  a: string;
-  b: string;
-  /** FS difference B - A without and with standardized reply length as a covariate. */
-  coefficient: number;
-  p: number;
-  coefficientAdjusted: number | null;
-  pAdjusted: number | null;
-  /** Spearman rho(reply length, FS) within each condition; null when undefined. */
-  rhoA: number | null;
-  rhoB: number | null;
-  note?: string;
-}
 
 export interface ComparisonSet {
   comparisons: Comparison[];
@@ -78,12 +40,7 @@ const finite = (value: number) => (Number.isFinite(value) ? value : null);
  * McNemar on collapses matched by scenario and repeat, Holm within each metric and test, and the
  * OLS length-confound check on FS. Too little data gives a note, never a number.
  */
-export function compareConditions(records: readonly DialogueRecord[], conditionOrder: readonly string[], metrics: Record<string, MetricReader>): ComparisonSet {
-  return compareDialogues(records, conditionOrder, metrics, dialogueMetrics);
-}
-
-/** {@link compareConditions} over compact rows (what a run keeps in memory): the same numbers. */
-export function compareConditionRows(rows: readonly DialogueRow[], conditionOrder: readonly string[], metrics: Record<string, MetricReader<DialogueRow>>): ComparisonSet {
+export function compareConditions(rows: readonly DialogueRow[], conditionOrder: readonly string[], metrics: Record<string, MetricReader<DialogueRow>>): ComparisonSet {
   return compareDialogues(rows, conditionOrder, metrics, (row) => row.metrics);
 }
 
@@ -170,7 +127,7 @@ function lengthConfoundRows<T>(pairs: Array<[string, string]>, byCondition: Map<
 }
 
 /** Per-scenario means of the scenarios both conditions ran, in scenario order. */
-export function matchScenarioMeans<T extends ComparableDialogue = DialogueRecord>(recordsA: readonly T[], recordsB: readonly T[], read: MetricReader<T>): { scenarios: string[]; a: number[]; b: number[] } {
+export function matchScenarioMeans<T extends ComparableDialogue = DialogueRow>(recordsA: readonly T[], recordsB: readonly T[], read: MetricReader<T>): { scenarios: string[]; a: number[]; b: number[] } {
   const meansOf = (records: readonly T[]) => {
     const values = new Map<string, number[]>();
     for (const record of records) {
@@ -186,7 +143,7 @@ export function matchScenarioMeans<T extends ComparableDialogue = DialogueRecord
 }
 
 /** Dialogue pairs matched by scenario and repeat. */
-export function matchDialogues<T extends ComparableDialogue = DialogueRecord>(recordsA: readonly T[], recordsB: readonly T[]): Array<[T, T]> {
+export function matchDialogues<T extends ComparableDialogue = DialogueRow>(recordsA: readonly T[], recordsB: readonly T[]): Array<[T, T]> {
   const key = (record: T) => `${record.scenarioId}#${record.repeat}`;
   const indexB = new Map(recordsB.map((record) => [key(record), record]));
   return recordsA

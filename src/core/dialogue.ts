@@ -1,5 +1,8 @@
 import { z } from "zod";
+import { EcsJudgementsSchema, HidJudgementsSchema, HidVerdictSchema } from "./judgement.js";
 import { TrajectoryTypeSchema } from "./trajectory-type.js";
+
+export { HidVerdictSchema, type HidVerdict } from "./judgement.js";
 
 /** One deterministic adjustment or rubric item that moved the emotion, kept so a reader sees why. */
 export const AdjustmentSchema = z.strictObject({
@@ -11,9 +14,6 @@ export const AdjustmentSchema = z.strictObject({
   evidence: z.string().optional(),
 });
 export type Adjustment = z.infer<typeof AdjustmentSchema>;
-
-export const HidVerdictSchema = z.enum(["yes", "partial", "no"]);
-export type HidVerdict = z.infer<typeof HidVerdictSchema>;
 
 export const EndReasonSchema = z.enum(["success", "collapse", "user_left", "max_turns", "error"]);
 export type EndReason = z.infer<typeof EndReasonSchema>;
@@ -67,15 +67,10 @@ export const DialogueRecordSchema = z.looseObject({
   opening: z.strictObject({ text: z.string(), emotion: z.number().int().min(0).max(100) }),
   turns: z.array(TurnRecordSchema),
   final: z.strictObject({ emotion: z.number().int().min(0).max(100), fs: z.number().min(0).max(1) }),
-  /** Independent HID judges' verdicts, keyed by judge name (src/judges/judge-dialogue.ts HidRecord). */
-  hid: z.record(z.string(), z.looseObject({ judge: z.string(), value: z.number().optional(), error: z.string().optional() })).optional(),
-  /** ECS judges' results, keyed by judge name (src/judges/judge-dialogue.ts EcsRecord). */
-  ecs: z
-    .record(
-      z.string(),
-      z.looseObject({ judge: z.string(), score: z.number().nullable(), before: z.number().nullable(), after: z.number().nullable(), drop: z.number().nullable() }),
-    )
-    .optional(),
+  /** Independent HID judges' verdicts, keyed by judge name (core/judgement.ts). */
+  hid: HidJudgementsSchema.optional(),
+  /** ECS judges' results, keyed by judge name (core/judgement.ts). */
+  ecs: EcsJudgementsSchema.optional(),
 });
 export type DialogueRecord = z.infer<typeof DialogueRecordSchema>;
 

@@ -31,6 +31,11 @@ export class RunDirectoryError extends AebError {
   override readonly name = "RunDirectoryError";
 }
 
+/** A run stopped before it could finish (a cancellation, an endpoint outage): what finished is kept, and rerunning resumes it. */
+export class RunStoppedError extends AebError {
+  override readonly name = "RunStoppedError";
+}
+
 /** Formats zod issues as `path: message` lines, so errors name the field that is wrong. */
 export function formatIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
   return issues

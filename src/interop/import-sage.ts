@@ -1,15 +1,20 @@
-import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { summariseRun } from "../analysis/run-summary.js";
+import type { RunSummary } from "../analysis/summary-schema.js";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError } from "../core/errors.js";
+import { dialogueRow } from "../metrics/dialogue-row.js";
+import { writeDialogues } from "../record/dialogue-recorder.js";
+import { DIALOGUES_FILE, IMPORT_MANIFEST_FILE, MANIFEST_FILE } from "../record/files.js";
+import { ensureWritableDirectory } from "../record/run-directory.js";
+import { writeSummaryFile } from "../record/summary-file.js";
+import { reportInputOfRecords } from "../report/report-model.js";
 import { writeReportFiles } from "../report/write-reports.js";
-import { DIALOGUES_FILE, ensureWritableDirectory, MANIFEST_FILE, SUMMARY_FILE } from "../runner/run-directory.js";
-import { summariseRun, type RunSummary } from "../runner/summary.js";
 import { readSageResultFile, SageImportError, type SageResultFile } from "./sage-results.js";
 import { withOfflineEcs } from "./offline-ecs.js";
 
-/** What an import wrote, per file, for the directory's `import.json` and for the CLI. */
-export const IMPORT_MANIFEST_FILE = "import.json";
+export { IMPORT_MANIFEST_FILE } from "../record/files.js";
 
 /** The bootstrap seed of an imported summary (there is no run seed). */
 export const IMPORT_SUMMARY_SEED = 1;
@@ -52,12 +57,10 @@ export async function importSageResults(paths: readonly string[], outDir: string
   }
   // Scored with this project's ECS too: the offline lexicon judge, unless asked not to.
   const records: DialogueRecord[] = options.judge === false ? files.flatMap((file) => file.records) : await withOfflineEcs(files.flatMap((file) => file.records));
-  const temporary = join(outDir, `${DIALOGUES_FILE}.tmp`);
-  writeFileSync(temporary, records.map((record) => `${JSON.stringify(record)}\n`).join(""));
-  renameSync(temporary, join(outDir, DIALOGUES_FILE));
-  const summary = summariseRun(records, { conditionOrder: files.map((file) => file.condition), seed: IMPORT_SUMMARY_SEED, repeats: 1 });
-  writeFileSync(join(outDir, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
-  await writeReportFiles(outDir, { summary, records });
+  writeDialogues(outDir, records);
+  const summary = summariseRun(records.map(dialogueRow), { conditionOrder: files.map((file) => file.condition), seed: IMPORT_SUMMARY_SEED, repeats: 1 });
+  writeSummaryFile(outDir, summary);
+  await writeReportFiles(outDir, reportInputOfRecords(summary, records));
   const manifest = {
     format: 1,
     source: "sage-results",

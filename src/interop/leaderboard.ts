@@ -3,16 +3,18 @@
  * Sentient score (mean final emotion), successes and failures as SAGE counts them, beside FS,
  * collapse rate and ECS as this project's metrics compute them.
  */
-import { withOfflineEcs } from "./offline-ecs.js";
-import { judgesOf } from "../runner/summary.js";
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { summariseCondition } from "../analysis/condition-summary.js";
+import { judgesOf } from "../analysis/run-summary.js";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { AebError } from "../core/errors.js";
-import { summariseCondition } from "../metrics/condition-summary.js";
 import { mean } from "../metrics/dialogue-metrics.js";
+import { dialogueRow } from "../metrics/dialogue-row.js";
+import { readDialogueRecords } from "../record/dialogue-reader.js";
+import { DIALOGUES_FILE } from "../record/files.js";
 import { fixed, markdownTable, percent, textTable } from "../report/format.js";
-import { DIALOGUES_FILE, readDialogues } from "../runner/run-directory.js";
+import { withOfflineEcs } from "./offline-ecs.js";
 import { readSageResultFile, type SkippedLine } from "./sage-results.js";
 
 /** SAGE's success: final emotion at or above this. */
@@ -35,9 +37,9 @@ export interface LeaderboardRow {
   successes: number;
   failures: number;
   /** This project's FS: mean final emotion / 100. */
-  fs: number;
+  fs: number | null;
   /** This project's collapse rate: dialogues that ended in `collapse` under their preset. */
-  collapseRate: number;
+  collapseRate: number | null;
   /** Mean ECS where a judge scored the dialogues, else null. */
   ecs: number | null;
 }
@@ -58,9 +60,9 @@ export function readLeaderboardSource(path: string): LeaderboardSource {
   if (stat === undefined) throw new AebError(`${path} does not exist`);
   if (stat.isDirectory()) {
     if (!existsSync(join(path, DIALOGUES_FILE))) throw new AebError(`${path} has no ${DIALOGUES_FILE} (give a results directory of \`aeb run\` or \`aeb import\`, or a SAGE result file)`);
-    return { source: path, records: readDialogues(path).records, skipped: [] };
+    return { source: path, records: readDialogueRecords(path).records, skipped: [] };
   }
-  if (basename(path) === DIALOGUES_FILE) return { source: path, records: readDialogues(dirname(path)).records, skipped: [] };
+  if (basename(path) === DIALOGUES_FILE) return { source: path, records: readDialogueRecords(dirname(path)).records, skipped: [] };
   const file = readSageResultFile(path);
   return { source: path, records: file.records, skipped: file.skipped };
 }
@@ -73,7 +75,7 @@ export function leaderboardRows(records: readonly DialogueRecord[], source: stri
     const own = records.filter((record) => record.condition === condition).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const scored = own.filter((record) => record.status === "done");
     const finals = scored.map((record) => record.final.emotion);
-    const summary = summariseCondition(condition, own, 1, judgesOf(own));
+    const summary = summariseCondition(condition, own.map(dialogueRow), 1, judgesOf(own));
     return {
       condition,
       source,

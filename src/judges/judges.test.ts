@@ -42,6 +42,20 @@ describe("what judges see", () => {
     expect(result.estimates.map((estimate) => estimate.index)).toEqual([0, 2]);
     expect(result.errors).toEqual([{ index: 1, error: "judge answered nonsense" }]);
     expect(result.score).toBeCloseTo(1 - (0.02 + 0.1) / 2, 12); // |60-58| and |60-70| at full confidence
+
+    // A rerun asks the judge again about the failed turn only, and keeps what it judged before.
+    const asked: number[] = [];
+    const recovered: EcsJudge = {
+      id: "flaky",
+      async estimate(input) {
+        asked.push(input.turnIndex);
+        return { predicted: 50, confidence: 100 };
+      },
+    };
+    const retried = await judgeEcs(record, recovered, "en", undefined, result);
+    expect(asked).toEqual([1]);
+    expect(retried.estimates.map((estimate) => [estimate.index, estimate.predicted])).toEqual([[0, 60], [1, 50], [2, 60]]);
+    expect(retried.errors).toEqual([]);
   });
 
   it("predicts lower emotion from distressed words with the offline lexicon judge", async () => {

@@ -76,6 +76,21 @@ export interface UsageTotals {
 }
 
 /**
+ * What a model client reports as it works, for a durable usage record (a run directory's
+ * usage.jsonl): each client once when made, each HTTP request before it is sent, each call when
+ * it ends. Summing them gives {@link UsageTotals}; written as they happen, a kill loses none.
+ */
+export type UsageEvent =
+  | { event: "model"; role: string; model: string }
+  | { event: "request"; role: string; model: string; retry: boolean }
+  | { event: "call"; role: string; model: string; outcome: "answered" | "cached" | "failed"; promptTokens: number; completionTokens: number };
+
+/** Where a model client reports its {@link UsageEvent}s. Recording must not throw. */
+export interface UsageSink {
+  record(event: UsageEvent): void;
+}
+
+/**
  * One finished model call, reported to an optional instrumentation hook (`onCall` of the OpenAI
  * client, `onModelCall` of a run): benchmarks use it to know how long each dialogue waited on
  * models. Reporting never changes a call.

@@ -14,6 +14,7 @@ describe("ModelEndpointConfig", () => {
       maxRetries: 4,
       retryBaseDelayMs: 500,
       retryMaxDelayMs: 30_000,
+      circuitBreaker: { failures: 5, probeIntervalMs: 2_000, maxWaitMs: 600_000 },
       structuredOutput: "json_schema",
     });
   });

@@ -60,6 +60,19 @@ const fields = {
   /** Cap on any single back-off, including a server's Retry-After. */
   retryMaxDelayMs: z.number().int().min(0).default(30_000),
   /**
+   * When the endpoint keeps failing as a dead or overloaded server does (connection refused,
+   * timeouts, 5xx: `failures` times in a row), calls stop spending retries and wait while one
+   * probe request every `probeIntervalMs` checks whether it is back; after `maxWaitMs` they fail
+   * and the run stops cleanly (finished dialogues kept; rerun to resume).
+   */
+  circuitBreaker: z
+    .strictObject({
+      failures: positiveInt.default(5),
+      probeIntervalMs: positiveInt.default(2_000),
+      maxWaitMs: z.number().int().min(0).default(600_000),
+    })
+    .default({ failures: 5, probeIntervalMs: 2_000, maxWaitMs: 600_000 }),
+  /**
    * How `ChatRequest.jsonSchema` is sent: `json_schema` (strict schema-guided
    * decoding: OpenAI, vLLM, SGLang, recent Ollama), `json_object` (JSON mode
    * only; the prompt must describe the schema) or `none` (nothing is sent).

@@ -27,6 +27,7 @@ export type ModelCallErrorKind =
   | "incomplete-stream"
   | "invalid-response"
   | "aborted"
+  | "outage"
   | "probe"
   | "config"
   | "unexpected";
@@ -216,6 +217,23 @@ export class ModelAbortedError extends ModelCallError {
 
   static override isInstance(value: unknown): value is ModelAbortedError {
     return ModelCallError.isInstance(value) && value.kind === "aborted";
+  }
+}
+
+/**
+ * The endpoint stayed down (circuit breaker open) longer than the breaker waits. A run treats it
+ * as a reason to stop cleanly, keeping what finished, not as a failure of each dialogue.
+ */
+export class ModelOutageError extends ModelCallError {
+  override name = "ModelOutageError";
+  override readonly kind = "outage";
+
+  constructor(detail: string, options: Omit<ModelCallErrorOptions, "isRetryable">) {
+    super(detail, { ...options, isRetryable: false });
+  }
+
+  static override isInstance(value: unknown): value is ModelOutageError {
+    return ModelCallError.isInstance(value) && value.kind === "outage";
   }
 }
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { inspect } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChatRequest } from "./chat-model.js";
+import { abortableSleep } from "./clock.js";
 import type { ModelEndpointConfigInput } from "./endpoint-config.js";
 import {
   ModelAbortedError,
@@ -468,21 +469,30 @@ describe("cancellation", () => {
   it("stops waiting in retry back-off when the caller aborts", async () => {
     const server = await mock({ faults: [{ type: "status", status: 500 }] });
     // Real (abortable) sleep with a one-minute back-off: only the abort can end the wait.
+    let backingOff = false;
     const chat = createOpenAIChatModel(
       { baseUrl: server.url, model: "mock-model", retryBaseDelayMs: 60_000, retryMaxDelayMs: 60_000 },
-      { role: "agent", random: () => 0.999 },
+      {
+        role: "agent",
+        random: () => 0.999,
+        sleep: (ms, signal) => {
+          backingOff = true;
+          return abortableSleep(ms, signal);
+        },
+      },
     );
     const controller = new AbortController();
 
     const pending = chat.complete({ ...hello, signal: controller.signal }).catch((e: unknown) => e);
-    while (chat.usage().retries === 0) await new Promise((resolve) => setTimeout(resolve, 5)); // now backing off
+    while (!backingOff) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     const error = await pending;
 
     expect(ModelAbortedError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain("retry back-off (last failure: ModelHttpError, HTTP 500)");
     expect(server.chatRequests()).toHaveLength(1);
-    expect(chat.usage()).toMatchObject({ failedCalls: 1, requests: 1 });
+    // The retry was never sent, so it is not counted.
+    expect(chat.usage()).toMatchObject({ failedCalls: 1, requests: 1, retries: 0 });
   });
 
   it("rejects at once when the signal is already aborted", async () => {

@@ -31,7 +31,7 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import type { ChatMessage } from "./chat-model.js";
-import { stableStringify } from "./stable-json.js";
+import { stableStringify } from "../core/stable-json.js";
 
 /** Bumped when the key recipe or entry format changes, invalidating old entries. */
 export const RESPONSE_CACHE_FORMAT = 1;

@@ -5,18 +5,13 @@
  * used in benchmarks of the runner itself; two runs with the same seed must
  * see the same sequence so that a regression is a code change, not luck.
  */
+import { createRng } from "../core/random.js";
 import type { RandomFn } from "./clock.js";
 
-/** mulberry32: tiny, fast, good enough for simulation (not for cryptography). */
+/** AEB's one seeded generator (core/random.ts, mulberry32) as a plain `() => number`. */
 export function createSeededRandom(seed: number): RandomFn {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = createRng(seed);
+  return () => rng.next();
 }
 
 /** Standard normal draw (Box-Muller) from a uniform source. */

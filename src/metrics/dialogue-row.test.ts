@@ -4,12 +4,12 @@ import type { DialogueRecord } from "../core/dialogue.js";
 import { getPreset } from "../core/preset.js";
 import { runEpisode } from "../episode/step.js";
 import { OfflineEcsJudge } from "../judges/offline-ecs-judge.js";
+import { summariseRun } from "../analysis/run-summary.js";
+import { withJudgements, type FoldedJudgements } from "../record/judgements.js";
 import { renderHtmlReport } from "../report/html-report.js";
 import { renderMarkdownReport } from "../report/markdown-report.js";
-import { transcriptIds } from "../report/report-model.js";
-import { judgeRecord } from "../runner/run-benchmark.js";
-import { mergeJudgementRows, mergeJudgements, type JudgementLine } from "../runner/judgements.js";
-import { summariseRows, summariseRun } from "../runner/summary.js";
+import { reportInputOfRecords, transcriptIds } from "../report/report-model.js";
+import { judgeDialogue, withNewJudgements } from "../runner/judge-record.js";
 import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
 import { OfflineSimulatedUser } from "../simulated-user/offline-user.js";
 import { dialogueRow } from "./dialogue-row.js";
@@ -22,7 +22,7 @@ async function starterRecords(): Promise<DialogueRecord[]> {
     for (const agentId of ["formulaic", "attuned"]) {
       for (const repeat of [0, 1]) {
         const played = await runEpisode({ dialogueId: `${agentId}/${scenario.id}/${repeat}`, condition: agentId, scenario, preset: getPreset(scenario.preset), repeat, seed: 3 + repeat, agent: createReferenceAgent(agentId), user: new OfflineSimulatedUser() });
-        records.push(await judgeRecord(played, scenario, { ecs: [{ name: "offline-lexicon", judge: new OfflineEcsJudge() }], hid: [] }));
+        records.push(withNewJudgements(played, await judgeDialogue(played, scenario, { ecs: [{ name: "offline-lexicon", judge: new OfflineEcsJudge() }], hid: [] })));
       }
     }
   }
@@ -43,40 +43,45 @@ describe("DialogueRow", () => {
     expect(row.emotions).toEqual([records[0]!.opening.emotion, ...records[0]!.turns.map((turn) => turn.user.emotion)]);
   });
 
-  it("gives the summary that the records give, byte for byte", async () => {
+  it("gives a summary that does not depend on the order the dialogues finished in", async () => {
     const records = await starterRecords();
     const options = { conditionOrder: ["formulaic", "attuned"], seed: 1, repeats: 2, judges: { ecs: ["offline-lexicon"], hid: [] } };
-    const fromRecords = JSON.stringify(summariseRun(records, options));
-    expect(JSON.stringify(summariseRows(records.map(dialogueRow), options))).toBe(fromRecords);
-    // The order in which rows arrive does not matter either (a resumed run appends in another order).
-    expect(JSON.stringify(summariseRows(records.map(dialogueRow).reverse(), options))).toBe(fromRecords);
+    const inOrder = JSON.stringify(summariseRun(records.map(dialogueRow), options));
+    // A resumed run appends in another order.
+    expect(JSON.stringify(summariseRun(records.map(dialogueRow).reverse(), options))).toBe(inOrder);
   });
 
-  it("merges later judgements as the records do (new judges after the old, later lines win)", async () => {
+  it("carries later judgements laid over the record (new judges after the old, later ones win)", async () => {
     const records = await starterRecords();
-    const judgements: JudgementLine[] = [];
+    const judgements = new Map<string, FoldedJudgements>();
     records.slice(0, 5).forEach((record, index) => {
-      judgements.push({ id: record.id, ecs: { "llm-judge": { judge: "llm-judge", score: 0.5 + index / 10, before: 0.6, after: 0.4, drop: 0.2, errors: index === 2 ? ["unreadable"] : [] } } });
-      judgements.push({ id: record.id, hid: { "hid-judge": index === 1 ? { judge: "hid-judge", error: "no evidence" } : { judge: "hid-judge", value: index % 2 === 0 ? 1 : 0.5 } } });
-      if (index === 3) judgements.push({ id: record.id, ecs: { "offline-lexicon": { judge: "offline-lexicon", score: 0.1, before: null, after: null, drop: null } } });
+      judgements.set(record.id, {
+        ecs: {
+          "llm-judge": { judge: "llm-judge", score: 0.5 + index / 10, before: 0.6, after: 0.4, drop: 0.2, errors: index === 2 ? [{ index: 0, error: "unreadable" }] : [] },
+          ...(index === 3 ? { "offline-lexicon": { judge: "offline-lexicon", score: 0.1, before: null, after: null, drop: null } } : {}),
+        },
+        hid: { "hid-judge": index === 1 ? { judge: "hid-judge", error: "no evidence" } : { judge: "hid-judge", value: index % 2 === 0 ? 1 : 0.5 } },
+      });
     });
-    const options = { conditionOrder: ["formulaic", "attuned"], seed: 7, repeats: 2 };
-    const merged = mergeJudgements(records, judgements);
-    expect(JSON.stringify(summariseRows(mergeJudgementRows(records.map(dialogueRow), judgements), options))).toBe(JSON.stringify(summariseRun(merged, options)));
-    expect(mergeJudgementRows(records.map(dialogueRow), judgements)).toEqual(merged.map(dialogueRow));
+    const rows = records.map((record) => dialogueRow(withJudgements(record, judgements)));
+    expect(Object.keys(rows[3]!.ecs)).toEqual(["offline-lexicon", "llm-judge"]);
+    expect(rows[3]!.ecs["offline-lexicon"]!.score).toBe(0.1);
+    expect(rows[2]!.ecs["llm-judge"]).toMatchObject({ score: 0.7, errors: 1 });
+    expect(rows[1]!.hid["hid-judge"]).toEqual({ value: null, error: true });
+    expect(rows[7]!.ecs["llm-judge"]).toBeUndefined();
+    const summary = summariseRun(rows, { conditionOrder: ["formulaic", "attuned"], seed: 7, repeats: 2 });
+    expect(summary.judges).toEqual({ ecs: ["offline-lexicon", "llm-judge"], hid: ["hid-judge"] });
   });
 
-  it("gives the reports that the records give, with only the worst dialogues' records", async () => {
+  it("gives reports that need only the worst dialogues' records", async () => {
     const records = await starterRecords();
-    const summary = summariseRun(records, { conditionOrder: ["formulaic", "attuned"], seed: 1, repeats: 2, judges: { ecs: ["offline-lexicon"], hid: [] } });
-    const rows = records.map(dialogueRow);
-    const ids = transcriptIds(summary, rows);
-    expect(ids.size).toBe(6);
-    const transcripts = new Map(records.filter((record) => ids.has(record.id)).map((record) => [record.id, record]));
-    const fromRows = { summary, rows, transcripts, setup: { conditions: [{ name: "formulaic" }, { name: "attuned" }] } };
-    const fromRecords = { summary, records, setup: fromRows.setup };
-    expect(renderMarkdownReport(fromRows)).toBe(renderMarkdownReport(fromRecords));
-    expect(await renderHtmlReport(fromRows)).toBe(await renderHtmlReport(fromRecords));
-    await expect(renderHtmlReport({ ...fromRows, transcripts: new Map() })).rejects.toThrow(/was not provided/);
+    const summary = summariseRun(records.map(dialogueRow), { conditionOrder: ["formulaic", "attuned"], seed: 1, repeats: 2, judges: { ecs: ["offline-lexicon"], hid: [] } });
+    const input = reportInputOfRecords(summary, records, { setup: { conditions: [{ name: "formulaic" }, { name: "attuned" }] } });
+    expect(transcriptIds(summary, input.rows).size).toBe(6);
+    expect(input.transcripts.size).toBe(6);
+    const markdown = renderMarkdownReport(input);
+    for (const record of input.transcripts.values()) expect(markdown).toContain(record.id);
+    expect(await renderHtmlReport({ ...input, rows: [...input.rows].reverse() })).toBe(await renderHtmlReport(input));
+    await expect(renderHtmlReport({ ...input, transcripts: new Map() })).rejects.toThrow(/was not provided/);
   });
 });

@@ -1,12 +1,8 @@
+import type { EcsTurnEstimate } from "../core/judgement.js";
 import { spearman } from "../stats/spearman.js";
 
 /** One judged turn: the judge's prediction and confidence, and the emotion the simulator reported. */
-export interface EcsTurn {
-  index: number;
-  predicted: number;
-  confidence: number;
-  actual: number;
-}
+export type EcsTurn = EcsTurnEstimate;
 
 export interface EcsScores {
   /** ECS over all judged turns; null when none was judged. */

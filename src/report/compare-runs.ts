@@ -5,7 +5,7 @@
  */
 import type { DialogueRecord } from "../core/dialogue.js";
 import { deriveSeed } from "../core/random.js";
-import { MIN_N_FOR_INTERVAL } from "../metrics/condition-summary.js";
+import { MIN_N_FOR_INTERVAL } from "../analysis/condition-summary.js";
 import { mean } from "../metrics/dialogue-metrics.js";
 import { bootstrapMeanCI } from "../stats/bootstrap.js";
 import { wilcoxonSignedRank } from "../stats/wilcoxon.js";

@@ -1,4 +1,4 @@
-import type { ConditionSummary, MeanWithCI } from "../metrics/condition-summary.js";
+import type { ConditionSummary, MeanWithCI } from "../analysis/condition-summary.js";
 
 /** Number formatting shared by the terminal table and the reports. */
 export function fixed(value: number | null | undefined, digits = 3): string {

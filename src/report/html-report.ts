@@ -4,10 +4,11 @@
  * `html`, which escapes it.
  */
 import type { DialogueRecord, TurnRecord } from "../core/dialogue.js";
-import { renderChartsOfRows, type RenderedChart } from "./charts/index.js";
+import { renderCharts, type RenderedChart } from "./charts/index.js";
+import { sortedById } from "../metrics/dialogue-row.js";
 import { fixed, signed } from "./format.js";
 import { html, rawHtml, type SafeHtml } from "./html.js";
-import { buildReportModel, rowsInIdOrder, WORST_PER_CONDITION, type ReportInput, type Table } from "./report-model.js";
+import { buildReportModel, WORST_PER_CONDITION, type ReportInput, type Table } from "./report-model.js";
 
 const STYLE = `
 :root { color-scheme: light; --ink: #1d2330; --muted: #5b6474; --line: #dde1e8; --soft: #f5f7fa; --accent: #2f5d9a; }
@@ -117,10 +118,10 @@ function chartHtml(chart: RenderedChart): SafeHtml {
 }
 
 /** Renders report.html from the saved record. Deterministic: the same input gives the same bytes. */
-export async function renderHtmlReport(unordered: ReportInput): Promise<string> {
-  const input = rowsInIdOrder(unordered);
+export async function renderHtmlReport(input: ReportInput): Promise<string> {
   const model = buildReportModel(input);
-  const charts = await renderChartsOfRows(input.summary, input.rows);
+  // In id order, as the model's tables: sums over dialogues do not depend on the order they finished in.
+  const charts = await renderCharts(input.summary, sortedById(input.rows));
   const sections: Array<[string, string]> = [
     ["headline", "Headline"],
     ["by-type", "By type"],

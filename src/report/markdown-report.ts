@@ -4,9 +4,9 @@
  * escaped so it can neither break a table nor smuggle markup into a rendered page.
  */
 import type { DialogueRecord } from "../core/dialogue.js";
-import type { RunSummary } from "../runner/summary.js";
+import type { RunSummary } from "../analysis/summary-schema.js";
 import { fixed, markdownTable, markdownText, truncate } from "./format.js";
-import { buildReportModel, rowsInIdOrder, WORST_PER_CONDITION, type ReportInput } from "./report-model.js";
+import { buildReportModel, WORST_PER_CONDITION, type ReportInput } from "./report-model.js";
 
 /** How much of the last user reply the short account quotes. */
 const QUOTE_CHARS = 160;
@@ -26,7 +26,7 @@ function worstLine(record: DialogueRecord): string {
  * notes and the worst dialogues).
  */
 export function renderMarkdownReport(input: RunSummary | ReportInput): string {
-  const reportInput = rowsInIdOrder("summary" in input ? input : { summary: input, rows: [], transcripts: new Map() });
+  const reportInput: ReportInput = "rows" in input ? input : { summary: input, rows: [], transcripts: new Map() };
   const model = buildReportModel(reportInput);
   const { summary } = reportInput;
   const lines = [

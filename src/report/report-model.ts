@@ -9,44 +9,26 @@
  * {@link transcriptIds}).
  */
 import type { DialogueRecord } from "../core/dialogue.js";
-import type { ConditionSummary } from "../metrics/condition-summary.js";
+import type { ConditionSummary, RunSummary } from "../analysis/summary-schema.js";
 import { dialogueRow, sortedById, type DialogueRow } from "../metrics/dialogue-row.js";
-import type { RunSummary } from "../runner/summary.js";
+import type { RunSetup } from "../record/load-run.js";
 import { typeOrder } from "./charts/chart-data.js";
 import { ecsJudgesOfRows, readRowEcs } from "./ecs.js";
 import { cellValue, fixed, formatP, hasReplyTokens, headlineHeader, percent, replyLengthCells, withCI } from "./format.js";
 import { comparisonsByMetric, judgeSections, summaryEcsJudges, summarySections } from "./summary-sections.js";
 
-/** How the run was set up, as far as the saved record tells (run.json's config, or the run's own config). */
-export interface RunSetup {
-  conditions?: ReadonlyArray<{ name: string; agent?: unknown }>;
-  simulator?: unknown;
-}
-
-interface ReportInputBase {
+/** Everything a report is made from: the saved record, as rows, with the few transcripts it shows. */
+export interface ReportInput {
   summary: RunSummary;
+  /** Every line of dialogues.jsonl as a compact row (errored dialogues included: the report excludes and counts them). */
+  rows: readonly DialogueRow[];
+  /** The full records of (at least) the dialogues of {@link transcriptIds}, by id. */
+  transcripts: ReadonlyMap<string, DialogueRecord>;
   setup?: RunSetup;
   /** Problems met while reading the run directory (a torn last line...), shown with the notes. */
   readingNotes?: readonly string[];
   title?: string;
 }
-
-/** A report of dialogues held in memory as records (an import, a test, a small run). */
-export interface RecordsReportInput extends ReportInputBase {
-  /** Every line of dialogues.jsonl (errored dialogues included: the report excludes and counts them). */
-  records: readonly DialogueRecord[];
-}
-
-/** A report of dialogues held as compact rows, with the full records of only those it shows with text. */
-export interface RowsReportInput extends ReportInputBase {
-  /** Every line of dialogues.jsonl as a row (errored dialogues included). */
-  rows: readonly DialogueRow[];
-  /** The full records of (at least) the dialogues of {@link transcriptIds}, by id. */
-  transcripts: ReadonlyMap<string, DialogueRecord>;
-}
-
-/** Everything a report is made from. */
-export type ReportInput = RecordsReportInput | RowsReportInput;
 
 export interface Table {
   header: string[];
@@ -82,20 +64,16 @@ export interface ReportModel {
 }
 
 /**
- * The input as rows in id order, so that a report does not depend on the order in which dialogues
- * finished (and were appended to dialogues.jsonl). Records become rows here, and the records of
- * the dialogues shown with text are kept as transcripts.
+ * The report input of dialogues held in memory as records (an import, a test, a small run): their
+ * rows, and the records of the dialogues the report shows with text, as a streamed read of
+ * dialogues.jsonl would give them (the first scored record of an id).
  */
-export function rowsInIdOrder(input: ReportInput): RowsReportInput {
-  if ("rows" in input) return { ...input, rows: sortedById(input.rows) };
-  const { records, ...rest } = input;
-  const sorted = sortedById(records);
-  const rows = sorted.map(dialogueRow);
-  const wanted = transcriptIds(input.summary, rows);
+export function reportInputOfRecords(summary: RunSummary, records: readonly DialogueRecord[], extra: Omit<ReportInput, "summary" | "rows" | "transcripts"> = {}): ReportInput {
+  const rows = records.map(dialogueRow);
+  const wanted = transcriptIds(summary, rows);
   const transcripts = new Map<string, DialogueRecord>();
-  // The first scored record of an id, as a streamed read of dialogues.jsonl would take it.
-  for (const record of sorted) if (wanted.has(record.id) && record.status === "done" && !transcripts.has(record.id)) transcripts.set(record.id, record);
-  return { ...rest, rows, transcripts };
+  for (const record of records) if (wanted.has(record.id) && record.status === "done" && !transcripts.has(record.id)) transcripts.set(record.id, record);
+  return { ...extra, summary, rows, transcripts };
 }
 
 /** How many of the lowest-FS dialogues per condition the reports print. */
@@ -162,7 +140,8 @@ function entries(count: number, kind: string): string {
 }
 
 export function buildReportModel(unordered: ReportInput): ReportModel {
-  const input = rowsInIdOrder(unordered);
+  // In id order, so that a report does not depend on the order in which dialogues finished.
+  const input = { ...unordered, rows: sortedById(unordered.rows) };
   const { summary, rows } = input;
   const conditions = summary.conditions;
   const scored = rows.filter((row) => row.status === "done");
@@ -360,7 +339,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
 }
 
 /** The full record of a dialogue the report shows with text; its absence is a caller's error, not the data's. */
-function transcriptOf(input: RowsReportInput, row: DialogueRow): DialogueRecord {
+function transcriptOf(input: ReportInput, row: DialogueRow): DialogueRecord {
   const record = input.transcripts.get(row.id);
   if (record === undefined) throw new Error(`the report shows dialogue ${row.id} with its transcript, but its record was not provided (see transcriptIds)`);
   return record;

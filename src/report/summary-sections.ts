@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RunSummary } from "../runner/summary.js";
+import type { RunSummary } from "../analysis/summary-schema.js";
 
 /**
  * The parts of summary.json that other modules fill in (stats/ writes `comparisons` and

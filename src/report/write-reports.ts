@@ -1,25 +1,55 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { summariseRun, type SummaryOptions } from "../analysis/run-summary.js";
+import type { RunSummary } from "../analysis/summary-schema.js";
+import { readDialogueRows, readScoredDialoguesById } from "../record/dialogue-reader.js";
+import { HTML_REPORT_FILE, MARKDOWN_REPORT_FILE } from "../record/files.js";
+import { readRunSetup } from "../record/load-run.js";
+import { asSaved, writeSummaryFile } from "../record/summary-file.js";
+import { readUsageTotals } from "../record/usage-log.js";
 import { renderHtmlReport } from "./html-report.js";
 import { renderMarkdownReport } from "./markdown-report.js";
-import type { ReportInput } from "./report-model.js";
-
-export const MARKDOWN_REPORT_FILE = "report.md";
-export const HTML_REPORT_FILE = "report.html";
+import { transcriptIds, type ReportInput } from "./report-model.js";
 
 /**
  * Writes report.md and report.html into `dir`; returns their paths. The summary is used as it
  * reads back from JSON (NaN becomes null, undefined fields go), i.e. as saved, so `aeb report`
- * re-renders what `aeb run`, `aeb judge` or `aeb import` wrote byte for byte. The dialogues (rows
- * or records) are not copied: they are plain data already, and a copy of every dialogue doubled
- * the peak memory of long runs.
+ * re-renders what `aeb run`, `aeb judge` or `aeb import` wrote byte for byte. The dialogues are
+ * not copied: they are plain data already, and a copy of every dialogue doubled the peak memory
+ * of long runs.
  */
 export async function writeReportFiles(dir: string, input: ReportInput): Promise<{ markdown: string; html: string }> {
-  const saved: ReportInput = { ...input, summary: JSON.parse(JSON.stringify(input.summary)) as ReportInput["summary"] };
+  const saved: ReportInput = { ...input, summary: asSaved(input.summary) };
   const markdown = join(dir, MARKDOWN_REPORT_FILE);
   const page = join(dir, HTML_REPORT_FILE);
   const htmlText = await renderHtmlReport(saved);
   writeFileSync(markdown, renderMarkdownReport(saved));
   writeFileSync(page, htmlText);
   return { markdown, html: page };
+}
+
+export interface RunOutputOptions extends Omit<SummaryOptions, "usage" | "conditionOrder"> {
+  /** Conditions in this order first; default: the order in which dialogues.jsonl first names them. */
+  conditionOrder?: readonly string[];
+  /** Only these dialogues (a run's plan): a directory continued under another config keeps others on disk. */
+  ids?: ReadonlySet<string>;
+}
+
+/**
+ * Writes summary.json, report.md and report.html of a run directory from what the directory holds:
+ * the dialogues (read as rows in one streamed pass, later judgements merged), the token usage
+ * logged, run.json's setup and provenance, and the records of the few dialogues the reports show
+ * with text (a second streamed pass). Memory does not grow with the dialogues' text.
+ */
+export async function writeRunOutputs(dir: string, options: RunOutputOptions): Promise<RunSummary> {
+  const ids = options.ids;
+  const rows = readDialogueRows(dir).rows.filter((row) => ids === undefined || ids.has(row.id));
+  const usage = readUsageTotals(dir);
+  const conditionOrder = options.conditionOrder ?? [...new Set(rows.map((row) => row.condition))];
+  const summary = summariseRun(rows, { ...options, conditionOrder, ...(usage !== undefined ? { usage } : {}) });
+  writeSummaryFile(dir, summary);
+  const { setup } = readRunSetup(dir);
+  const saved = asSaved(summary);
+  await writeReportFiles(dir, { summary: saved, rows, transcripts: readScoredDialoguesById(dir, transcriptIds(saved, rows)), ...(setup !== undefined ? { setup } : {}) });
+  return summary;
 }

@@ -1,34 +1,42 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import type { RunSummary } from "../analysis/summary-schema.js";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError } from "../core/errors.js";
 import { detectLanguage } from "../lexicon/lexicon.js";
+import { scanDialogues } from "../record/dialogue-reader.js";
+import { readRunSetup } from "../record/load-run.js";
+import { RunDirectory } from "../record/run-directory.js";
+import { writeRunOutputs } from "../report/write-reports.js";
 import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
 import { loadScenarioSource } from "../scenarios/scenario-source.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { forEachConcurrent } from "./concurrency.js";
+import { judgeDialogue, judgesWithWork, type NamedJudges } from "./judge-record.js";
 import { configWarnings, PluginFactory } from "./plugins.js";
-import { judgeRecord, writeSummary } from "./run-benchmark.js";
 import type { RunConfig } from "./run-config.js";
-import { appendJudgement, readRunRecords } from "./judgements.js";
-import { DIALOGUES_FILE, MANIFEST_FILE } from "./run-directory.js";
-import type { RunSummary } from "./summary.js";
 
 export interface JudgeRunOptions {
   dir: string;
-  /** Its `judges` and `cache` are used; its conditions and scenarios only to find hidden intentions. */
+  /** Its `judges` and `cache` are used; its scenarios only to find hidden intentions. */
   config: RunConfig;
   concurrency: number;
+  /** Judge again what a judge of the same name already judged (else only what it never judged, or judged with failures). */
   rejudge: boolean;
   onWarning?: (message: string) => void;
   env?: Readonly<Record<string, string | undefined>>;
+  /** What is running, for run.json and the lock (default `library`). */
+  command?: string;
 }
 
-interface ManifestConfig {
-  seed?: number;
-  repeats?: number;
-  conditions?: Array<{ name: string; agent?: unknown }>;
-  simulator?: unknown;
+export interface JudgeRunResult {
+  summary: RunSummary;
+  /** Dialogues judged now (in full, or only the parts that had failed). */
+  judged: number;
+  /** Of those, dialogues whose earlier judgement had failed parts. */
+  retried: number;
+  /** Dialogues every configured judge had already judged without failure. */
+  skipped: number;
+  excluded: number;
+  excludedReason: string;
 }
 
 /** Scenarios that may have produced the run, by id: the built-in suites and the config's own path. */
@@ -42,66 +50,83 @@ function scenarioIndex(config: RunConfig): Map<string, Scenario> {
 /**
  * Judges a finished run afresh, without touching its dialogues: results are appended to
  * judgements.jsonl (one line per dialogue), so a judge can be added, compared with another by
- * name, or rerun after a crash (dialogues already judged by every configured judge are skipped).
+ * name, or rerun after a crash. A dialogue a judge already judged is skipped, unless that
+ * judgement failed in part (turns it could not read, a verdict left out): those parts are tried
+ * again.
  */
-export async function judgeRun(options: JudgeRunOptions): Promise<{ summary: RunSummary; judged: number; skipped: number; excluded: number; excludedReason: string }> {
+export async function judgeRun(options: JudgeRunOptions): Promise<JudgeRunResult> {
   const { dir, config } = options;
-  if (!existsSync(join(dir, DIALOGUES_FILE))) throw new RunDirectoryError(`${dir} has no ${DIALOGUES_FILE}: is it a run directory?`);
-  const manifest = existsSync(join(dir, MANIFEST_FILE)) ? (JSON.parse(readFileSync(join(dir, MANIFEST_FILE), "utf8")) as { config?: ManifestConfig }).config ?? {} : {};
-  const plugins = new PluginFactory({ cacheDir: config.cache?.dir, env: options.env, warn: options.onWarning });
-  const judges = { ecs: plugins.ecsJudges(config.judges), hid: plugins.hidJudges(config.judges) };
-  for (const warning of configWarnings(config)) options.onWarning?.(warning);
-  if (judges.ecs.length + judges.hid.length === 0) throw new RunDirectoryError("the config names no judge (judges.ecs / judges.hid)");
+  const directory = RunDirectory.openForJudging(dir, options.command ?? "library");
+  let outcome: "finished" | "stopped" | "failed" = "failed";
+  try {
+    const plugins = new PluginFactory({ cacheDir: config.cache?.dir, env: options.env, warn: options.onWarning, usage: directory.usage, onModelSuccess: () => directory.claim() });
+    const judges: NamedJudges = { ecs: plugins.ecsJudges(config.judges), hid: plugins.hidJudges(config.judges) };
+    for (const warning of configWarnings(config)) options.onWarning?.(warning);
+    if (judges.ecs.length + judges.hid.length === 0) throw new RunDirectoryError("the config names no judge (judges.ecs / judges.hid)");
+    if (plugins.models.length === 0) directory.claim();
 
-  const { records, tornTail } = readRunRecords(dir);
-  if (tornTail) options.onWarning?.(`${DIALOGUES_FILE} ends with a torn line (an interrupted run); it is ignored`);
-  const scenarios = scenarioIndex(config);
-  const reasons = new Map<string, number>();
-  const note = (reason: string) => reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+    const scenarios = scenarioIndex(config);
+    const reasons = new Map<string, number>();
+    const note = (reason: string) => reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+    const todo: Array<{ record: DialogueRecord; judges: NamedJudges; retry: boolean; scenario: Pick<Scenario, "language" | "hiddenIntention"> }> = [];
+    let skipped = 0;
+    const { tornTail } = scanDialogues(dir, (record) => {
+      if (record.status !== "done") {
+        note("ended in error");
+        return;
+      }
+      const scenario = scenarios.get(record.scenarioId);
+      const work = judgesWithWork(record, judges, options.rejudge);
+      if (scenario === undefined && work.hid.length > 0) {
+        note("scenario unknown, so no hidden intention for the HID judge");
+        work.hid = [];
+      }
+      if (work.ecs.length + work.hid.length === 0) {
+        skipped += 1;
+        return;
+      }
+      const retry = [...work.ecs, ...work.hid].some(({ name }) => record.ecs?.[name] !== undefined || record.hid?.[name] !== undefined);
+      const language = scenario?.language ?? detectLanguage(record.opening.text);
+      todo.push({ record, judges: work, retry: retry && !options.rejudge, scenario: scenario ?? { language, hiddenIntention: { text: "", moves: ["grounded"] } } });
+    });
+    if (tornTail) options.onWarning?.("dialogues.jsonl ends with a torn line (an interrupted run); it is ignored");
 
-  const todo: Array<{ record: DialogueRecord; ecs: typeof judges.ecs; hid: typeof judges.hid; scenario: Pick<Scenario, "language" | "hiddenIntention"> }> = [];
-  let skipped = 0;
-  for (const record of records) {
-    if (record.status !== "done") {
-      note("ended in error");
-      continue;
+    await forEachConcurrent(
+      todo,
+      options.concurrency,
+      async ({ record, judges: work, scenario }) => {
+        const judged = await judgeDialogue(record, scenario, work, { signal: plugins.abort.signal, fresh: options.rejudge });
+        if (plugins.abort.signal.aborted) return;
+        directory.appendJudgement({ id: record.id, ...(Object.keys(judged.ecs).length > 0 ? { ecs: judged.ecs } : {}), ...(Object.keys(judged.hid).length > 0 ? { hid: judged.hid } : {}) });
+      },
+      plugins.abort.signal,
+    );
+    if (plugins.fatal !== undefined) {
+      outcome = "stopped";
+      throw plugins.fatal;
     }
-    const scenario = scenarios.get(record.scenarioId);
-    const ecs = judges.ecs.filter(({ name }) => options.rejudge || record.ecs?.[name] === undefined);
-    let hid = judges.hid.filter(({ name }) => options.rejudge || record.hid?.[name] === undefined);
-    if (scenario === undefined && hid.length > 0) {
-      note("scenario unknown, so no hidden intention for the HID judge");
-      hid = [];
-    }
-    if (ecs.length + hid.length === 0) {
-      skipped += 1;
-      continue;
-    }
-    const language = scenario?.language ?? detectLanguage(record.opening.text);
-    todo.push({ record, ecs, hid, scenario: scenario ?? { language, hiddenIntention: { text: "", moves: ["grounded"] } } });
+
+    directory.claim();
+    outcome = "finished";
+    directory.finish(outcome);
+    const { config: recorded } = readRunSetup(dir);
+    const summary = await writeRunOutputs(dir, {
+      ...(recorded?.conditions !== undefined ? { conditionOrder: recorded.conditions.map((condition) => condition.name) } : {}),
+      seed: recorded?.seed ?? 1,
+      repeats: recorded?.repeats ?? 1,
+      judges: { ecs: config.judges.ecs.map((judge) => judge.name), hid: config.judges.hid.map((judge) => judge.name) },
+    });
+    const excluded = [...reasons.values()].reduce((sum, count) => sum + count, 0);
+    return {
+      summary,
+      judged: todo.length,
+      retried: todo.filter((item) => item.retry).length,
+      skipped,
+      excluded,
+      excludedReason: [...reasons].map(([reason, count]) => `${count} ${reason}`).join("; "),
+    };
+  } finally {
+    if (outcome !== "finished") directory.finish(outcome);
+    directory.close();
   }
-
-  await forEachConcurrent(
-    todo,
-    options.concurrency,
-    async ({ record, ecs, hid, scenario }) => {
-      const judged = await judgeRecord({ ...record, ecs: undefined, hid: undefined }, scenario, { ecs, hid }, plugins.abort.signal);
-      if (plugins.abort.signal.aborted) return;
-      appendJudgement(dir, { id: record.id, ...(judged.ecs ? { ecs: judged.ecs } : {}), ...(judged.hid ? { hid: judged.hid } : {}) });
-    },
-    plugins.abort.signal,
-  );
-  if (plugins.fatal !== undefined) throw plugins.fatal;
-
-  const merged = readRunRecords(dir).records;
-  const order = manifest.conditions?.map((condition) => condition.name) ?? [...new Set(merged.map((record) => record.condition))];
-  const summary = await writeSummary(dir, merged, {
-    conditions: manifest.conditions ?? order.map((name) => ({ name })),
-    seed: manifest.seed ?? 1,
-    repeats: manifest.repeats ?? 1,
-    judges: config.judges,
-    simulator: manifest.simulator,
-  });
-  const excluded = [...reasons.values()].reduce((sum, count) => sum + count, 0);
-  return { summary, judged: todo.length, skipped, excluded, excludedReason: [...reasons].map(([reason, count]) => `${count} ${reason}`).join("; ") };
 }

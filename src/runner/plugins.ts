@@ -1,14 +1,15 @@
 import type { Agent } from "../agents/agent.js";
 import { LlmAgent } from "../agents/llm-agent.js";
 import { createReferenceAgent } from "../agents/reference-agents.js";
-import { AebError } from "../core/errors.js";
+import { AebError, RunStoppedError } from "../core/errors.js";
 import type { EcsJudge, HidJudge } from "../judges/judge.js";
 import { LlmEcsJudge, LlmHidJudge } from "../judges/llm-judges.js";
 import { OfflineEcsJudge } from "../judges/offline-ecs-judge.js";
-import type { ModelCallEvent, UsageTotals } from "../llm/chat-model.js";
+import type { ModelCallEvent, UsageSink, UsageTotals } from "../llm/chat-model.js";
 import type { ModelEndpointConfig } from "../llm/endpoint-config.js";
 import { probe } from "../llm/endpoint-probe.js";
 import { ModelCallError } from "../llm/errors.js";
+import { displayEndpoint } from "../llm/redaction.js";
 import { createOpenAIChatModel, type OpenAIChatModel } from "../llm/openai-chat-model.js";
 import { createResponseCache, type ResponseCache } from "../llm/response-cache.js";
 import { LlmSimulatedUser } from "../simulated-user/llm-user.js";
@@ -37,15 +38,50 @@ export class PluginFactory {
       warn?: (message: string) => void;
       /** Instrumentation: told of every finished model call (see ModelCallEvent). */
       onModelCall?: (event: ModelCallEvent) => void;
+      /** Where every model request and call is recorded as it happens (the run directory's usage log). */
+      usage?: UsageSink;
+      /** Called after each successful model call (answered or cached): the run claims its directory on the first. */
+      onModelSuccess?: () => void;
     } = {},
     private readonly env = options.env,
-    private readonly onModelCall = options.onModelCall,
   ) {
+    this.warn = options.warn;
     this.cache = options.cacheDir === undefined ? undefined : createResponseCache({ dir: options.cacheDir, ...(options.warn ? { warn: options.warn } : {}) });
+    this.usageSink = options.usage;
+    const { onModelCall, onModelSuccess } = options;
+    this.onModelCall =
+      onModelSuccess === undefined
+        ? onModelCall
+        : (event) => {
+            if (event.ok) onModelSuccess();
+            onModelCall?.(event);
+          };
   }
 
+  private readonly usageSink: UsageSink | undefined;
+  private readonly warn: ((message: string) => void) | undefined;
+  private readonly onModelCall: ((event: ModelCallEvent) => void) | undefined;
+
   private model(role: string, config: ModelEndpointConfig): OpenAIChatModel {
-    const client = createOpenAIChatModel(config, { role, cache: this.cache, env: this.env, beforeFirstRequest: () => this.probeOnce(role, config), onCall: this.onModelCall });
+    const endpoint = config.baseUrls.map(displayEndpoint).join(", ");
+    const client = createOpenAIChatModel(config, {
+      role,
+      cache: this.cache,
+      env: this.env,
+      beforeFirstRequest: () => this.probeOnce(role, config),
+      onCall: this.onModelCall,
+      usage: this.usageSink,
+      breaker: {
+        onOpen: ({ reason, maxWaitMs }) =>
+          this.warn?.(`${role}: ${endpoint} keeps failing (${reason}); dialogues wait for it, checking every ${config.circuitBreaker.probeIntervalMs / 1000} s, for up to ${Math.round(maxWaitMs / 1000)} s before the run stops`),
+        onClose: ({ downMs }) => this.warn?.(`${role}: ${endpoint} answers again after ${(downMs / 1000).toFixed(1)} s; dialogues go on`),
+        onGiveUp: (error) => {
+          const failure = new RunStoppedError(`${role}: ${error.message}; the run stopped, and the dialogues that finished are kept`);
+          this.fatal ??= failure;
+          this.abort.abort(failure);
+        },
+      },
+    });
     this.models.push({ role, config, client });
     return client;
   }

@@ -1,32 +1,35 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { setMaxListeners } from "node:events";
-import { join } from "node:path";
+import type { RunSummary } from "../analysis/summary-schema.js";
 import type { DialogueRecord } from "../core/dialogue.js";
+import { ConfigError, RunStoppedError } from "../core/errors.js";
 import { runEpisode } from "../episode/step.js";
-import type { EcsJudge, HidJudge } from "../judges/judge.js";
-import { judgeEcs, judgeHid } from "../judges/judge-dialogue.js";
-import type { ModelCallEvent, UsageTotals } from "../llm/chat-model.js";
-import { dialogueRow, type DialogueRow } from "../metrics/dialogue-row.js";
+import type { ModelCallEvent } from "../llm/chat-model.js";
 import { loadReplyTokenizer, type ReplyTokenizer } from "../metrics/reply-tokenizer.js";
+import { scanDialogues } from "../record/dialogue-reader.js";
+import type { RecorderRepair } from "../record/dialogue-recorder.js";
+import { RunDirectory } from "../record/run-directory.js";
+import { writeRunOutputs } from "../report/write-reports.js";
 import { filterScenarios } from "../scenarios/load-scenarios.js";
 import type { SkippedProfileLine } from "../scenarios/sage-profiles.js";
 import { loadScenarioSource } from "../scenarios/scenario-source.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { forEachConcurrent } from "./concurrency.js";
-import { mergeJudgementRows, readJudgements } from "./judgements.js";
+import { judgeDialogue, judgesWithWork, withNewJudgements, type NamedJudges } from "./judge-record.js";
 import { configWarnings, PluginFactory } from "./plugins.js";
 import type { RunConfig } from "./run-config.js";
-import { claimRunDirectory, DialogueRecorder, hashOf } from "./run-directory.js";
-import { planRun } from "./run-plan.js";
-import { writeRunSummary, type RunSummary, type SummaryConfig } from "./summary.js";
+import { planRun, plannedDialogueCount } from "./run-plan.js";
+import { resultDefinition } from "./result-definition.js";
 
-export const USAGE_FILE = "usage.json";
+/** The largest plan a run accepts: a bigger one is almost surely a typo (`--repeats 1000000000`). */
+export const MAX_PLANNED_DIALOGUES = 1_000_000;
 
 export interface RunEvents {
   /** Called once the plan is known: how many dialogues in all, how many were already finished. */
-  onPlan?(info: { total: number; alreadyFinished: number; toRun: number; resumed: boolean; repaired: DialogueRecorder["repaired"] }): void;
+  onPlan?(info: { total: number; alreadyFinished: number; toRun: number; resumed: boolean; repaired: RecorderRepair; judgeRetries: number }): void;
   onDialogue?(record: DialogueRecord): void;
   onWarning?(message: string): void;
+  /** Something the user should know about the directory (taken over, continued under --force). */
+  onNote?(message: string): void;
   /** Profile lines left out under `scenarios.skipInvalid` (sage:/rlver: paths), before the plan. */
   onSkippedProfileLines?(lines: SkippedProfileLine[]): void;
   /**
@@ -44,6 +47,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Where API keys are looked up (default process.env). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** What is running, for run.json and the directory's lock (default `library`; the CLI says `aeb run`). */
+  command?: string;
 }
 
 export interface RunResult {
@@ -51,7 +56,14 @@ export interface RunResult {
   ran: number;
   skipped: number;
   errors: number;
+  /** Finished dialogues whose failed judge calls were tried again. */
+  judgeRetries: number;
   outDir: string;
+  /** The caller stopped the run (its signal aborted): the outputs cover what finished; rerun to resume. */
+  stopped: boolean;
+  /** Dialogues of the plan finished (status `done`) in the directory now, and in the plan. */
+  finished: number;
+  planned: number;
 }
 
 /**
@@ -72,73 +84,95 @@ function defaultSuite(scenarios: readonly Scenario[]): string {
   return scenarios.some((scenario) => scenario.suite === "full") ? "full" : "starter";
 }
 
-/** What decides the results, hashed into the manifest: not concurrency, caches or output paths. */
-export function resultDefiningConfig(config: RunConfig, scenarios: readonly Scenario[], tokenizer?: ReplyTokenizer): unknown {
-  return {
-    // The vocabulary, not the path: the same tokenizer.json elsewhere gives the same counts.
-    ...(tokenizer !== undefined ? { tokenizer: { name: tokenizer.name, sha256: tokenizer.sha256 } } : {}),
-    seed: config.seed,
-    repeats: config.repeats,
-    simulator: config.simulator,
-    conditions: config.conditions,
-    judges: config.judges,
-    scenarios: scenarios.map((scenario) => scenario.id),
-    scenarioContent: hashOf(scenarios),
-  };
-}
-
-/** The record with each visible agent reply's token count (spec section 4: reply length). */
+/** The record with each visible agent reply's token count (reply length in tokens). */
 export function withReplyTokens(record: DialogueRecord, tokenizer: ReplyTokenizer): DialogueRecord {
   return { ...record, turns: record.turns.map((turn) => ({ ...turn, agent: { ...turn.agent, tokens: tokenizer.count(turn.agent.text) } })) };
 }
 
-/** Judges one finished dialogue with every configured judge (judge failures are per turn, never the dialogue's). */
-export async function judgeRecord(
-  record: DialogueRecord,
-  scenario: Pick<Scenario, "language" | "hiddenIntention">,
-  judges: { ecs: ReadonlyArray<{ name: string; judge: EcsJudge }>; hid: ReadonlyArray<{ name: string; judge: HidJudge }> },
-  signal?: AbortSignal,
-): Promise<DialogueRecord> {
-  if (record.status !== "done" || (judges.ecs.length === 0 && judges.hid.length === 0)) return record;
-  const ecs: NonNullable<DialogueRecord["ecs"]> = { ...(record.ecs ?? {}) };
-  for (const { name, judge } of judges.ecs) ecs[name] = await judgeEcs(record, judge, scenario.language, signal);
-  const hid: NonNullable<DialogueRecord["hid"]> = { ...(record.hid ?? {}) };
-  for (const { name, judge } of judges.hid) hid[name] = await judgeHid(record, judge, scenario.hiddenIntention.text, scenario.language, signal);
-  return { ...record, ...(judges.ecs.length > 0 ? { ecs } : {}), ...(judges.hid.length > 0 ? { hid } : {}) };
+/** Refuses a plan too large to be meant, before anything is built for it. */
+export function checkPlanSize(config: RunConfig, scenarios: number): void {
+  const total = plannedDialogueCount(config.conditions.length, scenarios, config.repeats);
+  if (total > MAX_PLANNED_DIALOGUES) {
+    throw new ConfigError(
+      `the plan would make ${total.toLocaleString("en-US")} dialogues (${config.conditions.length} condition(s) x ${scenarios} scenario(s) x ${config.repeats.toLocaleString("en-US")} repeat(s)), more than the ${MAX_PLANNED_DIALOGUES.toLocaleString("en-US")} a run accepts; lower --repeats or select fewer scenarios`,
+    );
+  }
+}
+
+/** Finished dialogues of the plan whose judges still have work (failed turns or verdicts), read in one streamed pass. */
+function dialoguesToRejudge(directory: RunDirectory, planned: ReadonlySet<string>, judges: NamedJudges): DialogueRecord[] {
+  if (judges.ecs.length + judges.hid.length === 0 || directory.recorder.finished.size === 0) return [];
+  const found: DialogueRecord[] = [];
+  scanDialogues(directory.dir, (record) => {
+    if (record.status !== "done" || !planned.has(record.id)) return;
+    const work = judgesWithWork(record, judges);
+    if (work.ecs.length + work.hid.length > 0) found.push(record);
+  });
+  return found;
 }
 
 /**
  * Runs conditions x scenarios x repeats into `outDir`, resuming what is there: finished dialogues
- * are kept, errored and missing ones are run. Every dialogue is appended to dialogues.jsonl as it
- * finishes; summary.json, report.md and report.html are written at the end from one compact row
- * per dialogue (metrics/dialogue-row.ts) and the worst dialogues' records read back from the file,
- * so memory does not grow with the dialogues' text however long the run.
+ * are kept, errored and missing ones are run, and judge calls that failed are tried again. Every
+ * dialogue is appended to dialogues.jsonl as it finishes; summary.json, report.md and report.html
+ * are written at the end from the directory itself (src/record/), so memory does not grow with
+ * the dialogues' text however long the run.
  */
 export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const { config, outDir } = options;
   const scenarios = selectScenarios(config, { onSkipped: options.events?.onSkippedProfileLines });
-  const onModelCall = options.events?.onModelCall;
-  const plugins = new PluginFactory({ cacheDir: config.cache?.dir, env: options.env, warn: options.events?.onWarning, ...(onModelCall ? { onModelCall } : {}) });
-  const user = plugins.simulatedUser(config.simulator);
-  const agents = new Map(config.conditions.map((condition) => [condition.name, plugins.agent(condition.name, condition.agent)]));
-  const judges = { ecs: plugins.ecsJudges(config.judges), hid: plugins.hidJudges(config.judges) };
-  for (const warning of configWarnings(config)) options.events?.onWarning?.(warning);
-
+  checkPlanSize(config, scenarios.length);
   const tokenizer = config.tokenizer === undefined ? undefined : loadReplyTokenizer(config.tokenizer.path);
-  const defining = resultDefiningConfig(config, scenarios, tokenizer);
-  const { resumed } = claimRunDirectory(outDir, { format: 1, configHash: hashOf(defining), config: defining }, options.force ?? false);
-  const recorder = new DialogueRecorder(outDir);
-  const tasks = planRun(config.conditions, scenarios, config.repeats, config.seed);
-  const planned = new Set(tasks.map((task) => task.id));
-  const todo = tasks.filter((task) => !recorder.finished.has(task.id));
-  options.events?.onPlan?.({ total: tasks.length, alreadyFinished: tasks.length - todo.length, toRun: todo.length, resumed, repaired: recorder.repaired });
-
-  // Errored dialogues of this invocation, as compact rows (the records are on disk).
-  const errored: DialogueRow[] = [];
-  const signal = options.signal === undefined ? plugins.abort.signal : AbortSignal.any([options.signal, plugins.abort.signal]);
-  // Every in-flight model call listens on the run's signal: hundreds of listeners are expected.
-  setMaxListeners(0, signal);
+  const directory = RunDirectory.open({ dir: outDir, command: options.command ?? "library", defining: resultDefinition(config, scenarios, tokenizer), config, force: options.force ?? false });
+  let outcome: "finished" | "stopped" | "failed" = "failed";
   try {
+    for (const note of directory.notes) options.events?.onNote?.(note);
+    const onModelCall = options.events?.onModelCall;
+    const plugins = new PluginFactory({
+      cacheDir: config.cache?.dir,
+      env: options.env,
+      warn: options.events?.onWarning,
+      usage: directory.usage,
+      onModelSuccess: () => directory.claim(),
+      ...(onModelCall ? { onModelCall } : {}),
+    });
+    const user = plugins.simulatedUser(config.simulator);
+    const agents = new Map(config.conditions.map((condition) => [condition.name, plugins.agent(condition.name, condition.agent)]));
+    const judges: NamedJudges = { ecs: plugins.ecsJudges(config.judges), hid: plugins.hidJudges(config.judges) };
+    for (const warning of configWarnings(config)) options.events?.onWarning?.(warning);
+    // Without a model there is no preflight to pass: the run can work, so it owns the directory now.
+    if (plugins.models.length === 0) directory.claim();
+
+    const tasks = planRun(config.conditions, scenarios, config.repeats, config.seed);
+    const planned = new Set(tasks.map((task) => task.id));
+    const todo = tasks.filter((task) => !directory.recorder.finished.has(task.id));
+    const rejudge = dialoguesToRejudge(directory, planned, judges);
+    const scenarioById = new Map(scenarios.map((scenario) => [scenario.id, scenario]));
+    options.events?.onPlan?.({
+      total: tasks.length,
+      alreadyFinished: tasks.length - todo.length,
+      toRun: todo.length,
+      resumed: directory.state !== "fresh",
+      repaired: directory.repaired,
+      judgeRetries: rejudge.length,
+    });
+
+    let errors = 0;
+    const signal = options.signal === undefined ? plugins.abort.signal : AbortSignal.any([options.signal, plugins.abort.signal]);
+    // Every in-flight model call listens on the run's signal: hundreds of listeners are expected.
+    setMaxListeners(0, signal);
+    await forEachConcurrent(
+      rejudge,
+      config.concurrency,
+      async (record) => {
+        const scenario = scenarioById.get(record.scenarioId);
+        if (scenario === undefined) return;
+        const judged = await judgeDialogue(record, scenario, judgesWithWork(record, judges), { signal });
+        if (signal.aborted) return;
+        directory.appendJudgement({ id: record.id, ...(Object.keys(judged.ecs).length > 0 ? { ecs: judged.ecs } : {}), ...(Object.keys(judged.hid).length > 0 ? { hid: judged.hid } : {}) });
+      },
+      signal,
+    );
     await forEachConcurrent(
       todo,
       config.concurrency,
@@ -154,44 +188,40 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
           user,
           signal,
         });
-        const record = await judgeRecord(tokenizer === undefined ? played : withReplyTokens(played, tokenizer), task.scenario, judges, signal);
+        const counted = tokenizer === undefined ? played : withReplyTokens(played, tokenizer);
+        const record = withNewJudgements(counted, await judgeDialogue(counted, task.scenario, judges, { signal }));
         // A failed preflight or a cancelled run is not the dialogue's fault: record nothing for it.
         if (signal.aborted) return;
-        if (record.status === "error") errored.push(dialogueRow(record));
-        recorder.append(record);
+        if (record.status === "error") errors += 1;
+        directory.append(record);
         options.events?.onDialogue?.(record);
       },
       signal,
     );
+    if (plugins.fatal !== undefined) {
+      outcome = "stopped";
+      throw plugins.fatal;
+    }
+    // Stopped by the caller (Ctrl-C): what finished is kept and summarised; the run resumes later.
+    const stopped = signal.aborted;
+    if (stopped && !directory.claimed) {
+      outcome = "stopped";
+      throw new RunStoppedError(`the run was stopped before its first model call succeeded; nothing was written to ${outDir}`);
+    }
+    directory.claim();
+    outcome = stopped ? "stopped" : "finished";
+    directory.finish(outcome);
+    const summary = await writeRunOutputs(outDir, {
+      conditionOrder: config.conditions.map((condition) => condition.name),
+      seed: config.seed,
+      repeats: config.repeats,
+      judges: { ecs: config.judges.ecs.map((judge) => judge.name), hid: config.judges.hid.map((judge) => judge.name) },
+      ids: planned,
+    });
+    const finished = tasks.filter((task) => directory.recorder.finished.has(task.id)).length;
+    return { summary, ran: todo.length, skipped: tasks.length - todo.length, errors, judgeRetries: rejudge.length, outDir, stopped, finished, planned: tasks.length };
   } finally {
-    recorder.close();
+    if (outcome !== "finished") directory.finish(outcome);
+    directory.close();
   }
-  if (plugins.fatal !== undefined) throw plugins.fatal;
-
-  const usage = accumulateUsage(outDir, plugins.usage());
-  const rows = mergeJudgementRows([...recorder.finished.values(), ...errored].filter((row) => planned.has(row.id)), readJudgements(outDir));
-  const summary = await writeRunSummary(outDir, { rows }, config, usage);
-  return { summary, ran: todo.length, skipped: tasks.length - todo.length, errors: errored.length, outDir };
-}
-
-/** Token usage per model role, added to what earlier invocations on this directory used. */
-function accumulateUsage(outDir: string, current: UsageTotals[]): UsageTotals[] | undefined {
-  const path = join(outDir, USAGE_FILE);
-  const previous: UsageTotals[] = existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as UsageTotals[]) : [];
-  if (current.length === 0 && previous.length === 0) return undefined;
-  const byRole = new Map(previous.map((entry) => [`${entry.role}|${entry.model}`, { ...entry }]));
-  for (const entry of current) {
-    const key = `${entry.role}|${entry.model}`;
-    const total = byRole.get(key);
-    if (total === undefined) byRole.set(key, { ...entry });
-    else for (const field of ["calls", "cachedCalls", "failedCalls", "requests", "retries", "promptTokens", "completionTokens"] as const) total[field] += entry[field];
-  }
-  const merged = [...byRole.values()];
-  writeFileSync(path, `${JSON.stringify(merged, null, 2)}\n`);
-  return merged;
-}
-
-/** Writes summary.json, then report.md and report.html (both from the records alone). */
-export async function writeSummary(outDir: string, records: readonly DialogueRecord[], config: SummaryConfig, usage?: UsageTotals[]): Promise<RunSummary> {
-  return writeRunSummary(outDir, { records }, config, usage);
 }

@@ -32,6 +32,11 @@ export function planRun(conditions: readonly ConditionConfig[], scenarios: reado
   return tasks;
 }
 
+/** How many dialogues a plan makes (computed without building it). */
+export function plannedDialogueCount(conditions: number, scenarios: number, repeats: number): number {
+  return conditions * scenarios * repeats;
+}
+
 export function dialogueId(condition: string, scenarioId: string, repeat: number): string {
   return `${condition}/${scenarioId}/${repeat}`;
 }

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { RunDirectoryError } from "../../core/errors.js";
 import { compareRuns, renderComparisonMarkdown, renderComparisonText } from "../../report/compare-runs.js";
-import { loadRunRecords, readConditionOrder } from "../../report/load-run.js";
+import { loadRunRecords, readConditionOrder } from "../../record/load-run.js";
 import { nonNegativeInteger } from "../options.js";
 
 interface CompareFlags {

@@ -1,8 +1,6 @@
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Command } from "commander";
-import { SUMMARY_FILE } from "../../runner/run-directory.js";
-import { loadRunForReport } from "../../report/load-run.js";
+import { writeSummaryFile } from "../../record/summary-file.js";
+import { loadRunForReport, reportInputOf } from "../../report/load-run.js";
 import { writeReportFiles } from "../../report/write-reports.js";
 
 interface ReportFlags {
@@ -21,8 +19,8 @@ export function registerReportCommand(program: Command): void {
     .action(async (dir: string, flags: ReportFlags) => {
       const run = loadRunForReport(dir, { recompute: flags.recompute === true || flags.writeSummary === true });
       for (const note of run.readingNotes) console.error(`note: ${note}`);
-      if (flags.writeSummary) writeFileSync(join(dir, SUMMARY_FILE), `${JSON.stringify(run.summary, null, 2)}\n`);
-      const written = await writeReportFiles(dir, { summary: run.summary, rows: run.rows, transcripts: run.transcripts, setup: run.setup, readingNotes: run.readingNotes });
+      if (flags.writeSummary) writeSummaryFile(dir, run.summary);
+      const written = await writeReportFiles(dir, reportInputOf(run));
       const scored = run.rows.filter((row) => row.status === "done").length;
       console.log(`read ${run.rows.length} dialogue(s) (${scored} scored, ${run.rows.length - scored} ended in error); summary ${run.summarySource === "recomputed" ? "recomputed from dialogues.jsonl" : "from summary.json"}${flags.writeSummary ? " and written to summary.json" : ""}`);
       console.log(`wrote ${written.markdown} and ${written.html}`);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { SingleBar, Presets } from "cli-progress";
 import { parseTypeList } from "../../scenarios/load-scenarios.js";
+import type { RunSummary } from "../../analysis/summary-schema.js";
 import { loadRunConfig, parseRunConfig, type RunConfig } from "../../runner/run-config.js";
 import { runBenchmark } from "../../runner/run-benchmark.js";
 import { headlineHeader, headlineRows, textTable } from "../../report/format.js";
@@ -52,6 +53,16 @@ export function configFromFlags(flags: RunFlags): RunConfig {
   };
 }
 
+/** Turns and verdicts the run's judges could not produce (each is retried by a rerun). */
+export function judgeFailureCount(summary: RunSummary): number {
+  let count = 0;
+  for (const condition of summary.conditions) {
+    for (const judge of Object.values(condition.ecsByJudge)) count += judge.judgeErrors;
+    for (const judge of Object.values(condition.hidByJudge)) count += judge.judgeErrors;
+  }
+  return count;
+}
+
 export function registerRunCommand(program: Command): void {
   program
     .command("run")
@@ -65,7 +76,7 @@ export function registerRunCommand(program: Command): void {
     .option("--seed <n>", "run seed (same seed, same results)", nonNegativeInteger)
     .option("--concurrency <n>", "dialogues in flight at once", positiveInteger)
     .option("--tokenizer <path>", "also count replies in tokens: a Hugging Face tokenizer.json, or a model directory holding one")
-    .option("--force", "continue a run directory made with a different config")
+    .option("--force", "continue a run directory made with a different definition (another config, data files or AEB version); its finished dialogues still in the plan are kept")
     .option("--skip-invalid", "with --scenarios sage:PATH or rlver:PATH: skip profile lines that do not parse or validate, and list them")
     .option("--no-progress", "no progress bar")
     .addHelpText(
@@ -82,13 +93,16 @@ export function registerRunCommand(program: Command): void {
         config,
         outDir,
         force: flags.force,
+        command: "aeb run",
         events: {
-          onPlan: ({ total, alreadyFinished, toRun, resumed, repaired }) => {
+          onPlan: ({ total, alreadyFinished, toRun, resumed, repaired, judgeRetries }) => {
             if (resumed) console.error(`resuming ${outDir}: ${alreadyFinished} of ${total} dialogues already finished, ${toRun} to run`);
             if (repaired.tornTail) console.error("repaired a torn last line in dialogues.jsonl (an interrupted write)");
             if (repaired.erroredMoved > 0) console.error(`retrying ${repaired.erroredMoved} dialogue(s) that ended in error (moved to dialogues.errors.jsonl)`);
+            if (judgeRetries > 0) console.error(`retrying the failed judge calls of ${judgeRetries} finished dialogue(s)`);
             if (showBar) bar.start(toRun, 0, { errors: 0 });
           },
+          onNote: (message) => console.error(`note: ${message}`),
           onSkippedProfileLines: (lines) => {
             for (const line of lines) console.error(describeSkippedLine(line));
             console.error(`skipped ${lines.length} invalid profile line(s); the other profiles run`);
@@ -108,6 +122,11 @@ export function registerRunCommand(program: Command): void {
       if (result.summary.errors > 0) {
         console.error(`${result.summary.errors} dialogue(s) ended in error; run the same command again to retry only those`);
         if (errorRate > config.maxErrorRate) process.exitCode = 2;
+      }
+      const judgeFailures = judgeFailureCount(result.summary);
+      if (judgeFailures > 0) {
+        console.error(`${judgeFailures} judge call(s) failed (turns or verdicts left out); run the same command again to retry only those`);
+        process.exitCode = 2;
       }
     });
 }

@@ -1,7 +1,7 @@
 import type { DialogueRecord } from "../../core/dialogue.js";
 import { ADVERSARIAL_TYPES } from "../../core/trajectory-type.js";
-import { dialogueRow, type DialogueRow } from "../../metrics/dialogue-row.js";
-import type { RunSummary } from "../../runner/summary.js";
+import type { DialogueRow } from "../../metrics/dialogue-row.js";
+import type { RunSummary } from "../../analysis/summary-schema.js";
 
 /** Dialogues that count: status `done` (errored ones are excluded from every chart, as from every statistic). */
 export function scoredRows(rows: readonly DialogueRow[]): DialogueRow[] {
@@ -69,13 +69,8 @@ export interface TrajectoryPoint {
   n: number;
 }
 
-/** Mean emotion per condition and step, with a ±1.96 SE band, over scored dialogues. */
-export function emotionTrajectories(records: readonly DialogueRecord[], conditions: readonly string[]): TrajectoryPoint[] {
-  return emotionTrajectoriesOfRows(records.map(dialogueRow), conditions);
-}
-
-/** {@link emotionTrajectories} from rows (each carries its emotion after every step): the same points. */
-export function emotionTrajectoriesOfRows(rows: readonly DialogueRow[], conditions: readonly string[]): TrajectoryPoint[] {
+/** Mean emotion per condition and step, with a ±1.96 SE band, over scored dialogues (each row carries its emotion after every step). */
+export function emotionTrajectories(rows: readonly DialogueRow[], conditions: readonly string[]): TrajectoryPoint[] {
   const scored = scoredRows(rows);
   // Not Math.max(...array): a spread of 10,000 arguments is close to the engine's argument limit.
   const steps = scored.reduce((most, row) => Math.max(most, row.metrics.turns), 0);

@@ -1,7 +1,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { DialogueRow } from "../../metrics/dialogue-row.js";
-import type { RunSummary } from "../../runner/summary.js";
-import { conditionOrder, emotionTrajectoriesOfRows } from "./chart-data.js";
+import type { RunSummary } from "../../analysis/summary-schema.js";
+import { conditionOrder, emotionTrajectories } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
 import { CHART_CONFIG, conditionScale } from "./theme.js";
 
@@ -11,7 +11,7 @@ import { CHART_CONFIG, conditionScale } from "./theme.js";
  */
 export function emotionTrajectorySpec(summary: RunSummary, rows: readonly DialogueRow[]): TopLevelSpec {
   const conditions = conditionOrder(summary, rows);
-  const values = emotionTrajectoriesOfRows(rows, conditions);
+  const values = emotionTrajectories(rows, conditions);
   if (values.length === 0) return placeholderSpec("no scored dialogues", "every dialogue of this run ended in error");
   const steps = Math.max(...values.map((value) => value.step));
   const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditions), title: "condition" };

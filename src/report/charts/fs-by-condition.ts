@@ -1,5 +1,5 @@
 import type { TopLevelSpec } from "vega-lite";
-import type { RunSummary } from "../../runner/summary.js";
+import type { RunSummary } from "../../analysis/summary-schema.js";
 import { fixed } from "../format.js";
 import { placeholderSpec } from "./placeholder.js";
 import { CHART_CONFIG, conditionScale } from "./theme.js";

@@ -1,7 +1,6 @@
 import type { TopLevelSpec } from "vega-lite";
-import type { DialogueRecord } from "../../core/dialogue.js";
-import { dialogueRow, type DialogueRow } from "../../metrics/dialogue-row.js";
-import type { RunSummary } from "../../runner/summary.js";
+import type { DialogueRow } from "../../metrics/dialogue-row.js";
+import type { RunSummary } from "../../analysis/summary-schema.js";
 import { ecsBeforeAfterSpec } from "./ecs-before-after.js";
 import { ecsVsFsSpec } from "./ecs-vs-fs.js";
 import { emotionTrajectorySpec } from "./emotion-trajectory.js";
@@ -11,7 +10,7 @@ import { renderVegaLiteSvg } from "./render-chart.js";
 import { typeHeatmapSpec } from "./type-heatmap.js";
 
 export { NO_ECS_MESSAGE } from "./theme.js";
-export { emotionPath, emotionTrajectories, emotionTrajectoriesOfRows } from "./chart-data.js";
+export { emotionPath, emotionTrajectories } from "./chart-data.js";
 export { hasActiveContent, scopeSvg, renderVegaLiteSvg } from "./render-chart.js";
 
 /** One chart of the report: a Vega-Lite spec that is a pure function of the summary and the dialogues' rows (numbers, no text). */
@@ -29,13 +28,8 @@ export interface RenderedChart extends ChartDefinition {
   warnings: string[];
 }
 
-/** The report's six charts, in order (see docs/reports.md). */
-export function chartDefinitions(summary: RunSummary, records: readonly DialogueRecord[]): ChartDefinition[] {
-  return chartDefinitionsOfRows(summary, records.map(dialogueRow));
-}
-
-/** {@link chartDefinitions} from the dialogues' rows (metrics/dialogue-row.ts): the same specs. */
-export function chartDefinitionsOfRows(summary: RunSummary, rows: readonly DialogueRow[]): ChartDefinition[] {
+/** The report's six charts, in order (see docs/reports.md), from the dialogues' rows (metrics/dialogue-row.ts). */
+export function chartDefinitions(summary: RunSummary, rows: readonly DialogueRow[]): ChartDefinition[] {
   return [
     {
       id: "chart-fs",
@@ -79,14 +73,9 @@ export function chartDefinitionsOfRows(summary: RunSummary, rows: readonly Dialo
 }
 
 /** Renders every chart to inline SVG (in order; Vega's renderer is not re-entrant-safe across views sharing counters). */
-export async function renderCharts(summary: RunSummary, records: readonly DialogueRecord[]): Promise<RenderedChart[]> {
-  return renderChartsOfRows(summary, records.map(dialogueRow));
-}
-
-/** {@link renderCharts} from the dialogues' rows: the same SVG. */
-export async function renderChartsOfRows(summary: RunSummary, rows: readonly DialogueRow[]): Promise<RenderedChart[]> {
+export async function renderCharts(summary: RunSummary, rows: readonly DialogueRow[]): Promise<RenderedChart[]> {
   const rendered: RenderedChart[] = [];
-  for (const chart of chartDefinitionsOfRows(summary, rows)) {
+  for (const chart of chartDefinitions(summary, rows)) {
     const { svg, warnings } = await renderVegaLiteSvg(chart.spec, chart.id);
     rendered.push({ ...chart, svg, warnings });
   }

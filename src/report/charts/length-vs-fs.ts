@@ -1,6 +1,6 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { DialogueRow } from "../../metrics/dialogue-row.js";
-import type { RunSummary } from "../../runner/summary.js";
+import type { RunSummary } from "../../analysis/summary-schema.js";
 import { conditionOrder, dialoguePoints } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
 import { CHART_CONFIG, conditionScale } from "./theme.js";

@@ -1,5 +1,5 @@
 import type { TopLevelSpec } from "vega-lite";
-import type { RunSummary } from "../../runner/summary.js";
+import type { RunSummary } from "../../analysis/summary-schema.js";
 import { typeOrder } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
 import { CHART_CONFIG } from "./theme.js";
@@ -15,7 +15,7 @@ export function typeHeatmapSpec(summary: RunSummary): TopLevelSpec {
       type,
       fs: cell.fsMean,
       n: cell.n,
-      label: cell.fsMean.toFixed(2),
+      label: cell.fsMean === null ? "n/a" : cell.fsMean.toFixed(2),
     })),
   );
   if (values.length === 0) return placeholderSpec("no scored dialogues", "every dialogue of this run ended in error");

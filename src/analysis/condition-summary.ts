@@ -1,41 +1,11 @@
-import type { DialogueRecord } from "../core/dialogue.js";
 import { deriveSeed } from "../core/random.js";
+import { mean } from "../metrics/dialogue-metrics.js";
+import { rowEcs, rowHid, type DialogueRow } from "../metrics/dialogue-row.js";
 import { bootstrapMeanCI } from "../stats/bootstrap.js";
 import { wilsonInterval } from "../stats/wilson.js";
-import { mean } from "./dialogue-metrics.js";
-import { dialogueRow, rowEcs, rowHid, type DialogueRow } from "./dialogue-row.js";
+import type { ConditionSummary, MeanWithCI } from "./summary-schema.js";
 
-export interface MeanWithCI {
-  mean: number;
-  ci95: [number, number] | null;
-}
-
-/** One entry of `summary.json`'s `conditions` (spec section 6). */
-export interface ConditionSummary {
-  name: string;
-  /** Scored dialogues (status `done`). */
-  n: number;
-  /** Dialogues that ended in error: excluded from every statistic, counted here. */
-  errors: number;
-  fs: MeanWithCI;
-  collapseRate: number;
-  collapseCi95: [number, number] | null;
-  hid: MeanWithCI | null;
-  ecs: MeanWithCI | null;
-  meanReplyChars: number;
-  meanReplyWords: number;
-  /** Mean visible-reply tokens; present only when every scored dialogue was counted (a tokenizer was set). */
-  meanReplyTokens?: number;
-  meanThinkChars: number | null;
-  meanTurns: number;
-  endReasons: Record<string, number>;
-  flags: Record<string, number>;
-  byType: Record<string, { n: number; fsMean: number; collapseRate: number; hidMean: number | null }>;
-  /** ECS per judge (the first is `ecs`), with the before/after-manipulation means and the drop. */
-  ecsByJudge: Record<string, { mean: MeanWithCI | null; before: number | null; after: number | null; drop: number | null; judged: number; judgeErrors: number }>;
-  /** Independent HID judges, reported beside the simulator's HID, never instead. */
-  hidByJudge: Record<string, { mean: MeanWithCI | null; judged: number; judgeErrors: number }>;
-}
+export type { ConditionSummary, MeanWithCI } from "./summary-schema.js";
 
 /** Below this many scored dialogues an interval is not computed (and the report says so). */
 export const MIN_N_FOR_INTERVAL = 2;
@@ -45,30 +15,8 @@ function meanWithCI(values: number[], seed: number): MeanWithCI {
   return bootstrapMeanCI(values, { seed });
 }
 
-/** The named judge's ECS of a dialogue, or null when that judge did not (or could not) score it. */
-export function judgedEcs(record: DialogueRecord, judge: string): number | null {
-  const score = record.ecs?.[judge]?.score;
-  return typeof score === "number" ? score : null;
-}
-
-/** The named HID judge's value of a dialogue (1 / 0.5 / 0), or null. */
-export function judgedHid(record: DialogueRecord, judge: string): number | null {
-  const value = record.hid?.[judge]?.value;
-  return typeof value === "number" ? value : null;
-}
-
 /** Summarises one condition's dialogues; the bootstrap seed derives from the run seed and the name. */
 export function summariseCondition(
-  name: string,
-  records: readonly DialogueRecord[],
-  runSeed: number,
-  judges: { ecs: readonly string[]; hid: readonly string[] } = { ecs: [], hid: [] },
-): ConditionSummary {
-  return summariseConditionRows(name, records.map(dialogueRow), runSeed, judges);
-}
-
-/** {@link summariseCondition} from compact rows (what a run keeps in memory): the same numbers. */
-export function summariseConditionRows(
   name: string,
   rows: readonly DialogueRow[],
   runSeed: number,

@@ -1,5 +1,8 @@
+import { createHash } from "node:crypto";
+
 /**
- * Deterministic JSON serialisation for hashing.
+ * Deterministic JSON serialisation for hashing: the one stable stringify of AEB (cache keys, run
+ * guards, content hashes).
  *
  * Why: `JSON.stringify` keeps insertion order, so `{a, b}` and `{b, a}`
  * would hash differently and a harmless refactor of how a request object is
@@ -27,4 +30,12 @@ function normalise(value: unknown): unknown {
     return out;
   }
   return value;
+}
+
+/**
+ * A short content hash (sha256 of the stable JSON, 16 hex digits): the same value, however its
+ * objects were built, gives the same hash. Used to guard run directories and key caches.
+ */
+export function stableHash(value: unknown): string {
+  return createHash("sha256").update(stableStringify(value)).digest("hex").slice(0, 16);
 }

@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { dialogueRow } from "../metrics/dialogue-row.js";
-import { DIALOGUES_FILE, DialogueRecorder, ERRORS_FILE, readDialogueRows, readDialogues, readScoredDialoguesById } from "./run-directory.js";
+import { readDialogueRecords, readDialogueRows, readScoredDialoguesById } from "./dialogue-reader.js";
+import { DialogueRecorder } from "./dialogue-recorder.js";
+import { DIALOGUES_FILE, ERRORS_FILE } from "./files.js";
 
 function record(id: string, overrides: Partial<DialogueRecord> = {}): DialogueRecord {
   return {
@@ -52,7 +54,7 @@ describe("DialogueRecorder (streamed repair)", () => {
     const linesOf = (file: string) => readFileSync(join(dir, file), "utf8").split("\n").filter((text) => text !== "").map((text) => JSON.parse(text) as unknown);
     expect(linesOf(DIALOGUES_FILE)).toEqual([first, second]);
     expect(linesOf(ERRORS_FILE)).toEqual([errored]);
-    expect([...recorder.finished.values()]).toEqual([dialogueRow(first), dialogueRow(second)]);
+    expect([...recorder.finished]).toEqual([first.id, second.id]);
   });
 
   it("adds the missing newline after a complete last line, and appends after it", () => {
@@ -64,10 +66,32 @@ describe("DialogueRecorder (streamed repair)", () => {
     recorder.append(record("a/x/2", { repeat: 2, status: "error", endReason: "error", error: "timeout" }));
     recorder.close();
     expect(recorder.repaired).toEqual({ tornTail: false, erroredMoved: 0, duplicatesDropped: 0 });
-    expect(readDialogues(dir).records.map((value) => value.id)).toEqual(["a/x/0", "a/x/1", "a/x/2"]);
-    // Only finished dialogues are rows of the recorder; the errored one is retried next time.
-    expect([...recorder.finished.keys()]).toEqual(["a/x/0", "a/x/1"]);
+    expect(readDialogueRecords(dir).records.map((value) => value.id)).toEqual(["a/x/0", "a/x/1", "a/x/2"]);
+    // Only finished dialogues count as finished; the errored one is retried next time.
+    expect([...recorder.finished]).toEqual(["a/x/0", "a/x/1"]);
     expect(existsSync(join(dir, ERRORS_FILE))).toBe(false);
+  });
+
+  it("sets errored records aside once, even when a kill came between writing the errors file and replacing dialogues.jsonl", () => {
+    const errored = record("a/x/1", { status: "error", endReason: "error", error: "timeout" });
+    const dir = runDirectory(line(record("a/x/0")) + line(errored));
+    // The state a kill leaves after the errors file was written but before dialogues.jsonl was replaced.
+    writeFileSync(join(dir, ERRORS_FILE), line(errored));
+    const recorder = new DialogueRecorder(dir);
+    recorder.close();
+    expect(recorder.repaired.erroredMoved).toBe(1);
+    expect(readFileSync(join(dir, ERRORS_FILE), "utf8")).toBe(line(errored));
+    expect(readDialogueRecords(dir).records.map((value) => value.id)).toEqual(["a/x/0"]);
+  });
+
+  it("creates dialogues.jsonl only when the first record is appended", () => {
+    const dir = mkdtempSync(join(tmpdir(), "aeb-run-directory-"));
+    directories.push(dir);
+    const recorder = new DialogueRecorder(dir);
+    expect(existsSync(join(dir, DIALOGUES_FILE))).toBe(false);
+    recorder.append(record("a/x/0"));
+    recorder.close();
+    expect(readDialogueRecords(dir).records).toHaveLength(1);
   });
 
   it("refuses a file with a bad line in the middle, naming the line", () => {
@@ -86,7 +110,7 @@ describe("streamed reads of dialogues.jsonl", () => {
     const records = [record("a/x/0"), record("b/x/0", { status: "error", endReason: "error", error: "timeout" }), record("b/x/0"), record("c/x/0")];
     const dir = runDirectory(records.map(line).join(""));
     appendFileSync(join(dir, DIALOGUES_FILE), '{"id":"c/x/1","torn');
-    expect(readDialogueRows(dir)).toEqual({ rows: readDialogues(dir).records.map(dialogueRow), tornTail: true });
+    expect(readDialogueRows(dir)).toEqual({ rows: readDialogueRecords(dir).records.map(dialogueRow), tornTail: true });
     const found = readScoredDialoguesById(dir, new Set(["b/x/0", "c/x/0", "missing"]));
     expect([...found.keys()]).toEqual(["b/x/0", "c/x/0"]);
     expect(found.get("b/x/0")).toEqual(records[2]);

@@ -1,0 +1,82 @@
+import { rowEcs, rowHid, sortedById, type DialogueRow } from "../metrics/dialogue-row.js";
+import { compareConditions, type MetricReader } from "./compare-conditions.js";
+import { summariseCondition } from "./condition-summary.js";
+import type { RunSummary, UsageEntry } from "./summary-schema.js";
+
+export interface SummaryOptions {
+  /** Conditions in this order first (the run config's); others follow in id order. */
+  conditionOrder: readonly string[];
+  /** The run seed, from which every bootstrap seed derives. */
+  seed: number;
+  repeats: number;
+  /** Judges in this order first (the config's); judges found only on the dialogues follow. */
+  judges?: { ecs: readonly string[]; hid: readonly string[] };
+  /** Token usage per model role, when the run called models. */
+  usage?: UsageEntry[];
+}
+
+/** Judge names found on the dialogues, in order of first appearance (for runs judged after the fact). */
+export function judgesOf(dialogues: ReadonlyArray<{ ecs?: Readonly<Record<string, unknown>> | undefined; hid?: Readonly<Record<string, unknown>> | undefined }>): { ecs: string[]; hid: string[] } {
+  const ecs = new Set<string>();
+  const hid = new Set<string>();
+  for (const dialogue of dialogues) {
+    for (const name of Object.keys(dialogue.ecs ?? {})) ecs.add(name);
+    for (const name of Object.keys(dialogue.hid ?? {})) hid.add(name);
+  }
+  return { ecs: [...ecs], hid: [...hid] };
+}
+
+/**
+ * summary.json of a run, from one compact row per dialogue (metrics/dialogue-row.ts): per-condition
+ * results, every pairwise comparison, the length confound and the notes, in a fixed order, so the
+ * same dialogues give the same bytes. A pure function of the saved record, never of live objects.
+ */
+export function summariseRun(rows: readonly DialogueRow[], options: SummaryOptions): RunSummary {
+  const sorted = sortedById(rows);
+  const found = judgesOf(rows);
+  const configured = { ecs: options.judges?.ecs ?? [], hid: options.judges?.hid ?? [] };
+  const judges = {
+    ecs: [...configured.ecs, ...found.ecs.filter((name) => !configured.ecs.includes(name))],
+    hid: [...configured.hid, ...found.hid.filter((name) => !configured.hid.includes(name))],
+  };
+  const names = [...options.conditionOrder, ...new Set(sorted.map((row) => row.condition).filter((name) => !options.conditionOrder.includes(name)))];
+  const conditions = names
+    .map((name) =>
+      summariseCondition(
+        name,
+        sorted.filter((row) => row.condition === name),
+        options.seed,
+        judges,
+      ),
+    )
+    .filter((summary) => summary.n + summary.errors > 0);
+  const notes: string[] = [];
+  for (const condition of conditions) {
+    if (condition.errors > 0) notes.push(`${condition.name}: ${condition.errors} dialogue(s) ended in error and are excluded from every statistic`);
+    if (condition.n < 2) notes.push(`${condition.name}: only ${condition.n} scored dialogue(s); no interval is given`);
+  }
+  const metrics: Record<string, MetricReader<DialogueRow>> = { fs: (row) => row.metrics.fs, hid: (row) => row.metrics.hid };
+  judges.ecs.forEach((judge, index) => (metrics[index === 0 ? "ecs" : `ecs:${judge}`] = (row) => rowEcs(row, judge)));
+  for (const judge of judges.hid) metrics[`hid:${judge}`] = (row) => rowHid(row, judge);
+  const compared = compareConditions(
+    sorted,
+    conditions.map((condition) => condition.name),
+    metrics,
+  );
+  notes.push(...compared.notes);
+  return {
+    format: 1,
+    seed: options.seed,
+    repeats: options.repeats,
+    judges,
+    scenarios: new Set(sorted.map((row) => row.scenarioId)).size,
+    dialogues: sorted.length,
+    errors: sorted.filter((row) => row.status === "error").length,
+    conditions,
+    comparisons: compared.comparisons,
+    lengthConfound: compared.lengthConfound,
+    notes,
+    // After the notes, where summaries have always had it.
+    ...(options.usage !== undefined ? { usage: options.usage } : {}),
+  };
+}
