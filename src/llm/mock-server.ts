@@ -15,10 +15,13 @@
  * bodies and concurrency limits.
  */
 import Fastify, { type FastifyInstance } from "fastify";
-import type { ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RandomFn } from "./clock.js";
+import { pickFault, type MockFault } from "./mock-faults.js";
+import { countWords, errorBody, sendJson, sendPlainCompletion, streamCompletion, type CompletionParts } from "./mock-responses.js";
 import { createSeededRandom, logNormalSampler } from "./seeded-random.js";
+
+export type { MockFault, MockFaultTrigger } from "./mock-faults.js";
 
 /** A reply with extras; a bare string means `{ content }`. */
 export interface MockReplyObject {
@@ -55,64 +58,6 @@ export type MockReply =
 
 /** Fixed delay in ms, or a seeded log-normal distribution (median, sigma). */
 export type MockLatency = number | { medianMs: number; sigma: number; seed?: number };
-
-/**
- * When a fault fires: on the listed 1-based chat request numbers, with a
- * probability (seeded), or on every request when neither is given.
- */
-export interface MockFaultTrigger {
-  on?: readonly number[];
-  probability?: number;
-}
-
-/** Failure injected into a chat request. The first matching fault wins. */
-export type MockFault = MockFaultTrigger &
-  (
-    | {
-        /** Answer with this HTTP status and an OpenAI-style error body. */
-        type: "status";
-        status: number;
-        message?: string;
-        /** Sent as the Retry-After header: seconds, or an HTTP date string. */
-        retryAfter?: number | string;
-      }
-    | {
-        /** Accept the request and never answer (no headers, no body). */
-        type: "hang";
-      }
-    | {
-        /** Send 200 headers (and `afterChunks` stream chunks), then go silent forever. */
-        type: "stall-after-headers";
-        afterChunks?: number;
-        /** Send SSE comment lines at this interval while stalled (keeps sockets busy, carries no data). */
-        keepAliveMs?: number;
-      }
-    | {
-        /** Send `afterChunks` chunks (default 2), then destroy the socket. */
-        type: "drop-mid-stream";
-        afterChunks?: number;
-      }
-    | {
-        /** End the body cleanly after `afterChunks` chunks (default 2): no finish reason, no [DONE]. */
-        type: "truncated-stream";
-        afterChunks?: number;
-      }
-    | {
-        /**
-         * After `afterChunks` chunks (default 1), send an in-stream `{"error": ...}`
-         * event and end, as vLLM does on engine errors (plain JSON: an HTTP error).
-         */
-        type: "error-event";
-        afterChunks?: number;
-        /** Code carried in the error object (default 500). */
-        code?: number;
-        message?: string;
-      }
-    | {
-        /** Answer normally but with empty content. */
-        type: "empty-completion";
-      }
-  );
 
 export interface MockLlmServerOptions {
   /** Default 127.0.0.1. */
@@ -171,22 +116,18 @@ export interface MockLlmServer {
   readonly maxConcurrent: number;
   /** Forgets recorded requests and restarts reply cycling, numbering and the fault RNG. */
   reset(): void;
+  /**
+   * Holds every chat request (already received and counted) before it is answered, until
+   * `release()`: a client then has nothing in flight but requests the server has counted (used to
+   * kill a client at a moment when its accounting must equal the server's).
+   */
+  hold(): void;
+  release(): void;
   /** Destroys open connections (including hung ones) and stops listening. */
   close(): Promise<void>;
 }
 
 const DEFAULT_REPLY = "Hello from the mock LLM.";
-
-/** Rough token count: whitespace-separated words. Good enough for accounting tests. */
-function countWords(text: string): number {
-  return text.split(/\s+/).filter((word) => word.length > 0).length;
-}
-
-function splitText(text: string, size: number): string[] {
-  const pieces: string[] = [];
-  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
-  return pieces;
-}
 
 function messageText(content: unknown): string {
   if (typeof content === "string") return content;
@@ -217,6 +158,8 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
   let faultRandom: RandomFn = createSeededRandom(options.seed ?? 1);
   let latencySample = makeLatencySampler(options.latency);
   let closed = false;
+  /** While set, answers wait for it (see `hold`). */
+  let holdGate: { promise: Promise<void>; open: () => void } | undefined;
 
   function makeLatencySampler(latency: MockLatency | undefined): () => number {
     if (latency === undefined) return () => 0;
@@ -236,21 +179,6 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
       }, ms);
       timers.set(timer, resolve);
     });
-
-  function pickFault(n: number): MockFault | undefined {
-    for (const fault of faults) {
-      if (fault.on !== undefined) {
-        if (fault.on.includes(n)) return fault;
-        continue;
-      }
-      if (fault.probability !== undefined) {
-        if (faultRandom() < fault.probability) return fault;
-        continue;
-      }
-      return fault;
-    }
-    return undefined;
-  }
 
   async function resolveReply(request: MockChatRequest): Promise<MockReplyObject> {
     const script = options.reply ?? DEFAULT_REPLY;
@@ -275,21 +203,6 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
     if (header === `Bearer ${options.requireApiKey}`) return undefined;
     const provided = header?.replace(/^Bearer\s+/i, "") ?? "(none)";
     return `Incorrect API key provided: ${provided}.`;
-  }
-
-  function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-    if (res.destroyed) return;
-    const payload = JSON.stringify(body);
-    res.writeHead(status, {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(payload),
-      ...headers,
-    });
-    res.end(payload);
-  }
-
-  function errorBody(message: string, type: string, code: number | string): unknown {
-    return { error: { message, type, param: null, code } };
   }
 
   const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 64 * 1024 * 1024 });
@@ -322,7 +235,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
       string,
       unknown
     >;
-    const fault = pickFault(n);
+    const fault = pickFault(faults, n, faultRandom);
     const record: MockRecordedRequest = {
       method: request.method,
       path: "/v1/chat/completions",
@@ -354,6 +267,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
       const stream = body.stream === true;
 
       await sleep(latencySample());
+      if (holdGate !== undefined) await holdGate.promise;
       if (closed) return;
 
       if (fault?.type === "hang") return;
@@ -368,108 +282,30 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
       const answer = await resolveReply({ n, model, messages, stream, body });
       const content = fault?.type === "empty-completion" ? "" : answer.content;
       const reasoning = fault?.type === "empty-completion" ? undefined : answer.reasoning;
-      const finishReason = answer.finishReason ?? "stop";
-      const usage = answer.usage ?? {
-        promptTokens: messages.reduce((sum, m) => sum + countWords(m.content), 0),
-        completionTokens: countWords(content) + countWords(reasoning ?? ""),
+      const parts: CompletionParts = {
+        id: `chatcmpl-mock-${n}`,
+        model,
+        content,
+        ...(reasoning !== undefined ? { reasoning } : {}),
+        reasoningField,
+        finishReason: answer.finishReason ?? "stop",
+        usage: answer.usage ?? {
+          promptTokens: messages.reduce((sum, m) => sum + countWords(m.content), 0),
+          completionTokens: countWords(content) + countWords(reasoning ?? ""),
+        },
       };
-      const created = Math.floor(Date.now() / 1000);
-      const id = `chatcmpl-mock-${n}`;
-      const usageBody = {
-        prompt_tokens: usage.promptTokens,
-        completion_tokens: usage.completionTokens,
-        total_tokens: usage.promptTokens + usage.completionTokens,
-      };
-
-      if (!stream) {
-        if (fault?.type === "stall-after-headers") {
-          res.writeHead(200, { "content-type": "application/json" });
-          res.flushHeaders();
-          return;
-        }
-        const message: Record<string, unknown> = { role: "assistant", content };
-        if (reasoning !== undefined) message[reasoningField] = reasoning;
-        const completion = {
-          id,
-          object: "chat.completion",
-          created,
-          model,
-          choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
-          usage: usageBody,
-        };
-        if (fault?.type === "error-event") {
-          const code = fault.code ?? 500;
-          sendJson(res, code, errorBody(fault.message ?? `injected engine error (${code})`, "mock_fault", code));
-          return;
-        }
-        if (fault?.type === "drop-mid-stream" || fault?.type === "truncated-stream") {
-          const payload = JSON.stringify(completion);
-          res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) });
-          res.write(payload.slice(0, Math.floor(payload.length / 2)));
-          res.destroy();
-          return;
-        }
-        sendJson(res, 200, completion);
-        return;
+      if (!stream) sendPlainCompletion(res, parts, fault);
+      else {
+        const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
+        await streamCompletion(res, parts, fault, {
+          chunkChars,
+          includeUsage: streamOptions?.include_usage === true,
+          sleep: chunkDelayMs > 0 ? () => sleep(chunkDelayMs) : undefined,
+          isClosed: () => closed,
+          keepTimer: (timer) => timers.set(timer, () => undefined),
+          forgetTimer: (timer) => timers.delete(timer),
+        });
       }
-
-      const base = { id, object: "chat.completion.chunk", created, model };
-      const chunks: unknown[] = [
-        { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] },
-      ];
-      for (const piece of splitText(reasoning ?? "", chunkChars)) {
-        chunks.push({ ...base, choices: [{ index: 0, delta: { [reasoningField]: piece }, finish_reason: null }] });
-      }
-      for (const piece of splitText(content, chunkChars)) {
-        chunks.push({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
-      }
-      chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: finishReason }] });
-      const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
-      if (streamOptions?.include_usage === true) chunks.push({ ...base, choices: [], usage: usageBody });
-
-      res.writeHead(200, {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache",
-        connection: "keep-alive",
-      });
-      res.flushHeaders();
-
-      for (let i = 0; i <= chunks.length; i++) {
-        if (closed || res.destroyed) return;
-        if (fault?.type === "stall-after-headers" && i === (fault.afterChunks ?? 0)) {
-          const everyMs = fault.keepAliveMs;
-          if (everyMs !== undefined && everyMs > 0) {
-            const timer = setInterval(() => {
-              if (res.destroyed) clearInterval(timer);
-              else res.write(": keep-alive\n\n");
-            }, everyMs);
-            timers.set(timer, () => undefined);
-            res.on("close", () => {
-              clearInterval(timer);
-              timers.delete(timer);
-            });
-          }
-          return;
-        }
-        if (fault?.type === "drop-mid-stream" && i === (fault.afterChunks ?? 2)) {
-          res.destroy();
-          return;
-        }
-        if (fault?.type === "error-event" && i === (fault.afterChunks ?? 1)) {
-          const code = fault.code ?? 500;
-          const error = { message: fault.message ?? `injected engine error (${code})`, type: "mock_fault", code };
-          res.end(`data: ${JSON.stringify({ error })}\n\n`);
-          return;
-        }
-        if (fault?.type === "truncated-stream" && i === (fault.afterChunks ?? 2)) {
-          res.end();
-          return;
-        }
-        if (i === chunks.length) break;
-        res.write(`data: ${JSON.stringify(chunks[i])}\n\n`);
-        if (chunkDelayMs > 0) await sleep(chunkDelayMs);
-      }
-      res.end("data: [DONE]\n\n");
     } catch (error) {
       if (!res.headersSent) {
         sendJson(res, 500, errorBody(`mock server error: ${(error as Error).message}`, "InternalServerError", 500));
@@ -478,6 +314,18 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
       }
     }
   });
+
+  function hold(): void {
+    if (holdGate !== undefined) return;
+    let open!: () => void;
+    const promise = new Promise<void>((resolve) => (open = resolve));
+    holdGate = { promise, open };
+  }
+  function release(): void {
+    const gate = holdGate;
+    holdGate = undefined;
+    gate?.open();
+  }
 
   const host = options.host ?? "127.0.0.1";
   await app.listen({ host, port: options.port ?? 0 });
@@ -504,8 +352,11 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
       faultRandom = createSeededRandom(options.seed ?? 1);
       latencySample = makeLatencySampler(options.latency);
     },
+    hold,
+    release,
     async close() {
       closed = true;
+      release();
       for (const [timer, onClose] of timers) {
         clearTimeout(timer);
         onClose();
