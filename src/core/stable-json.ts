@@ -37,5 +37,6 @@ function normalise(value: unknown): unknown {
  * objects were built, gives the same hash. Used to guard run directories and key caches.
  */
 export function stableHash(value: unknown): string {
-  return createHash("sha256").update(stableStringify(value)).digest("hex").slice(0, 16);
+  // JSON has no `undefined`: hash it as a value of its own, distinct from null.
+  return createHash("sha256").update(value === undefined ? "\u0000undefined" : stableStringify(value)).digest("hex").slice(0, 16);
 }

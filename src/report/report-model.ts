@@ -12,6 +12,7 @@ import type { DialogueRecord } from "../core/dialogue.js";
 import type { ConditionSummary, RunSummary } from "../analysis/summary-schema.js";
 import { dialogueRow, sortedById, type DialogueRow } from "../metrics/dialogue-row.js";
 import type { RunSetup } from "../record/load-run.js";
+import type { Invocation } from "../record/manifest.js";
 import { typeOrder } from "./charts/chart-data.js";
 import { ecsJudgesOfRows, readRowEcs } from "./ecs.js";
 import { cellValue, fixed, formatP, hasReplyTokens, headlineHeader, percent, replyLengthCells, withCI } from "./format.js";
@@ -134,6 +135,20 @@ export function transcriptIds(summary: RunSummary, rows: readonly DialogueRow[])
   return new Set(worstRows(sortedById(rows), [...names, ...orphans]).flatMap((group) => group.rows.map((row) => row.id)));
 }
 
+/** Who made the record, with what, when: run.json's invocations as report facts (none for a record without them). */
+export function provenanceFacts(invocations: readonly Invocation[]): Array<[string, string]> {
+  const last = invocations.at(-1);
+  if (last === undefined) return [];
+  const { provenance } = last;
+  const commit = provenance.commit === null ? "not run from a git checkout" : `commit ${provenance.commit.slice(0, 12)}${provenance.commitDirty === true ? " with uncommitted changes" : ""}`;
+  const facts: Array<[string, string]> = [["made by", `AEB ${provenance.aebVersion} (${commit}), Node ${provenance.node}, ${provenance.platform}`]];
+  const first = invocations[0] as Invocation;
+  facts.push(["invocations", `${invocations.length}: first ${first.command} at ${first.startedAt}; last ${last.command} at ${last.startedAt}, ${last.outcome}${last.endedAt === null ? "" : ` at ${last.endedAt}`}`]);
+  const versions = [...new Set(invocations.map((invocation) => invocation.provenance.aebVersion))];
+  if (versions.length > 1) facts.push(["AEB versions", versions.join(", ")]);
+  return facts;
+}
+
 /** "1 comparison entry", "3 comparison entries". */
 function entries(count: number, kind: string): string {
   return `${count} ${kind} entr${count === 1 ? "y" : "ies"}`;
@@ -166,6 +181,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     ["HID", judgeTables.hid.length === 0 ? "the simulated user's verdicts" : `the simulated user's verdicts; independent HID judges: ${judgeTables.hid.map((table) => table.judge).join(", ")}`],
   ];
   if (input.setup?.simulator !== undefined) facts.push(["simulated user", describePlugin(input.setup.simulator)]);
+  facts.push(...provenanceFacts(input.setup?.invocations ?? []));
   for (const condition of input.setup?.conditions ?? []) if (condition.agent !== undefined) facts.push([`agent of ${condition.name}`, describePlugin(condition.agent)]);
 
   const headlineNotes: string[] = [];
