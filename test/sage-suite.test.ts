@@ -13,7 +13,7 @@ import { DialogueRecordSchema } from "../src/core/dialogue.js";
 import { parseRunConfig } from "../src/runner/run-config.js";
 import { selectScenarios } from "../src/runner/run-benchmark.js";
 import { loadProfileScenarios, NEUTRAL_OPENING, type SkippedProfileLine } from "../src/scenarios/sage-profiles.js";
-import { lintScenario } from "../src/scenarios/validate-suite.js";
+import { lintScenario } from "../src/simulated-user/validate-suite.js";
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
 
 const SHARED = join(packageRoot, "..", "shared", "data");

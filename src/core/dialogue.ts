@@ -78,3 +78,8 @@ export interface ChatTurn {
   role: "user" | "assistant";
   content: string;
 }
+
+/** A dialogue's id in the record: `condition/scenario/repeat`, unique within a run directory. */
+export function dialogueId(condition: string, scenarioId: string, repeat: number): string {
+  return `${condition}/${scenarioId}/${repeat}`;
+}

@@ -15,7 +15,7 @@ import { AebError, formatIssues } from "../core/errors.js";
 import { getPreset, type Preset } from "../core/preset.js";
 import { profileScenarioId } from "../scenarios/sage-profiles.js";
 import { parseJsonl } from "../core/jsonl.js";
-import { dialogueId } from "../runner/run-plan.js";
+import { dialogueId } from "../core/dialogue.js";
 
 /** A SAGE result file that cannot be imported as asked (unreadable, or invalid lines under `--strict`). */
 export class SageImportError extends AebError {

@@ -13,16 +13,15 @@
  * SDK retries are disabled (`maxRetries: 0`): retrying lives in the model
  * client, which knows about replicas, Retry-After caps and idle timeouts.
  */
-import OpenAI, { type ClientOptions } from "openai";
+import OpenAI from "openai";
 import { ModelConfigError } from "./errors.js";
 import { displayEndpoint } from "./redaction.js";
-import { createUndiciFetch } from "./undici-fetch.js";
+import { createUndiciFetch, type FetchFn } from "./undici-fetch.js";
 
 /** Key sent when the config names no key variable (vLLM's documented convention). */
 export const PLACEHOLDER_API_KEY = "EMPTY";
 
-/** `fetch` implementation accepted by the SDK (injectable for tests and proxies). */
-export type FetchFn = NonNullable<ClientOptions["fetch"]>;
+export type { FetchFn } from "./undici-fetch.js";
 
 export interface ResolvedApiKey {
   apiKey: string;

@@ -25,7 +25,10 @@
  */
 import { Readable } from "node:stream";
 import { Agent, request, type Dispatcher } from "undici";
-import type { FetchFn } from "./sdk-client.js";
+import type { ClientOptions } from "openai";
+
+/** `fetch` implementation accepted by the SDK (injectable for tests and proxies). */
+export type FetchFn = NonNullable<ClientOptions["fetch"]>;
 
 /** Statuses whose responses must not carry a body (the Response constructor throws otherwise). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);

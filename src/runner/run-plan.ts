@@ -1,4 +1,5 @@
 import { getPreset, type Preset } from "../core/preset.js";
+import { dialogueId } from "../core/dialogue.js";
 import { deriveSeed } from "../core/random.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import type { ConditionConfig } from "./run-config.js";
@@ -37,6 +38,4 @@ export function plannedDialogueCount(conditions: number, scenarios: number, repe
   return conditions * scenarios * repeats;
 }
 
-export function dialogueId(condition: string, scenarioId: string, repeat: number): string {
-  return `${condition}/${scenarioId}/${repeat}`;
-}
+export { dialogueId } from "../core/dialogue.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ScenarioError } from "../core/errors.js";
-import { lintScenario } from "./validate-suite.js";
+import { lintScenario } from "../simulated-user/validate-suite.js";
 import { derivedOpening, hiddenThemeMoves, loadProfileScenarios, NEUTRAL_OPENING, parseProfileSource, profileScenarioId } from "./sage-profiles.js";
 
 const PLAYER = "* 姓名：王小云\n* 年龄：23岁\n* 性别：女性\n\n* 职业：时尚博主\n\n* 说话风格：直接";

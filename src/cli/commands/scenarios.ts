@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { filterScenarios, parseTypeList } from "../../scenarios/load-scenarios.js";
 import { loadScenarioSource } from "../../scenarios/scenario-source.js";
 import { textTable } from "../../report/format.js";
-import { validateSuite } from "../../scenarios/validate-suite.js";
+import { validateSuite } from "../../simulated-user/validate-suite.js";
 import { positiveInteger } from "../options.js";
 
 export function registerScenariosCommand(program: Command): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "./load-scenarios.js";
+import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
 import { lintScenario, validateSuite } from "./validate-suite.js";
 
 const all = loadScenarioDirectory(BUILTIN_SCENARIO_DIR);

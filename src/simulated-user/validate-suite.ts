@@ -3,11 +3,11 @@ import { ADVERSARIAL_TYPES } from "../core/trajectory-type.js";
 import { contentWords } from "../lexicon/content-words.js";
 import { detectMoves } from "../lexicon/detect-moves.js";
 import { loadLexicon, type Lexicon, type Move } from "../lexicon/lexicon.js";
-import { rubricItemHolds } from "../simulated-user/evaluate-rubric.js";
-import type { RubricItem } from "./scenario-schema.js";
-import { loadOfflineLines } from "../simulated-user/offline-lines.js";
-import type { Scenario } from "./scenario-schema.js";
-import { manipulationTurnOf, rubricOf } from "./type-defaults.js";
+import { rubricItemHolds } from "./evaluate-rubric.js";
+import type { RubricItem } from "../scenarios/scenario-schema.js";
+import { loadOfflineLines } from "./offline-lines.js";
+import type { Scenario } from "../scenarios/scenario-schema.js";
+import { manipulationTurnOf, rubricOf } from "../scenarios/type-defaults.js";
 
 /** An opening sharing more than this fraction of the hidden intention's content words gives it away. */
 export const MAX_INTENTION_OVERLAP = 0.34;
