@@ -12,7 +12,7 @@
  * - the Python reply split and the benchmark's splitThink agree on every shared case.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { parse } from "yaml";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -107,6 +107,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   server?.kill("SIGTERM");
+  rmSync(work, { recursive: true, force: true });
 });
 
 it.skipIf(!python)("the verl integration's Python tests pass: replay through verl's tool agent loop, a flaky network, the client, the dataset (python3 -m unittest)", () => {

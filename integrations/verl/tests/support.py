@@ -26,6 +26,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -135,6 +136,7 @@ def run_dialogues() -> tuple[int, list[dict[str, Any]]]:
         seed = int(os.environ.get("AEB_RUN_SEED", "7"))
         if not path:
             directory = tempfile.mkdtemp(prefix="aeb-verl-run-")
+            atexit.register(shutil.rmtree, directory, True)
             result = subprocess.run(["node", CLI, "run", "--scenarios", SCENARIOS, "--seed", str(seed), "--out", directory, "--no-progress"], capture_output=True, text=True)
             if result.returncode != 0:
                 raise RuntimeError(f"aeb run failed: {result.stderr}")
@@ -292,7 +294,10 @@ def prepared_directory() -> dict[str, Any]:
         from aeb_verl import prepare
 
         seed, _ = run_dialogues()
-        directory = os.environ.get("AEB_PREPARE_DIR") or tempfile.mkdtemp(prefix="aeb-verl-prepared-")
+        directory = os.environ.get("AEB_PREPARE_DIR")
+        if not directory:
+            directory = tempfile.mkdtemp(prefix="aeb-verl-prepared-")
+            atexit.register(shutil.rmtree, directory, True)
         arguments = ["--url", server()["url"], "--out", directory, "--force", "--format", "jsonl", "--seed", str(seed), "--preset", "scenario", "--repeats", "1", "--val-repeats", "1", "--val-fraction", "0.25"]
         with contextlib.redirect_stdout(io.StringIO()):
             code = prepare.main(arguments)
