@@ -21,7 +21,7 @@ export { runBenchmark, selectScenarios, writeSummary, type RunOptions, type RunR
 export { readDialogues, DialogueRecorder } from "./runner/run-directory.js";
 export { summariseRun, type RunSummary } from "./runner/summary.js";
 export { parseJsonl } from "./core/jsonl.js";
-export { parseProfileSource, loadProfileScenarios, profileToScenario, SageProfileSchema, PROFILE_SCHEMES, NEUTRAL_OPENING, type ProfileSource, type ProfileScheme, type ProfileLoad, type SkippedProfileLine, type SageProfile } from "./scenarios/sage-profiles.js";
+export { parseProfileSource, loadProfileScenarios, profileToScenario, SageProfileSchema, PROFILE_SCHEMES, type ProfileSource, type ProfileScheme, type ProfileLoad, type SkippedProfileLine, type SageProfile } from "./scenarios/sage-profiles.js";
 export * from "./interop/index.js";
 export { buildServer, assertSafeBinding, isLoopbackHost, type ServerOptions, type EnvironmentServer } from "./server/app.js";
 export { Environment, rewardOf, type EnvironmentOptions, type StepOutcome, type EpisodeFields } from "./server/environment.js";

@@ -1,4 +1,4 @@
-import type { ChatTurn, DialogueRecord } from "../core/dialogue.js";
+import { isAppraised, type ChatTurn, type DialogueRecord } from "../core/dialogue.js";
 import { ecsScores, type EcsScores, type EcsTurn } from "../metrics/ecs.js";
 import type { Language } from "../lexicon/lexicon.js";
 import type { EcsJudge, HidJudge } from "./judge.js";
@@ -33,7 +33,8 @@ export function visibleUpTo(record: DialogueRecord, turnIndex: number): ChatTurn
   for (const turn of record.turns) {
     if (turn.index > turnIndex) break;
     visible.push({ role: "assistant", content: turn.agent.text });
-    if (turn.index < turnIndex) visible.push({ role: "user", content: turn.user.text });
+    // A reply that was not appraised (SAGE's last) has no user answer.
+    if (turn.index < turnIndex && turn.user.text !== undefined) visible.push({ role: "user", content: turn.user.text });
   }
   return visible;
 }
@@ -41,13 +42,16 @@ export function visibleUpTo(record: DialogueRecord, turnIndex: number): ChatTurn
 export function fullVisible(record: DialogueRecord): ChatTurn[] {
   const last = record.turns.at(-1);
   if (last === undefined) return [{ role: "user", content: record.opening.text }];
-  return [...visibleUpTo(record, last.index), { role: "user", content: last.user.text }];
+  const visible = visibleUpTo(record, last.index);
+  return last.user.text === undefined ? visible : [...visible, { role: "user", content: last.user.text }];
 }
 
 export async function judgeEcs(record: DialogueRecord, judge: EcsJudge, language: Language, signal?: AbortSignal): Promise<EcsRecord> {
   const estimates: EcsTurn[] = [];
   const errors: EcsRecord["errors"] = [];
   for (const turn of record.turns) {
+    // The simulator reports no emotion after a reply it never appraised: nothing to compare with.
+    if (!isAppraised(turn)) continue;
     try {
       const estimate = await judge.estimate({ visible: visibleUpTo(record, turn.index), turnIndex: turn.index, language, dialogueId: record.id, signal });
       estimates.push({ index: turn.index, predicted: estimate.predicted, confidence: estimate.confidence, actual: turn.user.emotion });
