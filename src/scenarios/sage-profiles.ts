@@ -188,7 +188,8 @@ export function profileToScenario(profile: SageProfile, scheme: ProfileScheme): 
     type: "cooperative",
     suite: "sage",
     language: "zh",
-    preset: "sage",
+    // sage:PATH plays SAGE's benchmark loop, rlver:PATH RLVER's training loop (data/presets.yaml).
+    preset: scheme,
     title: persona.name === undefined || topic.includes(persona.name) ? topic : `${persona.name}：${topic}`,
     persona: { description: profile.player, ...persona, ...(temperament !== "" ? { temperament } : {}) },
     background: profile.scene,
