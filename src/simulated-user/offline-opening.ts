@@ -78,6 +78,7 @@ function storySentences(narrative: string, zh: boolean): string[] {
       .trim();
     if (line === "" || /[:：]$/u.test(line)) continue;
     for (const sentence of line.split(zh ? /[。！？；!?;]/u : /(?<=[.!?;])\s+/u)) {
+      // A leading connective ("然而，") only makes sense after the sentence before it.
       const trimmed = sentence
         .trim()
         .replace(/[.!?;]$/u, "")
