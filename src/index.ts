@@ -12,7 +12,7 @@ export * from "./reward/index.js";
 export * from "./scenarios/index.js";
 export type { Agent, AgentInput, AgentReply } from "./agents/agent.js";
 export { createReferenceAgent, AttunedAgent, REFERENCE_AGENT_IDS, type ReferenceAgentId } from "./agents/reference-agents.js";
-export type { SimulatedUser, Appraisal, AppraisalInput, ReplyInput, UserReply, UserMemory } from "./simulated-user/simulated-user.js";
+export type { SimulatedUser, Appraisal, AppraisalInput, OpeningInput, ReplyInput, UserReply, UserMemory } from "./simulated-user/simulated-user.js";
 export { OfflineSimulatedUser } from "./simulated-user/offline-user.js";
 export * from "./episode/index.js";
 export * from "./metrics/index.js";
