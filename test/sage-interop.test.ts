@@ -213,7 +213,7 @@ describe("aeb leaderboard and aeb import on bad arguments", () => {
   });
 
   it("requires --out and at least one file", () => {
-    expect(runCli(["import", "sage", "x_result.jsonl"]).stderr).toContain("required option '-o, --out <dir>' not specified");
+    expect(runCli(["import", "sage", "x_result.jsonl"]).stderr).toContain("--out DIR is required to import (or --verify to only check the files)");
     expect(runCli(["import", "sage", "--out", temporaryDirectory()]).stderr).toContain("missing required argument 'files'");
   });
 
