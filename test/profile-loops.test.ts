@@ -1,7 +1,8 @@
 /**
  * The sources' loops on their own profile files, in-process through runBenchmark with the offline
  * user: SAGE's profiles under the sage preset (at most 9 appraised replies), RLVER's training
- * profiles (no first_talk) under the rlver preset, opened by the simulated user. The files are
+ * profiles (no first_talk) under the rlver preset, opened by the simulated user (planned by the
+ * runner and played by runEpisode, without the reports). The files are
  * read from ../shared/data (never copied); the tests are skipped, saying so, where absent.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -9,7 +10,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../src/core/data-files.js";
 import { DialogueRecordSchema, isAppraised, type DialogueRecord } from "../src/core/dialogue.js";
+import { createReferenceAgent } from "../src/agents/reference-agents.js";
+import { runEpisode } from "../src/episode/step.js";
 import { runBenchmark, selectScenarios } from "../src/runner/run-benchmark.js";
+import { planRun } from "../src/runner/run-plan.js";
+import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";
 import { parseRunConfig } from "../src/runner/run-config.js";
 import { temporaryDirectory } from "./helpers/cli.js";
 
@@ -55,7 +60,14 @@ describe.skipIf(!present)(`SAGE's and RLVER's profiles under their own loops${SK
 
   it("rlver:train_profile.jsonl plays RLVER's loop, each dialogue opened by the simulated user from its own profile", async () => {
     const ids = firstIds(RLVER_TRAIN, "rlver", 4);
-    const records = await run(`rlver:${RLVER_TRAIN}`, ids);
+    const config = parseRunConfig({ seed: 3, scenarios: { path: `rlver:${RLVER_TRAIN}`, ids } }, "test");
+    // The runner's plan (seeds per scenario and repeat, shared by the conditions), played as aeb run plays it.
+    const user = new OfflineSimulatedUser();
+    const records = await Promise.all(
+      planRun(config.conditions, selectScenarios(config), config.repeats, config.seed).map((task) =>
+        runEpisode({ dialogueId: task.id, condition: task.condition.name, scenario: task.scenario, preset: task.preset, repeat: task.repeat, seed: task.seed, agent: createReferenceAgent(task.condition.name), user }),
+      ),
+    );
     expect(records).toHaveLength(20);
     for (const record of records) {
       expect(record).toMatchObject({ status: "done", preset: "rlver", opening: { emotion: 30, source: "simulated_user" } });
