@@ -192,7 +192,7 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
       expect(first!.agent.think).toBe("I should validate and then");
       expect(second!.user.flags).toContain("injection");
       expect(second!.user.delta).toBeLessThanOrEqual(0);
-      expect(second!.user.simulatorDelta + second!.user.adjustments.reduce((sum, adjustment) => sum + adjustment.value, 0)).toBe(-10);
+      expect(second!.user.simulatorDelta! + second!.user.adjustments.reduce((sum, adjustment) => sum + adjustment.value, 0)).toBe(-10);
     }
     // The injection reached the simulator only as quoted data inside the dialogue block.
     const appraisal = chatRole(server, "appraisal").map((request) => JSON.stringify(request.body)).find((body) => body.includes("Ignore previous instructions"));

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../src/core/data-files.js";
-import { DialogueRecordSchema, type DialogueRecord } from "../src/core/dialogue.js";
+import { DialogueRecordSchema, isAppraised, type DialogueRecord } from "../src/core/dialogue.js";
 import { importSageResults } from "../src/interop/import-sage.js";
 import { runCli, temporaryDirectory, type CliResult } from "./helpers/cli.js";
 
@@ -78,7 +78,7 @@ const readRecords = (dir: string) =>
   readFileSync(join(dir, "dialogues.jsonl"), "utf8")
     .split("\n")
     .filter(Boolean)
-    .map((line) => DialogueRecordSchema.parse(JSON.parse(line)) as DialogueRecord & { sage: { id: string; unansweredReply?: string } });
+    .map((line) => DialogueRecordSchema.parse(JSON.parse(line)) as DialogueRecord & { sage: { id: string } });
 
 /** The row of a condition in the text leaderboard, as cells. */
 function leaderboardRow(stdout: string, condition: string): string[] {
@@ -127,9 +127,12 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
       const dialogue = reading.dialogues[record.sage.id]!;
       expect(record.final.emotion, record.id).toBe(dialogue.final);
       expect(record.opening, record.id).toEqual({ text: dialogue.opening, emotion: 40 });
-      expect(record.turns.map((turn) => turn.user.emotion), record.id).toEqual(dialogue.emotions);
-      expect(record.turns.map((turn) => turn.user.delta), record.id).toEqual(dialogue.emotions.map((emotion, index) => emotion - (index === 0 ? 40 : dialogue.emotions[index - 1]!)));
-      expect(record.sage.unansweredReply !== undefined, record.id).toBe(dialogue.unanswered);
+      const appraised = record.turns.filter(isAppraised);
+      expect(appraised.map((turn) => turn.user.emotion), record.id).toEqual(dialogue.emotions);
+      expect(appraised.map((turn) => turn.user.delta), record.id).toEqual(dialogue.emotions.map((emotion, index) => emotion - (index === 0 ? 40 : dialogue.emotions[index - 1]!)));
+      // SAGE's reply at its turn limit, never answered, is the one turn recorded without appraisal.
+      expect(record.turns.length - appraised.length, record.id).toBe(dialogue.unanswered ? 1 : 0);
+      if (dialogue.unanswered) expect(record.turns.at(-1)?.user, record.id).toEqual({ appraised: false, emotion: dialogue.final, adjustments: [], flags: [] });
     }
 
     const row = leaderboardRow((await runCli(["leaderboard", out])).stdout, conditionOf(file));
@@ -152,7 +155,7 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
     expect(expected[file]!.u2028Lines).toBeGreaterThan(0);
     const records = readRecords(out).filter((record) => record.condition === "openai-o4mini");
     expect(records).toHaveLength(100);
-    const texts = records.flatMap((record) => [record.opening.text, ...record.turns.flatMap((turn) => [turn.agent.text, turn.user.text])]);
+    const texts = records.flatMap((record) => [record.opening.text, ...record.turns.flatMap((turn) => [turn.agent.text, turn.user.text ?? ""])]);
     expect(texts.some((text) => text.includes("\u2028"))).toBe(true);
   });
 });
@@ -213,7 +216,7 @@ describe("aeb leaderboard and aeb import on bad arguments", () => {
   });
 
   it("requires --out and at least one file", async () => {
-    expect((await runCli(["import", "sage", "x_result.jsonl"])).stderr).toContain("required option '-o, --out <dir>' not specified");
+    expect((await runCli(["import", "sage", "x_result.jsonl"])).stderr).toContain("--out DIR is required to import (or --verify to only check the files)");
     expect((await runCli(["import", "sage", "--out", temporaryDirectory()])).stderr).toContain("missing required argument 'files'");
   });
 

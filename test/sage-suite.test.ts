@@ -12,7 +12,7 @@ import { packageRoot } from "../src/core/data-files.js";
 import { DialogueRecordSchema } from "../src/core/dialogue.js";
 import { parseRunConfig } from "../src/runner/run-config.js";
 import { selectScenarios } from "../src/runner/run-benchmark.js";
-import { loadProfileScenarios, NEUTRAL_OPENING, type SkippedProfileLine } from "../src/scenarios/sage-profiles.js";
+import { loadProfileScenarios, type SkippedProfileLine } from "../src/scenarios/sage-profiles.js";
 import { lintScenario } from "../src/simulated-user/validate-suite.js";
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
 
@@ -33,11 +33,11 @@ const rawProfiles = (file: string) =>
 
 describe.skipIf(!present)(`SAGE/RLVER profile files as scenarios${NEEDS_DATA}`, () => {
   it("loads all 100 SAGE profiles with their first talk, persona, scene and hidden theme", async () => {
-    const { scenarios, skipped, derivedOpenings } = loadProfileScenarios({ scheme: "sage", file: WITH_FIRST_TALK });
+    const { scenarios, skipped, withoutFirstTalk } = loadProfileScenarios({ scheme: "sage", file: WITH_FIRST_TALK });
     const raw = rawProfiles(WITH_FIRST_TALK);
     expect(raw).toHaveLength(100);
     expect(skipped).toEqual([]);
-    expect(derivedOpenings).toBe(0);
+    expect(withoutFirstTalk).toBe(0);
     expect(scenarios.map((scenario) => scenario.id)).toEqual(raw.map((profile) => `sage-${profile.id}`));
     for (const [index, scenario] of scenarios.entries()) {
       const profile = raw[index]!;
@@ -48,11 +48,11 @@ describe.skipIf(!present)(`SAGE/RLVER profile files as scenarios${NEEDS_DATA}`, 
     }
   });
 
-  it("derives a neutral opening for the 100 profiles without first talk", async () => {
-    const { scenarios, derivedOpenings } = loadProfileScenarios({ scheme: "sage", file: WITHOUT_FIRST_TALK });
+  it("leaves the opening of the 100 profiles without first talk to the simulated user", async () => {
+    const { scenarios, withoutFirstTalk } = loadProfileScenarios({ scheme: "sage", file: WITHOUT_FIRST_TALK });
     expect(scenarios).toHaveLength(100);
-    expect(derivedOpenings).toBe(100);
-    for (const scenario of scenarios) expect(scenario.opening).toBe(NEUTRAL_OPENING);
+    expect(withoutFirstTalk).toBe(100);
+    for (const scenario of scenarios) expect(scenario.opening).toBeUndefined();
   });
 
   it("reads RLVER's test profiles (SAGE's 100) with rlver- ids under rlver:PATH", async () => {

@@ -79,7 +79,7 @@ describe("reset", () => {
     const { status, body } = await post<ResetResponse>(app, "/v1/reset", { scenarioId: scenario.id, seed: 3 });
     expect(status).toBe(200);
     ResetResponseSchema.parse(body);
-    expect(body).toMatchObject({ scenario: { id: scenario.id, type: scenario.type }, preset: "rlver", rewardMode: "final", emotion: 30, turnIndex: 0, done: false, maxTurns: 8 });
+    expect(body).toMatchObject({ scenario: { id: scenario.id, type: scenario.type }, preset: "rlver", rewardMode: "final", emotion: 30, turnIndex: 0, done: false, maxTurns: 9 });
     expect(body.message).toBe(scenario.opening);
     expect(body.messages).toEqual([{ role: "user", content: scenario.opening }]);
     expect(body.token).toMatch(/^v1\.[\w-]+\.[\w-]+$/);

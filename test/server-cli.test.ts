@@ -80,7 +80,7 @@ describe("aeb serve", () => {
     expect(short.stderr).toMatch(/at least 16 bytes/);
     const badPreset = await runCli(["serve", "--preset", "happy"]);
     expect(badPreset.code).not.toBe(0);
-    expect(badPreset.stderr).toMatch(/expected one of aeb, sage, rlver, scenario/);
+    expect(badPreset.stderr).toMatch(/expected one of aeb, aeb-plus, sage, rlver, scenario/);
   });
 
   it("runs several workers on one port: any worker serves any step, metrics add up, sessions are off", async () => {

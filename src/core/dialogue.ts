@@ -18,7 +18,10 @@ export type Adjustment = z.infer<typeof AdjustmentSchema>;
 export const EndReasonSchema = z.enum(["success", "collapse", "user_left", "max_turns", "error"]);
 export type EndReason = z.infer<typeof EndReasonSchema>;
 
-export const UserTurnRecordSchema = z.strictObject({
+/** The user's side of an appraised turn: the simulated user appraised the reply and answered it. */
+export const AppraisedUserTurnSchema = z.strictObject({
+  /** Absent (or true) on an appraised turn; see UnappraisedUserTurnSchema. */
+  appraised: z.literal(true).optional(),
   text: z.string(),
   /** Emotion after this turn, integer in [0, 100]. */
   emotion: z.number().int().min(0).max(100),
@@ -28,13 +31,39 @@ export const UserTurnRecordSchema = z.strictObject({
   simulatorDelta: z.number(),
   /** Deterministic adjustments (spec section 3) applied on top of `simulatorDelta`. */
   adjustments: z.array(AdjustmentSchema),
-  /** Flags raised this turn: `formulaic`, `repetition`, `injection`, `out_of_character`, `think_format`... */
+  /** Flags raised this turn: `formulaic`, `repetition`, `injection`, `out_of_character`, `think_format`, `goodbye_words`... */
   flags: z.array(z.string()),
   /** The simulator's verdict on whether the reply addressed the hidden intention. */
   hid: HidVerdictSchema.optional(),
   /** The simulator's rubric items and reasoning: hidden state, never shown to the agent. */
   appraisal: z.record(z.string(), z.unknown()).optional(),
 });
+
+/**
+ * The user's side of a reply that was recorded but never appraised: the reply at the turn limit of
+ * a preset with `appraiseReplyAtLimit: false` (SAGE's loop lets the agent reply a 10th time and
+ * stops before appraising it). Nothing is invented for it: no user text, no change, no verdict.
+ */
+export const UnappraisedUserTurnSchema = z.strictObject({
+  appraised: z.literal(false),
+  /** The emotion, unchanged by this reply: the emotion after the previous turn. */
+  emotion: z.number().int().min(0).max(100),
+  /** None: no detector's adjustment applies to a reply that moves nothing. */
+  adjustments: z.array(AdjustmentSchema).max(0, "a reply that was not appraised has no adjustments"),
+  /** The agent side's own flags only (`think_format`...); nothing judged this reply. */
+  flags: z.array(z.string()),
+  // Declared absent so that reading them off either kind of turn type-checks (as undefined here).
+  text: z.never().optional(),
+  delta: z.never().optional(),
+  simulatorDelta: z.never().optional(),
+  hid: z.never().optional(),
+  appraisal: z.never().optional(),
+});
+
+/** The user's side of a turn: appraised (the usual case) or recorded without appraisal. */
+export const UserTurnRecordSchema = z.union([AppraisedUserTurnSchema, UnappraisedUserTurnSchema]);
+export type AppraisedUserTurn = z.infer<typeof AppraisedUserTurnSchema>;
+export type UnappraisedUserTurn = z.infer<typeof UnappraisedUserTurnSchema>;
 export type UserTurnRecord = z.infer<typeof UserTurnRecordSchema>;
 
 export const TurnRecordSchema = z.strictObject({
@@ -50,6 +79,11 @@ export const TurnRecordSchema = z.strictObject({
 });
 export type TurnRecord = z.infer<typeof TurnRecordSchema>;
 
+/** Was this turn's reply appraised by the simulated user (false only at a SAGE-style turn limit)? */
+export function isAppraised(turn: TurnRecord): turn is TurnRecord & { user: AppraisedUserTurn } {
+  return turn.user.appraised !== false;
+}
+
 /** One line of `dialogues.jsonl` (spec section 6). */
 export const DialogueRecordSchema = z.looseObject({
   id: z.string(),
@@ -64,7 +98,12 @@ export const DialogueRecordSchema = z.looseObject({
   error: z.string().optional(),
   preset: z.string(),
   manipulationTurn: z.number().int().min(0),
-  opening: z.strictObject({ text: z.string(), emotion: z.number().int().min(0).max(100) }),
+  opening: z.strictObject({
+    text: z.string(),
+    emotion: z.number().int().min(0).max(100),
+    /** `simulated_user`: the scenario had no opening line and the simulated user wrote this one; absent: the scenario's own line. */
+    source: z.literal("simulated_user").optional(),
+  }),
   turns: z.array(TurnRecordSchema),
   final: z.strictObject({ emotion: z.number().int().min(0).max(100), fs: z.number().min(0).max(1) }),
   /** Independent HID judges' verdicts, keyed by judge name (core/judgement.ts). */

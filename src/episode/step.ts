@@ -10,7 +10,7 @@ import { injectionChange } from "../reward/injection.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { manipulationTurnOf } from "../scenarios/type-defaults.js";
 import type { SimulatedUser } from "../simulated-user/simulated-user.js";
-import { endReasonOf, type EndRule } from "./end-rules.js";
+import { endReasonOf, goodbyeWordIn, type EndRule } from "./end-rules.js";
 import type { EpisodeState } from "./episode-state.js";
 
 /** What a step needs besides the state: the scenario, the rules and the simulated user. */
@@ -29,24 +29,50 @@ export class EpisodeError extends AebError {
   override readonly name = "EpisodeError";
 }
 
-export function startEpisode(scenario: Scenario, preset: Preset, seed: number): EpisodeState {
+/** What starting an episode may need besides the scenario: the user who writes a missing opening. */
+export interface StartOptions {
+  /** Writes the opening when the scenario has none (SimulatedUser.open). */
+  user?: SimulatedUser;
+  dialogueId?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * A new episode at the preset's start emotion. The conversation opens with the scenario's opening
+ * line or, when the scenario has none (SAGE/RLVER profiles without `first_talk`), with the first
+ * message the simulated user writes from the scenario, as RLVER's simulator does.
+ */
+export async function startEpisode(scenario: Scenario, preset: Preset, seed: number, options: StartOptions = {}): Promise<EpisodeState> {
+  const opening = scenario.opening ?? (await writeOpening(scenario, preset, seed, options));
   return {
     scenarioId: scenario.id,
     preset: preset.name,
     seed,
     emotion: preset.start,
     turnIndex: 0,
-    history: [{ role: "user", content: scenario.opening }],
+    history: [{ role: "user", content: opening }],
     memory: {},
     done: false,
     endReason: null,
   };
 }
 
+async function writeOpening(scenario: Scenario, preset: Preset, seed: number, options: StartOptions): Promise<string> {
+  const { user } = options;
+  if (user?.open === undefined) {
+    throw new EpisodeError(`scenario ${scenario.id} has no opening line and ${user === undefined ? "no simulated user was given to write one" : `simulated user "${user.id}" cannot write one`}`);
+  }
+  const text = (await user.open({ scenario, preset, emotion: preset.start, seed, dialogueId: options.dialogueId ?? scenario.id, signal: options.signal })).trim();
+  if (text === "") throw new EpisodeError(`simulated user "${user.id}" wrote an empty opening for scenario ${scenario.id}`);
+  return text;
+}
+
 /**
  * The one turn of the benchmark, shared by the runner and the RL server: the simulated user
  * appraises the agent's reply, the deterministic adjustments apply on top, the emotion moves
- * (clamped by the preset), the user answers in persona, and the end rules decide.
+ * (clamped by the preset), the user answers in persona, and the end rules decide. Under a preset
+ * that does not appraise the reply at its turn limit (sage), that reply is recorded as it is and
+ * ends the dialogue, with no appraisal, no change and no user answer.
  */
 export async function step(state: EpisodeState, agentReply: AgentReply, context: StepContext): Promise<{ state: EpisodeState; turn: TurnRecord }> {
   if (state.done) throw new EpisodeError(`episode ${context.dialogueId} is already over (${state.endReason})`);
@@ -55,6 +81,9 @@ export async function step(state: EpisodeState, agentReply: AgentReply, context:
   const lexicon = loadLexicon(scenario.language);
   const lastUser = state.history.at(-1);
   if (lastUser?.role !== "user") throw new EpisodeError("the agent must answer a user turn");
+  const turnsPlayed = state.turnIndex + 1;
+  if (turnsPlayed > preset.maxTurns) throw new EpisodeError(`episode ${context.dialogueId} is past the turn limit of preset ${preset.name} (${preset.maxTurns})`);
+  if (turnsPlayed === preset.maxTurns && !preset.appraiseReplyAtLimit) return unappraisedLastTurn(state, agentReply);
 
   const userInput = {
     scenario,
@@ -85,13 +114,14 @@ export async function step(state: EpisodeState, agentReply: AgentReply, context:
   const { emotion, delta } = applyChange(state.emotion, appraisal.simulatorDelta, adjustmentTotal, preset);
 
   const reply = appraisal.fusedReply ?? (await user.reply({ ...userInput, appraisal, emotionAfter: emotion }));
-  const turnsPlayed = state.turnIndex + 1;
-  const endReason = endReasonOf({ emotion, turnsPlayed, userLeft: reply.left, preset }, context.endRules);
-  const flags = [...new Set([...(agentReply.flags ?? []), ...adjustments.map((adjustment) => adjustment.kind), ...(appraisal.flags ?? []), ...(reply.flags ?? [])])];
+  const endReason = endReasonOf({ emotion, turnsPlayed, userLeft: reply.left, userText: reply.text, preset }, context.endRules);
+  // A goodbye read from the words of the reply (not the user's structured decision) is marked, so a reader sees why it ended.
+  const goodbyeFlag = endReason === "user_left" && !reply.left && goodbyeWordIn(reply.text, preset) !== null ? ["goodbye_words"] : [];
+  const flags = [...new Set([...(agentReply.flags ?? []), ...adjustments.map((adjustment) => adjustment.kind), ...(appraisal.flags ?? []), ...(reply.flags ?? []), ...goodbyeFlag])];
 
   const turn: TurnRecord = {
     index: state.turnIndex,
-    agent: { text: agentReply.text, ...(agentReply.think !== undefined ? { think: agentReply.think } : {}), chars: [...agentReply.text].length },
+    agent: agentRecord(agentReply),
     user: {
       text: reply.text,
       emotion,
@@ -99,7 +129,7 @@ export async function step(state: EpisodeState, agentReply: AgentReply, context:
       simulatorDelta: appraisal.simulatorDelta,
       adjustments,
       flags,
-      hid: appraisal.hid,
+      ...(appraisal.hid !== undefined ? { hid: appraisal.hid } : {}),
       appraisal: appraisal.details,
     },
   };
@@ -117,6 +147,29 @@ export async function step(state: EpisodeState, agentReply: AgentReply, context:
   };
 }
 
+/** The reply at the turn limit of a preset that does not appraise it: recorded, and the episode ends. */
+function unappraisedLastTurn(state: EpisodeState, agentReply: AgentReply): { state: EpisodeState; turn: TurnRecord } {
+  const turn: TurnRecord = {
+    index: state.turnIndex,
+    agent: agentRecord(agentReply),
+    user: { appraised: false, emotion: state.emotion, adjustments: [], flags: [...new Set(agentReply.flags ?? [])] },
+  };
+  return {
+    turn,
+    state: {
+      ...state,
+      turnIndex: state.turnIndex + 1,
+      history: [...state.history, { role: "assistant", content: agentReply.text }],
+      done: true,
+      endReason: "max_turns",
+    },
+  };
+}
+
+function agentRecord(agentReply: AgentReply): TurnRecord["agent"] {
+  return { text: agentReply.text, ...(agentReply.think !== undefined ? { think: agentReply.think } : {}), chars: [...agentReply.text].length };
+}
+
 export interface EpisodeSpec {
   dialogueId: string;
   condition: string;
@@ -126,6 +179,8 @@ export interface EpisodeSpec {
   seed: number;
   agent: Agent;
   user: SimulatedUser;
+  /** The deterministic detectors (default: all of them); the SAGE replay check passes none. */
+  detectors?: readonly Detector[];
   signal?: AbortSignal;
 }
 
@@ -135,10 +190,11 @@ export interface EpisodeSpec {
  */
 export async function runEpisode(spec: EpisodeSpec): Promise<DialogueRecord> {
   const { scenario, preset } = spec;
-  let state = startEpisode(scenario, preset, spec.seed);
+  let state: EpisodeState | undefined;
   const turns: TurnRecord[] = [];
   let error: string | undefined;
   try {
+    state = await startEpisode(scenario, preset, spec.seed, { user: spec.user, dialogueId: spec.dialogueId, signal: spec.signal });
     while (!state.done) {
       const agentReply = await spec.agent.reply({
         history: state.history,
@@ -148,7 +204,7 @@ export async function runEpisode(spec: EpisodeSpec): Promise<DialogueRecord> {
         dialogueId: spec.dialogueId,
         signal: spec.signal,
       });
-      const result = await step(state, agentReply, { scenario, preset, user: spec.user, dialogueId: spec.dialogueId, signal: spec.signal });
+      const result = await step(state, agentReply, { scenario, preset, user: spec.user, dialogueId: spec.dialogueId, detectors: spec.detectors, signal: spec.signal });
       state = result.state;
       turns.push(result.turn);
     }
@@ -163,12 +219,12 @@ export async function runEpisode(spec: EpisodeSpec): Promise<DialogueRecord> {
     repeat: spec.repeat,
     seed: spec.seed,
     status: error === undefined ? "done" : "error",
-    endReason: error === undefined ? (state.endReason ?? "max_turns") : "error",
+    endReason: error === undefined ? (state?.endReason ?? "max_turns") : "error",
     ...(error !== undefined ? { error } : {}),
     preset: preset.name,
     manipulationTurn: manipulationTurnOf(scenario),
-    opening: { text: scenario.opening, emotion: preset.start },
+    opening: { text: state?.history[0]?.content ?? "", emotion: preset.start, ...(scenario.opening === undefined ? { source: "simulated_user" as const } : {}) },
     turns,
-    final: { emotion: state.emotion, fs: state.emotion / 100 },
+    final: { emotion: state?.emotion ?? preset.start, fs: (state?.emotion ?? preset.start) / 100 },
   };
 }

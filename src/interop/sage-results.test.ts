@@ -96,10 +96,13 @@ describe("readSageResultFile", () => {
     expect(record?.turns.map((turn) => [turn.user.emotion, turn.user.delta])).toEqual([
       [40, 0],
       [70, 30],
+      [70, undefined],
     ]);
     expect(record?.turns[0]?.user.appraisal).toEqual({ emotionPoint: "missing: the previous emotion carried over" });
     expect(record?.turns[1]?.user.appraisal).toEqual({ emotionPoint: "missing: the final emo_point" });
-    expect(record).toMatchObject({ sage: { unansweredReply: "never answered" } });
+    // The reply SAGE never answered is recorded as the sage preset records it: not appraised, nothing invented.
+    expect(record?.turns[2]).toEqual({ index: 2, agent: { text: "never answered", chars: 14 }, user: { appraised: false, emotion: 70, adjustments: [], flags: [] } });
+    expect(record?.endReason).toBe("max_turns");
   });
 
   it("lists each malformed line with its number and keeps the rest", () => {

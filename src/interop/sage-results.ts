@@ -10,12 +10,12 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { z } from "zod";
 import type { DialogueRecord, TurnRecord } from "../core/dialogue.js";
-import { isCollapse, isSuccess } from "../core/emotion.js";
 import { AebError, formatIssues } from "../core/errors.js";
 import { getPreset, type Preset } from "../core/preset.js";
 import { profileScenarioId } from "../scenarios/sage-profiles.js";
 import { parseJsonl } from "../core/jsonl.js";
 import { dialogueId } from "../core/dialogue.js";
+import { endReasonOf } from "../episode/end-rules.js";
 
 /** A SAGE result file that cannot be imported as asked (unreadable, or invalid lines under `--strict`). */
 export class SageImportError extends AebError {
@@ -89,23 +89,27 @@ export function conditionNameOf(file: string): string {
   return name;
 }
 
+/** One valid line of a SAGE result file, with its 1-based line number. */
+export interface SageResultEntry {
+  line: number;
+  value: SageResultLine;
+}
+
 /**
- * Reads one SAGE result file. Every valid line becomes a dialogue record; invalid lines are listed
- * in `skipped` with their number (the caller decides whether that is fatal).
+ * Reads and validates the lines of a SAGE result file: the valid ones in file order, and the
+ * others listed in `skipped` with their number (the caller decides whether that is fatal).
  */
-export function readSageResultFile(file: string, options: { condition?: string; preset?: Preset } = {}): SageResultFile {
+export function readSageResultLines(file: string): { entries: SageResultEntry[]; skipped: SkippedLine[] } {
   let content: string;
   try {
     content = readFileSync(file, "utf8");
   } catch (error) {
     throw new SageImportError(`cannot read SAGE result file ${file}: ${(error as Error).message}`);
   }
-  const condition = options.condition ?? conditionNameOf(file);
-  const preset = options.preset ?? getPreset("sage");
   const parsed = parseJsonl(content);
   const skipped: SkippedLine[] = parsed.invalid.map(({ line, message }) => ({ file, line, message: `not valid JSON (${message})` }));
   if (parsed.tornTail) skipped.push({ file, line: content.split("\n").length, message: "not valid JSON (the last line is cut short)" });
-  const records: DialogueRecord[] = [];
+  const entries: SageResultEntry[] = [];
   const seen = new Map<string, number>();
   for (const { line, value } of parsed.lines) {
     const result = SageResultLineSchema.safeParse(value);
@@ -119,9 +123,21 @@ export function readSageResultFile(file: string, options: { condition?: string; 
       continue;
     }
     seen.set(result.data.id, line);
-    records.push(sageResultToDialogue(result.data, { condition, preset, file, line }));
+    entries.push({ line, value: result.data });
   }
   skipped.sort((a, b) => a.line - b.line);
+  return { entries, skipped };
+}
+
+/**
+ * Reads one SAGE result file. Every valid line becomes a dialogue record; invalid lines are listed
+ * in `skipped` with their number (the caller decides whether that is fatal).
+ */
+export function readSageResultFile(file: string, options: { condition?: string; preset?: Preset } = {}): SageResultFile {
+  const { entries, skipped } = readSageResultLines(file);
+  const condition = options.condition ?? conditionNameOf(file);
+  const preset = options.preset ?? getPreset("sage");
+  const records = entries.map(({ line, value }) => sageResultToDialogue(value, { condition, preset, file, line }));
   return { file, condition, records, skipped };
 }
 
@@ -130,8 +146,9 @@ export function readSageResultFile(file: string, options: { condition?: string; 
  * preset's start emotion, 40 for SAGE); each assistant reply and the user message after it make a
  * turn, whose emotion is the user message's `emotion-point` (the previous emotion where it is
  * missing; the final `emo_point` for the last); the simulator's `planning` and `thinking` are the
- * turn's appraisal. An assistant reply the simulator never answered (the turn limit) is kept as
- * `sage.unansweredReply`. The end reason follows the preset's rules on the final emotion.
+ * turn's appraisal. An assistant reply the simulator never answered (SAGE's 10th, at its turn
+ * limit) is a turn that was not appraised (`user.appraised: false`), as the `sage` preset records
+ * it. The end reason follows the preset's rules on the final emotion and the last user message.
  */
 export function sageResultToDialogue(line: SageResultLine, where: { condition: string; preset: Preset; file: string; line: number }): DialogueRecord {
   const { preset } = where;
@@ -139,13 +156,14 @@ export function sageResultToDialogue(line: SageResultLine, where: { condition: s
   const finalEmotion = line.emo_point;
   const turns: TurnRecord[] = [];
   let emotion = preset.start;
-  let unansweredReply: string | undefined;
+  let lastUserText = "";
   for (let index = 0; index < rest.length; index += 2) {
     const agent = rest[index];
     const user = rest[index + 1];
     if (agent === undefined) break;
+    const agentRecord = { text: agent.content, chars: [...agent.content].length };
     if (user === undefined) {
-      unansweredReply = agent.content;
+      turns.push({ index: turns.length, agent: agentRecord, user: { appraised: false, emotion, adjustments: [], flags: [] } });
       break;
     }
     const isLast = rest[index + 3] === undefined;
@@ -158,11 +176,13 @@ export function sageResultToDialogue(line: SageResultLine, where: { condition: s
     if (reported === undefined) appraisal.emotionPoint = isLast ? "missing: the final emo_point" : "missing: the previous emotion carried over";
     turns.push({
       index: turns.length,
-      agent: { text: agent.content, chars: [...agent.content].length },
+      agent: agentRecord,
       user: { text: user.content, emotion: next, delta, simulatorDelta: delta, adjustments: [], flags: [], ...(Object.keys(appraisal).length > 0 ? { appraisal } : {}) },
     });
     emotion = next;
+    lastUserText = user.content;
   }
+  const endReason = endReasonOf({ emotion: finalEmotion, turnsPlayed: turns.length, userLeft: false, userText: lastUserText, preset }) ?? "max_turns";
   const scenarioId = profileScenarioId(line.id, "sage");
   const character = line.character ?? line.main_cha;
   return {
@@ -173,7 +193,7 @@ export function sageResultToDialogue(line: SageResultLine, where: { condition: s
     repeat: 0,
     seed: 0,
     status: "done",
-    endReason: isSuccess(finalEmotion, preset) ? "success" : isCollapse(finalEmotion, preset) ? "collapse" : "max_turns",
+    endReason,
     preset: preset.name,
     manipulationTurn: 0,
     opening: { text: opening?.content ?? "", emotion: preset.start },
@@ -187,7 +207,6 @@ export function sageResultToDialogue(line: SageResultLine, where: { condition: s
       ...(line.topic !== undefined ? { topic: line.topic } : {}),
       ...(line.task !== undefined ? { task: line.task } : {}),
       ...(character !== undefined ? { character } : {}),
-      ...(unansweredReply !== undefined ? { unansweredReply } : {}),
     },
   };
 }

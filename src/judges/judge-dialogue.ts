@@ -1,4 +1,4 @@
-import type { ChatTurn, DialogueRecord } from "../core/dialogue.js";
+import { isAppraised, type ChatTurn, type DialogueRecord } from "../core/dialogue.js";
 import type { EcsJudgement, EcsTurnEstimate, HidJudgement } from "../core/judgement.js";
 import { ecsScores } from "../metrics/ecs.js";
 import type { Language } from "../lexicon/lexicon.js";
@@ -10,7 +10,8 @@ export function visibleUpTo(record: DialogueRecord, turnIndex: number): ChatTurn
   for (const turn of record.turns) {
     if (turn.index > turnIndex) break;
     visible.push({ role: "assistant", content: turn.agent.text });
-    if (turn.index < turnIndex) visible.push({ role: "user", content: turn.user.text });
+    // A reply that was not appraised (SAGE's last) has no user answer.
+    if (turn.index < turnIndex && turn.user.text !== undefined) visible.push({ role: "user", content: turn.user.text });
   }
   return visible;
 }
@@ -18,7 +19,8 @@ export function visibleUpTo(record: DialogueRecord, turnIndex: number): ChatTurn
 export function fullVisible(record: DialogueRecord): ChatTurn[] {
   const last = record.turns.at(-1);
   if (last === undefined) return [{ role: "user", content: record.opening.text }];
-  return [...visibleUpTo(record, last.index), { role: "user", content: last.user.text }];
+  const visible = visibleUpTo(record, last.index);
+  return last.user.text === undefined ? visible : [...visible, { role: "user", content: last.user.text }];
 }
 
 /**
@@ -38,6 +40,8 @@ export async function judgeEcs(
   const errors: Array<{ index: number; error: string }> = [];
   for (const turn of record.turns) {
     if (retry !== undefined && !retry.has(turn.index)) continue;
+    // The simulator reports no emotion after a reply it never appraised: nothing to compare with.
+    if (!isAppraised(turn)) continue;
     try {
       const estimate = await judge.estimate({ visible: visibleUpTo(record, turn.index), turnIndex: turn.index, language, dialogueId: record.id, signal });
       estimates.push({ index: turn.index, predicted: estimate.predicted, confidence: estimate.confidence, actual: turn.user.emotion });

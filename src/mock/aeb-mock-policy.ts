@@ -21,6 +21,8 @@ export function aebMockReply(request: MockChatRequest): Promise<MockReplyValue> 
       return JSON.stringify(userReply(hash, system));
     case "fused":
       return JSON.stringify({ ...appraisal(hash), ...userReply(hash, system) });
+    case "opening":
+      return JSON.stringify(userOpening(hash, system));
     case "ecs":
       return JSON.stringify({ reasoning: "The person's last words set the tone.", emotion: 35 + (hash % 41), confidence: 40 + (hash % 50) });
     case "hid":
@@ -30,7 +32,7 @@ export function aebMockReply(request: MockChatRequest): Promise<MockReplyValue> 
   }
 }
 
-type MockRole = "appraisal" | "reply" | "fused" | "ecs" | "hid" | "agent";
+type MockRole = "appraisal" | "reply" | "fused" | "opening" | "ecs" | "hid" | "agent";
 
 export function roleOf(request: MockChatRequest): MockRole {
   const format = request.body.response_format as { json_schema?: { name?: string } } | undefined;
@@ -38,12 +40,14 @@ export function roleOf(request: MockChatRequest): MockRole {
   if (name.startsWith("aeb_simulator_appraisal")) return "appraisal";
   if (name.startsWith("aeb_simulator_reply")) return "reply";
   if (name.startsWith("aeb_simulator_fused")) return "fused";
+  if (name.startsWith("aeb_simulator_opening")) return "opening";
   if (name === "aeb_ecs_judge") return "ecs";
   if (name === "aeb_hid_judge") return "hid";
   const system = request.messages.find((message) => message.role === "system")?.content ?? "";
   if (system.includes('"addressedHiddenIntention"') && system.includes('"reply"')) return "fused";
   if (system.includes('"addressedHiddenIntention"')) return "appraisal";
   if (system.includes('"leave"')) return "reply";
+  if (system.includes('"opening"')) return "opening";
   if (system.includes('"confidence"')) return "ecs";
   if (system.includes('"verdict"')) return "hid";
   return "agent";
@@ -73,6 +77,13 @@ function userReply(hash: number, system: string) {
   const chinese = detectLanguage(system) === "zh";
   const lines = chinese ? ["我也不知道该怎么说。", "嗯，也许吧。", "可是事情没那么简单。"] : ["I don't know what to say to that.", "Maybe. I'm still thinking about it.", "It's not that simple, though."];
   return { reply: lines[hash % lines.length], leave: false };
+}
+
+/** The first message of a scenario without one (the simulated user's `open`). */
+function userOpening(hash: number, system: string) {
+  const chinese = detectLanguage(system) === "zh";
+  const lines = chinese ? ["最近有件事一直让我心里不舒服。", "唉，这几天过得挺糟的。"] : ["Something has been bothering me lately.", "It's been a rough few days."];
+  return { opening: lines[hash % lines.length] };
 }
 
 function hidVerdict(system: string, hash: number) {

@@ -3,7 +3,7 @@
  * loaded), a pure function of the saved record. Every piece of text from the record goes through
  * `html`, which escapes it.
  */
-import type { DialogueRecord, TurnRecord } from "../core/dialogue.js";
+import { isAppraised, type AppraisedUserTurn, type DialogueRecord, type TurnRecord } from "../core/dialogue.js";
 import { renderCharts, type RenderedChart } from "./charts/index.js";
 import { sortedById } from "../metrics/dialogue-row.js";
 import { fixed, signed } from "./format.js";
@@ -79,14 +79,20 @@ function deltaHtml(delta: number): SafeHtml {
 
 function turnHtml(turn: TurnRecord, manipulationTurn: number): SafeHtml {
   const isManipulation = turn.index === manipulationTurn;
-  const user = turn.user;
+  const userHtml = isAppraised(turn)
+    ? appraisedUserHtml(turn.user)
+    : html`<div class="msg user"><div class="who">not appraised: the preset's loop stops at this reply · emotion <strong>${turn.user.emotion}</strong></div></div>`;
   return html`<div class="turn-label${isManipulation ? " manipulation" : ""}">turn ${turn.index}${isManipulation ? " · manipulation turn" : ""}</div>
 <div class="msg agent"><div class="who">agent · ${turn.agent.chars} chars</div>${
     turn.agent.think === undefined
       ? ""
       : html`<details class="think"><summary>think (${[...turn.agent.think].length} chars)</summary><p>${turn.agent.think}</p></details>`
   }<p class="text">${turn.agent.text}</p></div>
-<div class="msg user"><div class="who">user · emotion <strong>${user.emotion}</strong> (${deltaHtml(user.delta)}; simulator ${signed(user.simulatorDelta)})${
+${userHtml}`;
+}
+
+function appraisedUserHtml(user: AppraisedUserTurn): SafeHtml {
+  return html`<div class="msg user"><div class="who">user · emotion <strong>${user.emotion}</strong> (${deltaHtml(user.delta)}; simulator ${signed(user.simulatorDelta)})${
     user.hid === undefined ? "" : html` · HID ${user.hid}`
   }${user.flags.map((flag) => html`<span class="flag">${flag}</span>`)}</div><p class="text">${user.text}</p>${
     user.adjustments.length === 0

@@ -13,7 +13,8 @@ const QUOTE_CHARS = 160;
 
 function worstLine(record: DialogueRecord): string {
   const path = [record.opening.emotion, ...record.turns.map((turn) => turn.user.emotion)].join(" → ");
-  const lastUser = record.turns.at(-1)?.user.text ?? record.opening.text;
+  // The last reply the user actually wrote (a reply that was not appraised has no answer).
+  const lastUser = record.turns.findLast((turn) => turn.user.text !== undefined)?.user.text ?? record.opening.text;
   return (
     // `type` and `endReason` are schema-checked enum values (letters and "_"), shown as they are.
     `- ${markdownText(record.id)} (${record.type}): FS ${fixed(record.final.fs)}, ${record.endReason} after ${record.turns.length} turn(s); ` +

@@ -76,7 +76,9 @@ export function selectScenarios(config: RunConfig, report: { onSkipped?(lines: S
   const { scenarios: all, skipped } = loadScenarioSource(selection.path, { skipInvalid: selection.skipInvalid });
   if (skipped.length > 0) report.onSkipped?.(skipped);
   const suite = selection.suite ?? (selection.path === undefined ? defaultSuite(all) : undefined);
-  return filterScenarios(all, { types: selection.types, suite, ids: selection.ids });
+  const selected = filterScenarios(all, { types: selection.types, suite, ids: selection.ids });
+  const { preset } = selection;
+  return preset === undefined ? selected : selected.map((scenario) => ({ ...scenario, preset }));
 }
 
 /** `full` when the built-in suites have it, else `starter`. */

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ConfigError, formatIssues } from "../core/errors.js";
+import { PresetName } from "../core/preset.js";
 import { TrajectoryTypeSchema } from "../core/trajectory-type.js";
 import { REFERENCE_AGENT_IDS } from "../agents/reference-agents.js";
 import { ModelEndpointConfig } from "../llm/endpoint-config.js";
@@ -61,6 +62,11 @@ export const ScenarioSelectionSchema = z.strictObject({
   ids: z.array(z.string()).optional(),
   /** With a `sage:`/`rlver:` profile file: skip (and list) invalid lines instead of failing. */
   skipInvalid: z.boolean().optional(),
+  /**
+   * Play every selected scenario under this preset instead of the one its file names (e.g.
+   * `aeb-plus`, the project's own loop on the paper's scale; data/presets.yaml, docs/fidelity.md).
+   */
+  preset: PresetName.optional(),
 });
 
 const JudgeName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "judge names use letters, digits, '.', '_' and '-'");

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ScenarioError } from "../core/errors.js";
 import { lintScenario } from "../simulated-user/validate-suite.js";
-import { derivedOpening, hiddenThemeMoves, loadProfileScenarios, NEUTRAL_OPENING, parseProfileSource, profileScenarioId } from "./sage-profiles.js";
+import { offlineOpening } from "../simulated-user/offline-opening.js";
+import { hiddenThemeMoves, loadProfileScenarios, parseProfileSource, profileScenarioId } from "./sage-profiles.js";
 
 const PLAYER = "* 姓名：王小云\n* 年龄：23岁\n* 性别：女性\n\n* 职业：时尚博主\n\n* 说话风格：直接";
 const SCENE =
@@ -34,9 +35,9 @@ describe("parseProfileSource", () => {
 describe("loadProfileScenarios", () => {
   it("keeps persona, scene, topic, hidden theme and first talk as a cooperative sage scenario", () => {
     const file = profileFile([profile()]);
-    const { scenarios, skipped, derivedOpenings } = loadProfileScenarios({ scheme: "sage", file });
+    const { scenarios, skipped, withoutFirstTalk } = loadProfileScenarios({ scheme: "sage", file });
     expect(skipped).toEqual([]);
-    expect(derivedOpenings).toBe(0);
+    expect(withoutFirstTalk).toBe(0);
     expect(scenarios).toHaveLength(1);
     const [scenario] = scenarios;
     expect(scenario).toMatchObject({
@@ -64,15 +65,15 @@ describe("loadProfileScenarios", () => {
     expect(profileScenarioId("x", "sage")).toBe("sage-x");
   });
 
-  it("derives a neutral opening when the profile has no first_talk, from the topic's category when there is a topic", () => {
+  it("leaves the opening to the simulated user when the profile has no first_talk", () => {
     const file = profileFile([profile({ first_talk: undefined }), profile({ id: "b", first_talk: undefined, topic: "恋爱矛盾-与初恋暧昧不清的男人，该不该继续下去" })]);
-    const { scenarios, derivedOpenings } = loadProfileScenarios({ scheme: "sage", file });
-    expect(derivedOpenings).toBe(2);
-    expect(scenarios[0]?.opening).toBe(NEUTRAL_OPENING);
-    expect(scenarios[1]?.opening).toBe("最近恋爱矛盾方面的事一直压在我心里，想找个人聊聊。");
+    const { scenarios, withoutFirstTalk } = loadProfileScenarios({ scheme: "sage", file });
+    expect(withoutFirstTalk).toBe(2);
+    for (const scenario of scenarios) expect(scenario.opening).toBeUndefined();
     expect(scenarios[1]?.topic).toBe("恋爱矛盾-与初恋暧昧不清的男人，该不该继续下去");
-    expect(derivedOpening("没有分类")).toBe(NEUTRAL_OPENING);
     for (const scenario of scenarios) expect(lintScenario(scenario)).toEqual([]);
+    // The offline user opens on the story's first event, in its own voice and its character's frame.
+    expect(offlineOpening(scenarios[0]!, 1)).toMatch(/^(烦死了|说起来就来气|真是受够了)，我最近陷入了一段复杂的关系中，对象是我的初恋男友张浩。$/u);
   });
 
   it("names the file and line of a line that does not parse, a missing field and an empty persona", () => {

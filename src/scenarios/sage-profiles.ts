@@ -57,7 +57,7 @@ export const SageProfileSchema = z.looseObject({
   scene: text("scene (background)"),
   /** The hidden theme: what the user hopes the listener will find, never said outright. */
   task: text("task (hidden theme)"),
-  /** The user's first message (SAGE's `withfirsttalk` files); derived from the topic when absent. */
+  /** The user's first message (SAGE's `withfirsttalk` files); when absent the simulated user writes it at the start of each dialogue. */
   first_talk: text("first_talk").optional(),
   /** The surface topic (SAGE's result files carry it as `category-description`; the profile files do not). */
   topic: text("topic").optional(),
@@ -79,8 +79,8 @@ export interface ProfileLoad {
   scenarios: Scenario[];
   /** Lines left out under `skipInvalid` (empty otherwise: an invalid line is an error). */
   skipped: SkippedProfileLine[];
-  /** How many scenarios got a derived opening because their profile has no `first_talk`. */
-  derivedOpenings: number;
+  /** How many profiles have no `first_talk`: their scenarios have no opening line, and the simulated user writes one per dialogue. */
+  withoutFirstTalk: number;
 }
 
 /**
@@ -103,7 +103,7 @@ export function loadProfileScenarios(source: ProfileSource, options: { skipInval
   }
   const scenarios: Array<{ line: number; scenario: Scenario }> = [];
   const seen = new Map<string, number>();
-  let derivedOpenings = 0;
+  let withoutFirstTalk = 0;
   for (const { line, value } of parsed.lines) {
     const profile = SageProfileSchema.safeParse(value);
     if (!profile.success) {
@@ -122,7 +122,7 @@ export function loadProfileScenarios(source: ProfileSource, options: { skipInval
       continue;
     }
     seen.set(checked.data.id, line);
-    if (profile.data.first_talk === undefined) derivedOpenings += 1;
+    if (profile.data.first_talk === undefined) withoutFirstTalk += 1;
     scenarios.push({ line, scenario: checked.data });
   }
   problems.sort((a, b) => a.line - b.line);
@@ -132,7 +132,7 @@ export function loadProfileScenarios(source: ProfileSource, options: { skipInval
     throw new ScenarioError(`${shown.join("\n")}${more}\n${problems.length} invalid profile line(s) in ${source.file}; fix them, or skip them with --skip-invalid`);
   }
   if (scenarios.length === 0) throw new ScenarioError(`no usable profile in ${source.file}${problems.length > 0 ? ` (${problems.length} invalid line(s) skipped)` : ""}`);
-  return { scenarios: scenarios.map((entry) => entry.scenario), skipped: problems, derivedOpenings };
+  return { scenarios: scenarios.map((entry) => entry.scenario), skipped: problems, withoutFirstTalk };
 }
 
 /** A scenario id from a profile id: lowercase, other characters as "-", with the scheme's prefix. */
@@ -175,9 +175,6 @@ const SCRIPT_BY_CHARACTER: Record<string, [string, string]> = {
 };
 const DEFAULT_SCRIPT: [string, string] = ["这件事已经在我心里压了好一阵子了。", "我一直想找个人好好说说。"];
 
-/** The opening for a profile without `first_talk`: neutral, so it never gives the hidden theme away. */
-export const NEUTRAL_OPENING = "最近有件事一直压在我心里，想找个人聊聊。";
-
 /** Turns one validated profile into a cooperative scenario (not yet checked against ScenarioSchema). */
 export function profileToScenario(profile: SageProfile, scheme: ProfileScheme): unknown {
   const persona = personaFields(profile.player);
@@ -191,30 +188,21 @@ export function profileToScenario(profile: SageProfile, scheme: ProfileScheme): 
     type: "cooperative",
     suite: "sage",
     language: "zh",
-    preset: "sage",
+    // sage:PATH plays SAGE's benchmark loop, rlver:PATH RLVER's training loop (data/presets.yaml).
+    preset: scheme,
     title: persona.name === undefined || topic.includes(persona.name) ? topic : `${persona.name}：${topic}`,
     persona: { description: profile.player, ...persona, ...(temperament !== "" ? { temperament } : {}) },
     background: profile.scene,
     topic,
     hiddenIntention: { text: profile.task, moves: hiddenThemeMoves(profile.task) },
-    opening: profile.first_talk ?? derivedOpening(profile.topic),
+    // No first_talk: the opening is left to the simulated user (SimulatedUser.open), as RLVER's simulator writes it.
+    ...(profile.first_talk !== undefined ? { opening: profile.first_talk } : {}),
     trait: {
       description: `SAGE's cooperative user${character ? ` (${character})` : ""}: honest, with a hidden theme they hope the listener finds.`,
       script: [...((character !== undefined ? SCRIPT_BY_CHARACTER[character] : undefined) ?? DEFAULT_SCRIPT)],
     },
     cues: { keywords: situationKeywords(narrative, persona.name, topic), feelings: feelingsIn(narrative) },
   };
-}
-
-/**
- * A neutral opening from the topic: SAGE's topics read `category-description`, and only the
- * category is used (the description often states the hidden theme). Without a topic field (the
- * profile files have none) the opening is the fixed NEUTRAL_OPENING.
- */
-export function derivedOpening(topic: string | undefined): string {
-  const category = topic?.split(/[-－—]/u)[0]?.trim();
-  if (category === undefined || category === "" || category === topic) return NEUTRAL_OPENING;
-  return `最近${category}方面的事一直压在我心里，想找个人聊聊。`;
 }
 
 /** Name, age, gender and occupation from SAGE's `* 姓名：...` persona lines, where present. */

@@ -59,8 +59,12 @@ export const ScenarioSchema = z.strictObject({
     /** Agent moves that address it (any one counts), for the offline user's HID verdicts. */
     moves: z.array(MoveSchema).min(1),
   }),
-  /** The user's first message; must not give away the hidden intention. */
-  opening: z.string().min(1),
+  /**
+   * The user's first message; must not give away the hidden intention. Absent (SAGE/RLVER profiles
+   * without `first_talk`): the simulated user writes it from the scenario at the start of each
+   * dialogue (SimulatedUser.open), as RLVER's simulator does.
+   */
+  opening: z.string().min(1).optional(),
   /** Overrides the type's manipulation turn. */
   manipulationTurn: z.number().int().min(0).optional(),
   /** The adversarial trait: how the user behaves (script) and what moves them (rubric). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AdjustmentSchema, EndReasonSchema, HidVerdictSchema } from "../core/dialogue.js";
+import { PresetName } from "../core/preset.js";
 import { TrajectoryTypeSchema } from "../core/trajectory-type.js";
 
 /**
@@ -19,7 +20,7 @@ export const RewardModeSchema = z.enum(["final", "delta"]);
 export type RewardMode = z.infer<typeof RewardModeSchema>;
 
 /** A preset by name, or `scenario` for the preset the scenario file names (what `aeb run` uses). */
-export const PresetChoiceSchema = z.enum(["aeb", "sage", "rlver", "scenario"]);
+export const PresetChoiceSchema = z.enum([...PresetName.options, "scenario"]);
 export type PresetChoice = z.infer<typeof PresetChoiceSchema>;
 
 export const MessageSchema = z.strictObject({
@@ -57,8 +58,8 @@ export const ScenarioSummarySchema = z.strictObject({
   suite: z.string(),
   language: z.string(),
   title: z.string(),
-  /** The user's first message (visible to the agent; the hidden intention never is). */
-  opening: z.string(),
+  /** The user's first message (visible to the agent; the hidden intention never is); null: the simulated user writes it at each reset. */
+  opening: z.string().nullable(),
   /** The preset the scenario file names (used when a reset asks for preset `scenario`). */
   preset: z.string(),
 });
@@ -105,13 +106,13 @@ export const StepRequestSchema = z.strictObject({
 export type StepRequest = z.infer<typeof StepRequestSchema>;
 
 export const StepResultFields = {
-  /** The user's reply. */
+  /** The user's reply; empty when the preset does not appraise this reply (sage's 10th, which ends the episode). */
   message: z.string(),
   /** Emotion after this turn, 0-100. */
   emotion: z.number().int(),
-  /** Actual change of emotion this turn (after adjustments and clamps). */
+  /** Actual change of emotion this turn (after adjustments and clamps); 0 for a reply that is not appraised. */
   change: z.number().int(),
-  /** The simulated user's own proposed change, before the adjustments. */
+  /** The simulated user's own proposed change, before the adjustments; 0 for a reply that is not appraised. */
   simulatorChange: z.number(),
   /** Reward of this step in the episode's reward mode. */
   reward: z.number(),

@@ -297,7 +297,7 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
     "/v1/reset",
     { schema: { summary: "Start an episode: scenario by id, by type or sampled with a seed", tags: ["environment"], body: ResetRequestSchema, response: { 200: ResetResponseSchema, ...errors } } },
     async (request) => {
-      const result = environment.reset(request.body);
+      const result = await environment.reset(request.body);
       metrics.countReset(result.preset);
       return result;
     },
@@ -355,7 +355,7 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
       "/v1/sessions",
       { schema: { summary: "Start an episode held server-side (simple clients)", tags: ["sessions"], body: ResetRequestSchema, response: { 201: SessionCreatedSchema, ...errors } } },
       async (request, reply) => {
-        const reset = environment.reset(request.body);
+        const reset = await environment.reset(request.body);
         const session = sessions.create(reset);
         metrics.countReset(reset.preset);
         const { token: _token, ...visible } = reset;

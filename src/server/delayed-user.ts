@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { OfflineSimulatedUser } from "../simulated-user/offline-user.js";
-import type { Appraisal, AppraisalInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
+import type { Appraisal, AppraisalInput, OpeningInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
 
 export interface DelayedUserOptions {
   /** The user whose answers are returned; default the offline user. */
@@ -43,6 +43,12 @@ export class DelayedSimulatedUser implements SimulatedUser {
     this.calls.reply += 1;
     await this.wait(input.signal, "reply");
     return this.inner.reply(input);
+  }
+
+  /** The inner user's opening, without added latency (written once per reset, when a scenario has none). */
+  async open(input: OpeningInput): Promise<string> {
+    if (this.inner.open === undefined) throw new Error(`simulated user "${this.inner.id}" cannot write an opening`);
+    return this.inner.open(input);
   }
 
   private async wait(signal: AbortSignal | undefined, stage: "appraise" | "reply"): Promise<void> {

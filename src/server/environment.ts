@@ -6,7 +6,7 @@ import type { EpisodeState } from "../episode/episode-state.js";
 import { loadLexicon } from "../lexicon/lexicon.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { manipulationTurnOf } from "../scenarios/type-defaults.js";
-import type { Appraisal, AppraisalInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
+import type { Appraisal, AppraisalInput, OpeningInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
 import type { Message, PresetChoice, ResetRequest, ResetResponse, RewardMode, ScenarioSummary, StepRequest, StepResponse } from "./api-schemas.js";
 import { EnvironmentError } from "./environment-error.js";
 import { hashHistory, StateTokenCodec, type TokenPayload } from "./state-token.js";
@@ -38,7 +38,7 @@ export interface EnvironmentOptions {
 class SimulatorCallError extends Error {
   override readonly name = "SimulatorCallError";
   constructor(
-    readonly stage: "appraise" | "reply",
+    readonly stage: "appraise" | "reply" | "open",
     override readonly cause: unknown,
   ) {
     super(`the simulated user failed in ${stage}`);
@@ -56,6 +56,14 @@ function markFailures(user: SimulatedUser): SimulatedUser {
       user.reply(input).catch((error: unknown) => {
         throw new SimulatorCallError("reply", error);
       }),
+    ...(user.open !== undefined
+      ? {
+          open: (input: OpeningInput): Promise<string> =>
+            user.open!(input).catch((error: unknown) => {
+              throw new SimulatorCallError("open", error);
+            }),
+        }
+      : {}),
   };
 }
 
@@ -102,6 +110,9 @@ export class Environment {
     if (this.defaultPreset !== "scenario") getPreset(this.defaultPreset);
     for (const scenario of this.ordered) {
       getPreset(scenario.preset);
+      if (scenario.opening === undefined && options.user.open === undefined) {
+        throw new Error(`scenario ${scenario.id} has no opening line and simulated user "${options.user.id}" cannot write one`);
+      }
       // Load the data files a step reads now, so the first step is not slower than the rest.
       loadLexicon(scenario.language);
       manipulationTurnOf(scenario);
@@ -119,20 +130,27 @@ export class Environment {
       suite: scenario.suite,
       language: scenario.language,
       title: scenario.title,
-      opening: scenario.opening,
+      opening: scenario.opening ?? null,
       preset: scenario.preset,
     }));
   }
 
-  reset(request: ResetRequest): ResetResponse {
+  async reset(request: ResetRequest): Promise<ResetResponse> {
     const seed = request.seed ?? this.drawSeed();
     const repeat = request.repeat ?? 0;
     const scenario = this.chooseScenario(request, seed, repeat);
     const preset = this.presetFor(request.preset ?? this.defaultPreset, scenario);
     const rewardMode = request.rewardMode ?? this.defaultRewardMode;
     const episodeSeed = deriveSeed(seed, scenario.id, repeat);
-    const state = startEpisode(scenario, preset, episodeSeed);
     const episodeId = request.episodeId ?? `env/${scenario.id}/${seed}/${repeat}`;
+    let state: EpisodeState;
+    try {
+      state = await startEpisode(scenario, preset, episodeSeed, { user: this.user, dialogueId: episodeId });
+    } catch (error) {
+      // The simulated user wrote no usable opening (its call failed, or the text was empty).
+      if (error instanceof EpisodeError) throw new EnvironmentError(502, "simulator_failed", `the simulated user could not open scenario ${scenario.id}: ${error.message}`, { retryable: false, cause: error });
+      throw this.stepFailure(error, false);
+    }
     const payload: TokenPayload = {
       scenarioId: scenario.id,
       scenarioHash: this.fingerprints.get(scenario.id) as string,
@@ -153,7 +171,7 @@ export class Environment {
     return {
       ...this.episodeFields(payload, scenario, preset),
       token: this.codec.sign(payload),
-      message: scenario.opening,
+      message: state.history[0]!.content,
       messages: state.history.map((turn) => ({ role: turn.role, content: turn.content })),
       emotion: state.emotion,
       turnIndex: 0,
@@ -220,10 +238,11 @@ export class Environment {
     return {
       rewardMode: payload.rewardMode,
       response: {
-        message: turn.user.text,
+        // A reply the preset does not appraise (sage's at its limit) gets no answer and moves nothing.
+        message: turn.user.text ?? "",
         emotion: next.emotion,
-        change: turn.user.delta,
-        simulatorChange: turn.user.simulatorDelta,
+        change: turn.user.delta ?? 0,
+        simulatorChange: turn.user.simulatorDelta ?? 0,
         reward,
         done: next.done,
         endReason: next.endReason,

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Appraisal, AppraisalInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
+import type { Appraisal, AppraisalInput, OpeningInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
 
 /** Which API a step came through. */
 export type StepApi = "stateless" | "session" | "batch";
@@ -109,5 +109,7 @@ export function instrumentUser(user: SimulatedUser, metrics: EnvironmentMetrics)
     id: user.id,
     appraise: (input: AppraisalInput): Promise<Appraisal> => timed("appraise", () => user.appraise(input)),
     reply: (input: ReplyInput): Promise<UserReply> => timed("reply", () => user.reply(input)),
+    // The opening (written once per reset when a scenario has none) is passed through untimed.
+    ...(user.open !== undefined ? { open: (input: OpeningInput): Promise<string> => user.open!(input) } : {}),
   };
 }

@@ -27,7 +27,7 @@ const scenario = loadScenarioDirectory(BUILTIN_SCENARIO_DIR).find((candidate) =>
 const input = (agentReply: string): AppraisalInput => ({
   scenario,
   preset: getPreset("aeb"),
-  history: [{ role: "user", content: scenario.opening }],
+  history: [{ role: "user", content: scenario.opening! }],
   agentReply,
   turnIndex: 0,
   manipulationTurn: 1,
@@ -55,7 +55,8 @@ describe("reading the simulator's JSON", () => {
 describe("LlmSimulatedUser", () => {
   it("sends an unusable answer back with the error, then accepts a good one", async () => {
     const model = scriptedModel(["not json", appraisal(25), appraisal(6)]);
-    const result = await new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 2 }).appraise(input("That was unfair."));
+    // aeb-plus bounds the simulator's change at 10 (the project's own guard: an answer outside is sent back, never clamped).
+    const result = await new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 2 }).appraise({ ...input("That was unfair."), preset: getPreset("aeb-plus") });
     expect(result.simulatorDelta).toBe(6);
     expect(model.calls).toHaveLength(3);
     const lastMessages = model.calls[2]!.messages;

@@ -1,17 +1,23 @@
 import { z } from "zod";
 import type { ChatTurn } from "../core/dialogue.js";
+import type { Preset } from "../core/preset.js";
 import { emotionState } from "../core/emotion.js";
 import { deriveSeed } from "../core/random.js";
 import type { ChatModel } from "../llm/chat-model.js";
 import { askForJson, StructuredOutputError } from "../llm/structured-output.js";
 import { fillPrompt, loadPromptStrings, loadPromptTemplate } from "../prompts/prompt-templates.js";
+import type { Language } from "../lexicon/lexicon.js";
 import type { RubricItem, Scenario } from "../scenarios/scenario-schema.js";
 import { loadTypeDefaults, rubricOf } from "../scenarios/type-defaults.js";
 import { personaFlags } from "./persona-check.js";
-import { SimulatedUserError, type Appraisal, type AppraisalInput, type ReplyInput, type SimulatedUser, type UserReply } from "./simulated-user.js";
+import { SimulatedUserError, type Appraisal, type AppraisalInput, type OpeningInput, type ReplyInput, type SimulatedUser, type UserReply } from "./simulated-user.js";
 
-/** Where the preset does not clamp (rlver), the simulator may still move at most this much per turn. */
-export const UNCLAMPED_MAX_CHANGE = 20;
+/**
+ * The range the project's JSON prompt states when the preset neither bounds nor clamps the change
+ * (rlver): the whole emotion scale, the largest move that means anything on 0-100. It is not
+ * enforced; only `simulatorChangeBound` is.
+ */
+export const EMOTION_SCALE_SPAN = 100;
 
 const IntegerLike = z.union([z.number(), z.string().trim().regex(/^[+-−]?\d+$/u).transform((text) => Number(text.replace("−", "-")))]).pipe(z.number().int());
 
@@ -23,6 +29,9 @@ const AppraisalFields = {
   reasons: z.array(z.string()).default([]),
 };
 const ReplyFields = { reply: z.string().trim().min(1), leave: z.boolean().default(false) };
+
+/** The first message of a scenario without an opening line. */
+export const OpeningOutputSchema = z.object({ opening: z.string().trim().min(1) });
 
 export const AppraisalOutputSchema = z.object(AppraisalFields);
 export const ReplyOutputSchema = z.object(ReplyFields);
@@ -54,10 +63,10 @@ export class LlmSimulatedUser implements SimulatedUser {
   }
 
   async appraise(input: AppraisalInput): Promise<Appraisal> {
-    const range = changeRange(input);
-    const values = { ...promptValues(input, input.emotion), minChange: range.min, maxChange: range.max };
+    const range = changeRange(input.preset);
+    const values = { ...promptValues(input, input.emotion), minChange: -range.shown, maxChange: range.shown };
     if (this.options.fused) {
-      const output = await this.ask(loadPromptTemplate(input.scenario.language, "simulator-fused"), values, FusedOutputSchema, input, "fused", (value) => checkRange(value.change, range));
+      const output = await this.ask(loadPromptTemplate(input.scenario.language, "simulator-fused"), values, FusedOutputSchema, input, "fused", (value) => checkRange(value.change, range.bound));
       const flags = personaFlags(output.reply, input.scenario.language);
       return {
         simulatorDelta: output.change,
@@ -67,7 +76,7 @@ export class LlmSimulatedUser implements SimulatedUser {
         memory: input.memory,
       };
     }
-    const output = await this.ask(loadPromptTemplate(input.scenario.language, "simulator-appraisal"), values, AppraisalOutputSchema, input, "appraisal", (value) => checkRange(value.change, range));
+    const output = await this.ask(loadPromptTemplate(input.scenario.language, "simulator-appraisal"), values, AppraisalOutputSchema, input, "appraisal", (value) => checkRange(value.change, range.bound));
     return { simulatorDelta: output.change, hid: output.addressedHiddenIntention, details: appraisalDetails(output), memory: input.memory };
   }
 
@@ -77,12 +86,33 @@ export class LlmSimulatedUser implements SimulatedUser {
     return { text: output.reply, left: output.leave, flags: personaFlags(output.reply, input.scenario.language) };
   }
 
+  /**
+   * The first message of a scenario that has none (SAGE/RLVER profiles without `first_talk`),
+   * written in persona from the scenario, as RLVER's simulator writes it. The same seed for every
+   * condition, so a server that honours seeds opens each scenario and repeat the same way for all.
+   */
+  async open(input: OpeningInput): Promise<string> {
+    const strings = loadPromptStrings(input.scenario.language);
+    const state = emotionState(input.emotion);
+    const values = {
+      persona: partsOf(input.scenario).persona,
+      background: input.scenario.background,
+      hiddenIntention: input.scenario.hiddenIntention.text,
+      emotion: input.emotion,
+      state,
+      stateDescription: strings.states[state],
+      language: strings.language,
+    };
+    const output = await this.ask(openingTemplate(input.scenario.language), values, OpeningOutputSchema, { ...input, turnIndex: "opening" }, "opening", () => null);
+    return output.opening;
+  }
+
   /** One structured call; an answer still unusable after the retries ends the dialogue as `error`. */
   private async ask<T>(
     template: string,
     values: Record<string, string | number>,
     schema: z.ZodType<T>,
-    input: AppraisalInput,
+    input: CallContext,
     stage: string,
     check: (value: T) => string | null,
   ): Promise<T> {
@@ -92,7 +122,7 @@ export class LlmSimulatedUser implements SimulatedUser {
         instruction: input.scenario.language === "zh" ? "请只输出 JSON 对象。" : "Answer with the JSON object only.",
         schema,
         name: `aeb_simulator_${stage}`,
-        sampleKey: `${input.dialogueId}#turn${input.turnIndex}#simulator-${stage}`,
+        sampleKey: `${input.dialogueId}#${input.turnIndex === "opening" ? "opening" : `turn${input.turnIndex}`}#simulator-${stage}`,
         retries: this.options.maxOutputRetries,
         temperature: this.options.temperature,
         maxTokens: this.options.maxTokens,
@@ -107,13 +137,30 @@ export class LlmSimulatedUser implements SimulatedUser {
   }
 }
 
-function changeRange(input: AppraisalInput): { min: number; max: number } {
-  const bound = input.preset.clamp ?? UNCLAMPED_MAX_CHANGE;
-  return { min: -bound, max: bound };
+/** Where a model call happens: a turn of the dialogue, or its opening. */
+type CallContext = Pick<AppraisalInput, "scenario" | "dialogueId" | "seed" | "signal"> & { turnIndex: number | "opening" };
+
+/**
+ * The opening template; one place loads it, so a prompt pack can supply its own version.
+ * prompts/<language>/simulator-opening.md
+ */
+export function openingTemplate(language: Language): string {
+  return loadPromptTemplate(language, "simulator-opening");
 }
 
-function checkRange(change: number, range: { min: number; max: number }): string | null {
-  return change < range.min || change > range.max ? `"change" must be an integer from ${range.min} to ${range.max}, got ${change}` : null;
+/**
+ * The change an LLM simulator may propose: `bound` (the preset's simulatorChangeBound) is enforced,
+ * an answer outside it being sent back; null accepts any integer, as SAGE's, RLVER's and the
+ * paper's parsers do. `shown` is the range the JSON prompt states: the bound, else the clamp, else
+ * the whole scale.
+ */
+export function changeRange(preset: Preset): { bound: number | null; shown: number } {
+  const bound = preset.simulatorChangeBound;
+  return { bound, shown: bound ?? preset.clamp ?? EMOTION_SCALE_SPAN };
+}
+
+function checkRange(change: number, bound: number | null): string | null {
+  return bound !== null && Math.abs(change) > bound ? `"change" must be an integer from ${-bound} to ${bound}, got ${change}` : null;
 }
 
 function appraisalDetails(output: z.infer<typeof AppraisalOutputSchema>): Record<string, unknown> {

@@ -14,7 +14,7 @@ function input(type: string, agentReply: string, turnIndex: number): AppraisalIn
   return {
     scenario,
     preset: getPreset(scenario.preset),
-    history: [{ role: "user", content: turnIndex === 0 ? scenario.opening : scenario.trait.script[turnIndex - 1]! }],
+    history: [{ role: "user", content: turnIndex === 0 ? scenario.opening! : scenario.trait.script[turnIndex - 1]! }],
     agentReply,
     turnIndex,
     manipulationTurn: manipulationTurnOf(scenario),

@@ -6,7 +6,8 @@ import { loadLexicon, type Move } from "../lexicon/lexicon.js";
 import { driftOf, rubricOf } from "../scenarios/type-defaults.js";
 import { evaluateRubric, type FiredItem } from "./evaluate-rubric.js";
 import { loadOfflineLines } from "./offline-lines.js";
-import type { Appraisal, AppraisalInput, ReplyInput, SimulatedUser, UserReply } from "./simulated-user.js";
+import { offlineOpening } from "./offline-opening.js";
+import type { Appraisal, AppraisalInput, OpeningInput, ReplyInput, SimulatedUser, UserReply } from "./simulated-user.js";
 
 /** Change when no rubric item fires: a reply that does nothing the user cares about disappoints a little. */
 export const UNMOVED_DELTA = -1;
@@ -37,7 +38,7 @@ export class OfflineSimulatedUser implements SimulatedUser {
   async appraise(input: AppraisalInput): Promise<Appraisal> {
     const { scenario, turnIndex } = input;
     const lexicon = loadLexicon(scenario.language);
-    const lastUser = [...input.history].reverse().find((turn) => turn.role === "user")?.content ?? scenario.opening;
+    const lastUser = [...input.history].reverse().find((turn) => turn.role === "user")?.content ?? "";
     const detected = detectMoves(input.agentReply, lastUser, lexicon, scenario.cues.keywords);
     const moves = new Set<Move>(detected.map((found) => found.move));
     const phase = turnIndex < input.manipulationTurn ? "before" : "after";
@@ -61,6 +62,11 @@ export class OfflineSimulatedUser implements SimulatedUser {
       },
       memory: { negativeStreak },
     };
+  }
+
+  /** The first message of a scenario without one: its story's first event in its own voice (offline-opening.ts). */
+  async open(input: OpeningInput): Promise<string> {
+    return offlineOpening(input.scenario, input.seed);
   }
 
   async reply(input: ReplyInput): Promise<UserReply> {

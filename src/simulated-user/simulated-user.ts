@@ -28,8 +28,8 @@ export interface AppraisalInput {
 export interface Appraisal {
   /** The simulator's own signed change, before the deterministic adjustments. */
   simulatorDelta: number;
-  /** Did the reply address the hidden intention? */
-  hid: HidVerdict;
+  /** Did the reply address the hidden intention? Absent when the simulator gives no verdict (a replayed SAGE file). */
+  hid?: HidVerdict;
   /** Reasoning and rubric items: stored on the turn, never shown to the agent. */
   details: Record<string, unknown>;
   /** A fused simulator may return its reply with the appraisal (one call instead of two). */
@@ -53,11 +53,29 @@ export interface UserReply {
   memory?: UserMemory;
 }
 
-/** A simulated user: SAGE's two stages per turn, appraisal then reply. Both async so LLM users plug in. */
+/** What the simulated user sees when it writes the first message of a dialogue whose scenario has none. */
+export interface OpeningInput {
+  scenario: Scenario;
+  preset: Preset;
+  /** Emotion at the start (the preset's). */
+  emotion: number;
+  /** Seed of this dialogue; the same for every condition that meets this scenario and repeat. */
+  seed: number;
+  dialogueId: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * A simulated user: SAGE's two stages per turn, appraisal then reply. All async so LLM users plug
+ * in. `open` writes the first message from the scenario (persona, story, hidden intention) when
+ * the scenario has no opening line, as RLVER's and SAGE's simulators write `first_talk`; a user
+ * without it can only play scenarios that have one.
+ */
 export interface SimulatedUser {
   readonly id: string;
   appraise(input: AppraisalInput): Promise<Appraisal>;
   reply(input: ReplyInput): Promise<UserReply>;
+  open?(input: OpeningInput): Promise<string>;
 }
 
 /** Raised by a simulated user that cannot produce a usable turn; the dialogue ends as `error`. */

@@ -1,4 +1,4 @@
-import { getPreset } from "../core/preset.js";
+import { getPreset, maxAppraisedReplies } from "../core/preset.js";
 import { ADVERSARIAL_TYPES } from "../core/trajectory-type.js";
 import { contentWords } from "../lexicon/content-words.js";
 import { detectMoves } from "../lexicon/detect-moves.js";
@@ -56,18 +56,24 @@ export function lintScenario(scenario: Scenario): string[] {
   const where = scenario.id;
   const lexicon = loadLexicon(scenario.language);
 
-  const hidden = contentWords(scenario.hiddenIntention.text, lexicon);
-  const opening = contentWords(scenario.opening, lexicon);
-  const shared = [...hidden].filter((word) => opening.has(word));
-  if (hidden.size > 0 && shared.length / hidden.size > MAX_INTENTION_OVERLAP) {
-    problems.push(`${where}: the opening line gives away the hidden intention (shares ${shared.join(", ")})`);
+  if (scenario.opening === undefined) {
+    // Only the cooperative profiles leave the first message to the simulated user (as RLVER does); an adversarial scenario's opening is part of its design.
+    if (scenario.type !== "cooperative") problems.push(`${where}: no opening line (only SAGE/RLVER profiles may leave it to the simulated user)`);
+  } else {
+    const hidden = contentWords(scenario.hiddenIntention.text, lexicon);
+    const opening = contentWords(scenario.opening, lexicon);
+    const shared = [...hidden].filter((word) => opening.has(word));
+    if (hidden.size > 0 && shared.length / hidden.size > MAX_INTENTION_OVERLAP) {
+      problems.push(`${where}: the opening line gives away the hidden intention (shares ${shared.join(", ")})`);
+    }
   }
 
   const preset = getPreset(scenario.preset);
   const manipulationTurn = manipulationTurnOf(scenario);
-  if (manipulationTurn >= preset.maxTurns) problems.push(`${where}: manipulation turn ${manipulationTurn} is beyond the turn limit ${preset.maxTurns}`);
-  if (scenario.trait.script.length < Math.min(preset.maxTurns, manipulationTurn + 2)) {
-    problems.push(`${where}: the script has ${scenario.trait.script.length} line(s); it needs at least ${Math.min(preset.maxTurns, manipulationTurn + 2)} to reach past the manipulation turn`);
+  const appraised = maxAppraisedReplies(preset);
+  if (manipulationTurn >= appraised) problems.push(`${where}: manipulation turn ${manipulationTurn} is beyond the last appraised turn of preset ${preset.name} (${appraised - 1})`);
+  if (scenario.trait.script.length < Math.min(appraised, manipulationTurn + 2)) {
+    problems.push(`${where}: the script has ${scenario.trait.script.length} line(s); it needs at least ${Math.min(appraised, manipulationTurn + 2)} to reach past the manipulation turn`);
   }
 
   const lines = loadOfflineLines(scenario.language);
@@ -98,7 +104,7 @@ export function itemReachable(item: RubricItem, scenario: Scenario, lexicon: Lex
     const parts = moves.filter((move): move is Exclude<Move, "grounded"> => move !== "grounded").map((move) => lexicon.examples[move]);
     if (moves.includes("grounded")) parts.push(scenario.cues.keywords.slice(0, 3).join(lexicon.language === "zh" ? "，" : ", "));
     const reply = parts.join(" ");
-    const found = new Set(detectMoves(reply, scenario.opening, lexicon, scenario.cues.keywords).map((detected) => detected.move));
+    const found = new Set(detectMoves(reply, scenario.opening ?? scenario.topic, lexicon, scenario.cues.keywords).map((detected) => detected.move));
     return rubricItemHolds(item, found, phase);
   });
 }

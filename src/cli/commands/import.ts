@@ -2,12 +2,15 @@ import type { Command } from "commander";
 import { join } from "node:path";
 import { importSageResults } from "../../interop/import-sage.js";
 import { buildLeaderboard, renderLeaderboard } from "../../interop/leaderboard.js";
-import type { SkippedLine } from "../../interop/sage-results.js";
+import { SageImportError, type SkippedLine } from "../../interop/sage-results.js";
+import { renderReplay, replayFailures, replaySageResultFile } from "../../interop/sage-replay.js";
 
 interface ImportSageFlags {
-  out: string;
+  out?: string;
   strict?: boolean;
   force?: boolean;
+  verify?: boolean;
+  judge: boolean;
 }
 
 /** One skipped line for stderr: file, line number, and the reason indented under it. */
@@ -21,12 +24,31 @@ export function registerImportCommand(program: Command): void {
     .command("sage")
     .description("Convert SAGE result files (*_result.jsonl) into dialogues.jsonl, summary.json, report.md and report.html: one condition per file, scored by this project's metrics.")
     .argument("<files...>", "SAGE result files; each becomes a condition named after the file without _result.jsonl")
-    .requiredOption("-o, --out <dir>", "output directory")
+    .option("-o, --out <dir>", "output directory (required unless --verify is given alone)")
     .option("--strict", "fail, importing nothing, if any line is malformed (default: skip it, report it, go on)")
     .option("--force", "replace the dialogues.jsonl of an earlier import in the directory")
-    .addHelpText("after", "\nExample:\n  aeb import sage ../shared/data/sage/results-deepseek-v3-simulator/*_result.jsonl --out runs/sage-import\n  aeb leaderboard runs/sage-import\n")
+    .option(
+      "--verify",
+      "replay every dialogue through the sage preset's episode machine with its recorded changes and check it reproduces each recorded emotion, where SAGE stopped and the final emotion; exit 1 if any does not (with --out, nothing is imported then)",
+    )
+    .addHelpText(
+      "after",
+      "\nExamples:\n  aeb import sage ../shared/data/sage/results-deepseek-v3-simulator/*_result.jsonl --out runs/sage-import\n  aeb leaderboard runs/sage-import\n  aeb import sage ../shared/data/sage/results-deepseek-v3-simulator/*_result.jsonl --verify\n",
+    )
     .option("--no-judge", "do not score ECS with the offline lexicon judge")
-    .action(async (files: string[], flags: ImportSageFlags & { judge: boolean }) => {
+    .action(async (files: string[], flags: ImportSageFlags) => {
+      if (flags.verify === true) {
+        const replays = [];
+        for (const file of files) replays.push(await replaySageResultFile(file));
+        console.log(renderReplay(replays, "sage"));
+        const failures = replayFailures(replays);
+        if (failures.dialogues > 0 || failures.lines > 0) {
+          throw new SageImportError(`the sage preset does not reproduce ${failures.dialogues} dialogue(s)${failures.lines > 0 ? ` and cannot read ${failures.lines} line(s)` : ""}${flags.out !== undefined ? "; nothing imported" : ""}`);
+        }
+        if (flags.out === undefined) return;
+        console.log("");
+      }
+      if (flags.out === undefined) throw new SageImportError("--out DIR is required to import (or --verify to only check the files)");
       const result = await importSageResults(files, flags.out, { strict: flags.strict, force: flags.force, judge: flags.judge });
       const skipped = result.files.flatMap((file) => file.skipped);
       for (const line of skipped) console.error(describeSkippedLine(line));

@@ -2,6 +2,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { SingleBar, Presets } from "cli-progress";
+import { ConfigError } from "../../core/errors.js";
+import { PresetName } from "../../core/preset.js";
 import { parseTypeList } from "../../scenarios/load-scenarios.js";
 import type { RunSummary } from "../../analysis/summary-schema.js";
 import { loadRunConfig, parseRunConfig, type RunConfig } from "../../runner/run-config.js";
@@ -22,7 +24,15 @@ interface RunFlags {
   tokenizer?: string;
   force?: boolean;
   skipInvalid?: boolean;
+  preset?: string;
   progress: boolean;
+}
+
+/** `--preset NAME`: one of the presets of data/presets.yaml. */
+function parsePresetName(value: string): PresetName {
+  const parsed = PresetName.safeParse(value);
+  if (!parsed.success) throw new ConfigError(`--preset: unknown preset "${value}" (known: ${PresetName.options.join(", ")})`);
+  return parsed.data;
 }
 
 /** A fresh directory under runs/, named by the time (the name never enters the results). */
@@ -43,6 +53,7 @@ export function configFromFlags(flags: RunFlags): RunConfig {
   if (flags.suite !== undefined) scenarios.suite = flags.suite;
   if (flags.skipInvalid === true) scenarios.skipInvalid = true;
   if (flags.types !== undefined) scenarios.types = parseTypeList(flags.types);
+  if (flags.preset !== undefined) scenarios.preset = parsePresetName(flags.preset);
   return {
     ...base,
     scenarios,
@@ -78,6 +89,7 @@ export function registerRunCommand(program: Command): void {
     .option("--tokenizer <path>", "also count replies in tokens: a Hugging Face tokenizer.json, or a model directory holding one")
     .option("--force", "continue a run directory made with a different definition (another config, data files or AEB version); its finished dialogues still in the plan are kept")
     .option("--skip-invalid", "with --scenarios sage:PATH or rlver:PATH: skip profile lines that do not parse or validate, and list them")
+    .option("--preset <name>", "play every scenario under this preset instead of its own: aeb, aeb-plus, sage or rlver (docs/fidelity.md)")
     .option("--no-progress", "no progress bar")
     .addHelpText(
       "after",
