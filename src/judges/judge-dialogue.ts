@@ -1,5 +1,5 @@
 import type { ChatTurn, DialogueRecord } from "../core/dialogue.js";
-import { ecsScores, type EcsScores, type EcsTurn } from "../metrics/ecs.js";
+import { ecsScores, imputedTurn, type EcsScores, type EcsTurn } from "../metrics/ecs.js";
 import type { Language } from "../lexicon/lexicon.js";
 import type { EcsJudge, HidJudge } from "./judge.js";
 
@@ -9,8 +9,12 @@ export interface EcsRecord extends EcsScores {
   judge: string;
   model?: string;
   estimates: EcsTurn[];
-  /** Turns the judge could not read, excluded from the scores and counted here. */
+  /** Turns the judge could not read: excluded from the scores, or imputed where `unreadableTurn` is `impute-50`. */
   errors: Array<{ index: number; error: string }>;
+  /** What was done with unreadable turns. */
+  unreadableTurn: "exclude" | "impute-50";
+  /** How many of the `errors` turns were scored p=50, c=0 (and are among `estimates`, marked `imputed`). */
+  imputed: number;
 }
 
 /** What one HID judge said, stored under `record.hid[judgeName]`. */
@@ -47,15 +51,18 @@ export function fullVisible(record: DialogueRecord): ChatTurn[] {
 export async function judgeEcs(record: DialogueRecord, judge: EcsJudge, language: Language, signal?: AbortSignal): Promise<EcsRecord> {
   const estimates: EcsTurn[] = [];
   const errors: EcsRecord["errors"] = [];
+  const unreadableTurn = judge.unreadableTurn ?? "exclude";
   for (const turn of record.turns) {
     try {
       const estimate = await judge.estimate({ visible: visibleUpTo(record, turn.index), turnIndex: turn.index, language, dialogueId: record.id, signal });
       estimates.push({ index: turn.index, predicted: estimate.predicted, confidence: estimate.confidence, actual: turn.user.emotion });
     } catch (error) {
       errors.push({ index: turn.index, error: error instanceof Error ? error.message : String(error) });
+      if (unreadableTurn === "impute-50") estimates.push(imputedTurn(turn.index, turn.user.emotion));
     }
   }
-  return { judge: judge.id, ...(judge.model !== undefined ? { model: judge.model } : {}), ...ecsScores(estimates, record.manipulationTurn), estimates, errors };
+  const imputed = estimates.filter((estimate) => estimate.imputed === true).length;
+  return { judge: judge.id, ...(judge.model !== undefined ? { model: judge.model } : {}), ...ecsScores(estimates, record.manipulationTurn), estimates, errors, unreadableTurn, imputed };
 }
 
 const HID_VALUE = { yes: 1, partial: 0.5, no: 0 } as const;

@@ -6,6 +6,16 @@ export interface EcsTurn {
   predicted: number;
   confidence: number;
   actual: number;
+  /** The judge could not read this turn and it was scored p=50, c=0 (the AEB paper's imputation). */
+  imputed?: true;
+}
+
+/**
+ * The AEB paper's score for a turn its judge could not read: a prediction of 50 with confidence 0,
+ * i.e. a penalty of |50 - e| / 200. Only used where a judge is configured `unreadableTurn: impute-50`.
+ */
+export function imputedTurn(index: number, actual: number): EcsTurn {
+  return { index, predicted: 50, confidence: 0, actual, imputed: true };
 }
 
 export interface EcsScores {

@@ -119,7 +119,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const scenarios = selectScenarios(config, { onSkipped: options.events?.onSkippedProfileLines });
   const onModelCall = options.events?.onModelCall;
   const plugins = new PluginFactory({ cacheDir: config.cache?.dir, env: options.env, warn: options.events?.onWarning, ...(onModelCall ? { onModelCall } : {}) });
-  const user = plugins.simulatedUser(config.simulator);
+  const user = plugins.simulatedUser(config.simulator, scenarios);
   const agents = new Map(config.conditions.map((condition) => [condition.name, plugins.agent(condition.name, condition.agent)]));
   const judges = { ecs: plugins.ecsJudges(config.judges), hid: plugins.hidJudges(config.judges) };
   for (const warning of configWarnings(config)) options.events?.onWarning?.(warning);

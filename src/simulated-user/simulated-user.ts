@@ -28,8 +28,8 @@ export interface AppraisalInput {
 export interface Appraisal {
   /** The simulator's own signed change, before the deterministic adjustments. */
   simulatorDelta: number;
-  /** Did the reply address the hidden intention? */
-  hid: HidVerdict;
+  /** Did the reply address the hidden intention? Absent when the user does not judge it (a prompt pack without a HID rule). */
+  hid?: HidVerdict;
   /** Reasoning and rubric items: stored on the turn, never shown to the agent. */
   details: Record<string, unknown>;
   /** A fused simulator may return its reply with the appraisal (one call instead of two). */
