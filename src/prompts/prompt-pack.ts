@@ -259,7 +259,9 @@ function readLanguage(dir: string, name: string, manifest: PackManifest, languag
     const known = new Set<string>([...Object.keys(PLACEHOLDERS), ...(stageName === "actor" ? appraisalFields.map((field) => `appraisal.${field}`) : [])]);
     const read = (file: string) => {
       const path = join(languageDir, file);
-      const text = readText(path, `prompt pack ${name}: template`).trim();
+      // The file's own final newline is not part of the template (an extracted upstream string keeps its exact ends).
+      const text = readText(path, `prompt pack ${name}: template`).replace(/\r?\n$/u, "");
+      if (text.trim() === "") throw new ConfigError(`prompt pack ${name}: template ${path} is empty`);
       for (const placeholder of placeholdersOf(text)) {
         if (!known.has(placeholder)) {
           throw new ConfigError(`prompt pack ${name}: ${path} uses an unknown placeholder {{${placeholder}}} (known in the ${stageName} stage: ${[...known].map((key) => `{{${key}}}`).join(", ")})`);
