@@ -75,9 +75,9 @@ describe("the example configs", () => {
       expect(condition.agent).toMatchObject({ kind: "llm", maxTokens: 300, temperature: 0.7 });
       expect(condition.agent.kind === "llm" && condition.agent.systemPromptFile).toBe(condition.agent.kind === "llm" && condition.agent.think ? "rlver/agent-system-think.txt" : "rlver/agent-system-direct.txt");
     }
-    expect(paper.judges.ecs.map((judge) => judge.kind === "llm" && [judge.endpoint.model, judge.prompt, judge.unreadableTurn, judge.maxOutputRetries])).toEqual([
-      ["mistral-7b-instruct-v0.3", "aeb-paper", "impute-50", 0],
-      ["gemma-3-4b-it", "aeb-paper", "impute-50", 0],
+    expect(paper.judges.ecs.map((judge) => judge.kind === "llm" && [judge.endpoint.model, judge.prompt, judge.unreadableTurn, judge.maxOutputRetries, judge.temperature])).toEqual([
+      ["mistral-7b-instruct-v0.3", "aeb-paper", "impute-50", 0, 0.7],
+      ["gemma-3-4b-it", "aeb-paper", "impute-50", 0, 0.7],
     ]);
     expect(paper.scenarios.suite).toBe("classic");
     expect(paper.repeats).toBe(10);
@@ -134,7 +134,10 @@ describe("the AEB paper's eight conditions against the mock server", () => {
     // Both ECS judges read the conversation with the paper's anchors and get one try each.
     const ecs = byRole("ecs");
     expect(new Set(ecs.map(({ body }) => body.model))).toEqual(new Set(["mistral-7b-instruct-v0.3", "gemma-3-4b-it"]));
-    for (const { chat } of ecs) expect(chat.messages[0]!.content).toContain("0 = devastated or hostile, 50 = neutral, 100 = very satisfied");
+    for (const { chat, body } of ecs) {
+      expect(chat.messages[0]!.content).toContain("0 = devastated or hostile, 50 = neutral, 100 = very satisfied");
+      expect([body.temperature, body.max_tokens]).toEqual([0.7, 400]);
+    }
     // The policies: the system prompt file's text exactly, at most 300 new tokens.
     for (const { body, chat } of byRole("agent")) {
       expect(body.max_tokens).toBe(300);

@@ -38,6 +38,9 @@ export type EcsJudgePrompt = keyof typeof ECS_JUDGE_PROMPTS;
 export interface LlmEcsJudgeOptions {
   prompt: EcsJudgePrompt;
   unreadableTurn: UnreadableTurnPolicy;
+  /** Default 0: a judge's estimate should not depend on sampling luck. */
+  temperature?: number;
+  maxTokens?: number;
 }
 
 /** The LLM ECS judge of spec section 4: visible conversation only, one estimate per agent reply. */
@@ -65,7 +68,8 @@ export class LlmEcsJudge implements EcsJudge {
       name: "aeb_ecs_judge",
       sampleKey: `${input.dialogueId}#turn${input.turnIndex}#ecs`,
       retries: this.retries,
-      temperature: 0,
+      temperature: this.options.temperature ?? 0,
+      ...(this.options.maxTokens !== undefined ? { maxTokens: this.options.maxTokens } : {}),
       signal: input.signal,
     });
     return { predicted: output.emotion, confidence: output.confidence, reasoning: output.reasoning };

@@ -96,7 +96,12 @@ export class PluginFactory {
       judge:
         judge.kind === "offline"
           ? new OfflineEcsJudge()
-          : new LlmEcsJudge(this.model(`judge:${judge.name}`, judge.endpoint), judge.maxOutputRetries, { prompt: judge.prompt ?? "aeb", unreadableTurn: judge.unreadableTurn ?? "exclude" }),
+          : new LlmEcsJudge(this.model(`judge:${judge.name}`, judge.endpoint), judge.maxOutputRetries, {
+              prompt: judge.prompt ?? "aeb",
+              unreadableTurn: judge.unreadableTurn ?? "exclude",
+              ...(judge.temperature !== undefined ? { temperature: judge.temperature } : {}),
+              ...(judge.maxTokens !== undefined ? { maxTokens: judge.maxTokens } : {}),
+            }),
     }));
   }
 

@@ -99,6 +99,10 @@ export const EcsJudgeConfigSchema = z.discriminatedUnion("kind", [
      * `errors`, and `imputed` counts the imputed turns.
      */
     unreadableTurn: z.enum(["exclude", "impute-50"]).optional(),
+    /** Sampling temperature of the judge (default 0; the AEB paper's judge sampled at its simulator's 0.7). */
+    temperature: z.number().min(0).max(2).optional(),
+    /** Token limit of the judge's answer (default: the endpoint's). */
+    maxTokens: z.number().int().positive().optional(),
   }),
 ]);
 export type EcsJudgeConfig = z.infer<typeof EcsJudgeConfigSchema>;
