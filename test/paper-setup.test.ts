@@ -5,7 +5,7 @@
  * prompts, the policy on the system prompt file it is given), and SAGE profiles run with the sage
  * pack. All in-process, against the mock OpenAI-compatible server.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterEach, describe, expect, it } from "vitest";
@@ -173,6 +173,24 @@ describe("the AEB paper's eight conditions against the mock server", () => {
     const attempt = runBenchmark({ config, outDir: join(temporaryDirectory(), "run") });
     await expect(attempt).rejects.toThrow(ConfigError);
     await expect(attempt).rejects.toThrow(`condition "rlver-ppo-think": agent.systemPromptFile ${missing} cannot be read`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("stops before any model call when a pack of one's own uses an unknown placeholder, naming the file", async () => {
+    const server = await startMockLlmServer({ models: ["agent", "sim"], reply: aebMockReply });
+    servers.push(server);
+    const dir = temporaryDirectory();
+    cpSync(join(packageRoot, "prompts", "packs", "sage"), dir, { recursive: true });
+    writeFileSync(join(dir, "en", "analyst.md"), "{{character}} feels {{mood}}.\nChange:\n");
+    const config = parseRunConfig(
+      {
+        scenarios: { suite: "classic", types: ["escalation"] },
+        simulator: { kind: "llm", promptPack: { dir }, endpoint: { baseUrl: server.url, model: "sim" } },
+        conditions: [{ name: "a", agent: { kind: "llm", endpoint: { baseUrl: server.url, model: "agent" } } }],
+      },
+      "inline",
+    );
+    await expect(runBenchmark({ config, outDir: join(temporaryDirectory(), "run") })).rejects.toThrow(`${join(dir, "en", "analyst.md")} uses an unknown placeholder {{mood}}`);
     expect(server.requests).toHaveLength(0);
   });
 
