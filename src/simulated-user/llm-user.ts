@@ -105,6 +105,7 @@ export class LlmSimulatedUser implements SimulatedUser {
 
   async appraise(input: AppraisalInput): Promise<Appraisal> {
     const pack = this.packFor(input.scenario);
+    this.checkFused(pack);
     const language = packLanguage(pack, input.scenario.language);
     const range = changeRange(input);
     const call: PromptCall = { stage: this.options.fused ? "fused" : "analyst", pack, language, input, emotion: input.emotion, range };
