@@ -33,22 +33,26 @@ export type PromptPackRef = z.infer<typeof PromptPackRefSchema>;
 const FieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, "field names are letters, digits and '_' (they are written as `Name:` headers)");
 const FileName = z.string().regex(/^[^/\\]+\.md$/, "a template is a .md file name inside the language directory");
 
+/** A tagged pack's stage templates. */
 const TemplateFiles = {
-  /** The template sent as the user message (tagged packs) or as the system message (json packs). */
+  /** The template sent as the user message. */
   template: FileName,
-  /** Tagged packs only: a template sent as the system message before it. */
+  /** A template sent as the system message before it. */
   system: FileName.optional(),
 };
 
 /** The HID verdict read from a free-text field (only the AEB paper's normaliser exists). */
 const HidRuleSchema = z.strictObject({ field: FieldName, normaliser: z.literal("aeb-paper") });
 
+/** A json pack's stage: its template is the system message; the user message asks for the JSON object. */
+const JsonStage = z.strictObject({ template: FileName });
+
 const JsonPackSchema = z.strictObject({
   format: z.literal("json"),
-  analyst: z.strictObject(TemplateFiles),
-  actor: z.strictObject(TemplateFiles),
+  analyst: JsonStage,
+  actor: JsonStage,
   /** Appraisal and reply in one call (`simulator.fused: true`). */
-  fused: z.strictObject(TemplateFiles).optional(),
+  fused: JsonStage.optional(),
 });
 
 const TaggedPackSchema = z.strictObject({
@@ -191,8 +195,6 @@ export interface PackLanguage {
   fused?: StageTemplates;
   strings: PackStrings;
   traits?: Partial<Record<string, string>>;
-  /** Where each stage's main template is, for error messages. */
-  files: Record<StageName, string>;
 }
 
 export interface PromptPack {
@@ -293,11 +295,6 @@ function readLanguage(dir: string, name: string, manifest: PackManifest, languag
     ...(fused !== undefined ? { fused } : {}),
     strings,
     ...(traits !== undefined ? { traits } : {}),
-    files: {
-      analyst: join(languageDir, manifest.analyst.template),
-      actor: join(languageDir, manifest.actor.template),
-      fused: manifest.format === "json" && manifest.fused ? join(languageDir, manifest.fused.template) : "",
-    },
   };
 }
 
