@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
-import { loadDataFile, packageRoot } from "../core/data-files.js";
+import { packageRoot } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
 import type { Language } from "../lexicon/lexicon.js";
 
@@ -39,17 +38,4 @@ export function fillPrompt(template: string, values: Readonly<Record<string, str
     if (value === undefined) throw new AebError(`prompt placeholder {{${key}}} has no value`);
     return String(value);
   });
-}
-
-const PromptStringsSchema = z.strictObject({
-  language: z.string(),
-  states: z.strictObject({ S: z.string(), A: z.string(), B: z.string(), C: z.string(), F: z.string() }),
-  phaseBefore: z.string(),
-  phaseAfter: z.string(),
-  scriptLinePrefix: z.string(),
-});
-export type PromptStrings = z.infer<typeof PromptStringsSchema>;
-
-export function loadPromptStrings(language: Language): PromptStrings {
-  return loadDataFile(join(PROMPT_DIR, language, "strings.yaml"), PromptStringsSchema);
 }
