@@ -12,6 +12,7 @@ import { registerMockLlmCommand } from "./commands/mock-llm.js";
 import { registerImportCommand } from "./commands/import.js";
 import { registerLeaderboardCommand } from "./commands/leaderboard.js";
 import { registerServeCommand } from "./commands/serve.js";
+import { registerPromptsCommand } from "./commands/prompts.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerImportCommand(program);
   registerLeaderboardCommand(program);
   registerServeCommand(program);
+  registerPromptsCommand(program);
   return program;
 }
 

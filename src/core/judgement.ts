@@ -17,6 +17,8 @@ export const EcsTurnEstimateSchema = z.looseObject({
   confidence: z.number().min(0).max(100),
   /** The emotion the simulated user reported after that reply, 0-100. */
   actual: z.number().min(0).max(100),
+  /** The judge could not read this turn and it was scored p=50, c=0 (the AEB paper's imputation, `unreadableTurn: impute-50`). */
+  imputed: z.literal(true).optional(),
 });
 export type EcsTurnEstimate = z.infer<typeof EcsTurnEstimateSchema>;
 
@@ -47,6 +49,10 @@ export const EcsJudgementSchema = z.looseObject({
   estimates: z.array(EcsTurnEstimateSchema).optional(),
   /** Turns the judge could not read; a rerun (`aeb run` resuming, `aeb judge`) tries them again. */
   errors: z.array(JudgeTurnErrorSchema).optional(),
+  /** What was done with unreadable turns: left out of the scores, or scored p=50, c=0 (the AEB paper). */
+  unreadableTurn: z.enum(["exclude", "impute-50"]).optional(),
+  /** How many of the `errors` turns were imputed (they are among `estimates`, marked `imputed`). */
+  imputed: z.number().int().min(0).optional(),
 });
 export type EcsJudgement = z.infer<typeof EcsJudgementSchema>;
 

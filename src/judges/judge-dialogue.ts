@@ -1,6 +1,6 @@
 import { isAppraised, type ChatTurn, type DialogueRecord } from "../core/dialogue.js";
 import type { EcsJudgement, EcsTurnEstimate, HidJudgement } from "../core/judgement.js";
-import { ecsScores } from "../metrics/ecs.js";
+import { ecsScores, imputedTurn } from "../metrics/ecs.js";
 import type { Language } from "../lexicon/lexicon.js";
 import type { EcsJudge, HidJudge } from "./judge.js";
 
@@ -24,9 +24,11 @@ export function fullVisible(record: DialogueRecord): ChatTurn[] {
 }
 
 /**
- * Runs an ECS judge over every agent reply of a dialogue. Given the judge's `previous` judgement
- * of the same dialogue, only the turns it could not read are judged again (a rerun retries what
- * failed and keeps what succeeded).
+ * Runs an ECS judge over every agent reply of a dialogue. A turn the judge cannot read is listed in
+ * `errors` and excluded, or, where the judge is configured `unreadableTurn: impute-50` (the AEB
+ * paper's handling), also scored p=50, c=0 and marked `imputed`. Given the judge's `previous`
+ * judgement of the same dialogue, only the turns it could not read are judged again (a rerun
+ * retries what failed and keeps what succeeded).
  */
 export async function judgeEcs(
   record: DialogueRecord,
@@ -34,10 +36,12 @@ export async function judgeEcs(
   language: Language,
   signal?: AbortSignal,
   previous?: EcsJudgement,
-): Promise<EcsJudgement & Required<Pick<EcsJudgement, "estimates" | "errors">>> {
+): Promise<EcsJudgement & Required<Pick<EcsJudgement, "estimates" | "errors" | "unreadableTurn" | "imputed">>> {
   const retry = previous === undefined ? undefined : new Set((previous.errors ?? []).map((error) => error.index));
-  const estimates: EcsTurnEstimate[] = retry === undefined ? [] : [...(previous?.estimates ?? [])];
+  // Kept from before: what the judge read (an imputed turn is tried again).
+  const estimates: EcsTurnEstimate[] = retry === undefined ? [] : (previous?.estimates ?? []).filter((estimate) => !retry.has(estimate.index));
   const errors: Array<{ index: number; error: string }> = [];
+  const unreadableTurn = judge.unreadableTurn ?? "exclude";
   for (const turn of record.turns) {
     if (retry !== undefined && !retry.has(turn.index)) continue;
     // The simulator reports no emotion after a reply it never appraised: nothing to compare with.
@@ -47,10 +51,12 @@ export async function judgeEcs(
       estimates.push({ index: turn.index, predicted: estimate.predicted, confidence: estimate.confidence, actual: turn.user.emotion });
     } catch (error) {
       errors.push({ index: turn.index, error: error instanceof Error ? error.message : String(error) });
+      if (unreadableTurn === "impute-50") estimates.push(imputedTurn(turn.index, turn.user.emotion));
     }
   }
   estimates.sort((a, b) => a.index - b.index);
-  return { judge: judge.id, ...(judge.model !== undefined ? { model: judge.model } : {}), ...ecsScores(estimates, record.manipulationTurn), estimates, errors };
+  const imputed = estimates.filter((estimate) => estimate.imputed === true).length;
+  return { judge: judge.id, ...(judge.model !== undefined ? { model: judge.model } : {}), ...ecsScores(estimates, record.manipulationTurn), estimates, errors, unreadableTurn, imputed };
 }
 
 const HID_VALUE = { yes: 1, partial: 0.5, no: 0 } as const;

@@ -11,6 +11,8 @@ export interface EcsJudgeInput {
   signal?: AbortSignal;
 }
 
+export type UnreadableTurnPolicy = "exclude" | "impute-50";
+
 /** The judge's estimate of the user's emotion after the reply (0-100) and its confidence (0-100). */
 export interface EcsEstimate {
   predicted: number;
@@ -21,12 +23,18 @@ export interface EcsEstimate {
 /**
  * An ECS judge never sees the persona, the hidden intention, the simulator's reasoning or the
  * emotion values: only the visible conversation. A judge that cannot answer throws; the turn is
- * then recorded as a judge error and excluded (counted), never scored as 50.
+ * then recorded as a judge error and excluded (counted), never scored as 50, unless the judge
+ * asks for the paper's imputation (`unreadableTurn: impute-50`), which is counted too.
  */
 export interface EcsJudge {
   readonly id: string;
   /** The model behind the judge, where there is one (to warn when it is the simulator's). */
   readonly model?: string;
+  /**
+   * What happens to a turn the judge cannot read: `exclude` (the default) or `impute-50`, the AEB
+   * paper's handling (p=50, c=0). Either way the turn is listed in the record's errors.
+   */
+  readonly unreadableTurn?: UnreadableTurnPolicy;
   estimate(input: EcsJudgeInput): Promise<EcsEstimate>;
 }
 

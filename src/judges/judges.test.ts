@@ -3,7 +3,7 @@ import type { DialogueRecord } from "../core/dialogue.js";
 import type { ChatModel, ChatRequest, ChatResponse } from "../llm/chat-model.js";
 import { evidenceOccurs, judgeEcs, judgeHid, visibleUpTo } from "./judge-dialogue.js";
 import type { EcsJudge } from "./judge.js";
-import { LlmHidJudge } from "./llm-judges.js";
+import { LlmEcsJudge, LlmHidJudge } from "./llm-judges.js";
 import { OfflineEcsJudge } from "./offline-ecs-judge.js";
 
 const turn = (index: number, agent: string, user: string, emotion: number) => ({
@@ -56,6 +56,48 @@ describe("what judges see", () => {
     expect(asked).toEqual([1]);
     expect(retried.estimates.map((estimate) => [estimate.index, estimate.predicted])).toEqual([[0, 60], [1, 50], [2, 60]]);
     expect(retried.errors).toEqual([]);
+  });
+
+  it("with unreadableTurn impute-50, scores an unreadable turn p=50, c=0 as the AEB paper did, and counts it", async () => {
+    let calls = 0;
+    const flaky: EcsJudge = {
+      id: "flaky",
+      unreadableTurn: "impute-50",
+      async estimate() {
+        calls += 1;
+        if (calls === 2) throw new Error("judge answered nonsense");
+        return { predicted: 60, confidence: 100 };
+      },
+    };
+    const result = await judgeEcs(record, flaky, "en");
+    expect(result.estimates[1]).toEqual({ index: 1, predicted: 50, confidence: 0, actual: 60, imputed: true });
+    expect(result.errors).toEqual([{ index: 1, error: "judge answered nonsense" }]);
+    expect(result).toMatchObject({ unreadableTurn: "impute-50", imputed: 1, turns: 3 });
+    // |60-58| and |60-70| at full confidence, |50-60| at confidence 0 (half weight).
+    expect(result.score).toBeCloseTo(1 - (0.02 + 0.05 + 0.1) / 3, 12);
+    const excluded = await judgeEcs(record, { ...flaky, unreadableTurn: "exclude", estimate: async () => ({ predicted: 60, confidence: 100 }) }, "en");
+    expect(excluded).toMatchObject({ unreadableTurn: "exclude", imputed: 0 });
+  });
+
+  it("asks with the paper's anchors when the LLM judge is configured with prompt aeb-paper, and imputes what it cannot read", async () => {
+    const requests: ChatRequest[] = [];
+    const chat: ChatModel = {
+      id: "mistral",
+      role: "judge",
+      async complete(request) {
+        requests.push(request);
+        return { text: requests.length === 1 ? '{"reasoning": "calm", "emotion": 55, "confidence": 40}' : "I think they are fine.", usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop", cached: false, latencyMs: 0, endpoint: "x" };
+      },
+      usage: () => ({ model: "mistral", role: "judge", calls: 0, cachedCalls: 0, failedCalls: 0, requests: 0, retries: 0, promptTokens: 0, completionTokens: 0 }),
+    };
+    const judge = new LlmEcsJudge(chat, 0, { prompt: "aeb-paper", unreadableTurn: "impute-50" });
+    expect(judge.id).toBe("llm-ecs:mistral:aeb-paper");
+    const result = await judgeEcs(record, judge, "en");
+    expect(requests[0]!.messages[0]!.content).toContain("0 = devastated or hostile, 50 = neutral, 100 = very satisfied");
+    expect(result.estimates.map((estimate) => [estimate.predicted, estimate.imputed === true])).toEqual([[55, false], [50, true], [50, true]]);
+    expect(result.imputed).toBe(2);
+    expect(result.errors.map((error) => error.index)).toEqual([1, 2]);
+    expect(result.errors[0]!.error).toContain("no JSON object found");
   });
 
   it("predicts lower emotion from distressed words with the offline lexicon judge", async () => {

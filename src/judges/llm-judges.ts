@@ -4,7 +4,7 @@ import type { ChatModel } from "../llm/chat-model.js";
 import { askForJson } from "../llm/structured-output.js";
 import { fillPrompt, loadPromptTemplate } from "../prompts/prompt-templates.js";
 import type { Language } from "../lexicon/lexicon.js";
-import type { EcsEstimate, EcsJudge, EcsJudgeInput, HidJudge, HidJudgeInput, HidJudgement } from "./judge.js";
+import type { EcsEstimate, EcsJudge, EcsJudgeInput, HidJudge, HidJudgeInput, HidJudgement, UnreadableTurnPolicy } from "./judge.js";
 
 /** Rubric as schema: reasoning first, then the range-checked numbers. */
 export const EcsOutputSchema = z.object({
@@ -31,21 +31,36 @@ export function numberedDialogue(visible: readonly ChatTurn[]): string {
 
 const instruction = (language: Language) => (language === "zh" ? "请只输出 JSON 对象。" : "Answer with the JSON object only.");
 
+/** The ECS judge's prompts: the project's anchors, or the AEB paper's. */
+export const ECS_JUDGE_PROMPTS = { aeb: "judge-ecs", "aeb-paper": "judge-ecs-paper" } as const;
+export type EcsJudgePrompt = keyof typeof ECS_JUDGE_PROMPTS;
+
+export interface LlmEcsJudgeOptions {
+  prompt: EcsJudgePrompt;
+  unreadableTurn: UnreadableTurnPolicy;
+  /** Default 0: a judge's estimate should not depend on sampling luck. */
+  temperature?: number;
+  maxTokens?: number;
+}
+
 /** The LLM ECS judge of spec section 4: visible conversation only, one estimate per agent reply. */
 export class LlmEcsJudge implements EcsJudge {
   readonly id: string;
   readonly model: string;
+  readonly unreadableTurn: UnreadableTurnPolicy;
 
   constructor(
     private readonly chat: ChatModel,
     private readonly retries = 2,
+    private readonly options: LlmEcsJudgeOptions = { prompt: "aeb", unreadableTurn: "exclude" },
   ) {
     this.model = chat.id;
-    this.id = `llm-ecs:${chat.id}`;
+    this.unreadableTurn = options.unreadableTurn;
+    this.id = `llm-ecs:${chat.id}${options.prompt === "aeb" ? "" : `:${options.prompt}`}`;
   }
 
   async estimate(input: EcsJudgeInput): Promise<EcsEstimate> {
-    const prompt = fillPrompt(loadPromptTemplate(input.language, "judge-ecs"), { dialogue: numberedDialogue(input.visible) });
+    const prompt = fillPrompt(loadPromptTemplate(input.language, ECS_JUDGE_PROMPTS[this.options.prompt]), { dialogue: numberedDialogue(input.visible) });
     const output = await askForJson(this.chat, {
       system: prompt,
       instruction: instruction(input.language),
@@ -53,7 +68,8 @@ export class LlmEcsJudge implements EcsJudge {
       name: "aeb_ecs_judge",
       sampleKey: `${input.dialogueId}#turn${input.turnIndex}#ecs`,
       retries: this.retries,
-      temperature: 0,
+      temperature: this.options.temperature ?? 0,
+      ...(this.options.maxTokens !== undefined ? { maxTokens: this.options.maxTokens } : {}),
       signal: input.signal,
     });
     return { predicted: output.emotion, confidence: output.confidence, reasoning: output.reasoning };

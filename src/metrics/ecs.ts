@@ -4,6 +4,14 @@ import { spearman } from "../stats/spearman.js";
 /** One judged turn: the judge's prediction and confidence, and the emotion the simulator reported. */
 export type EcsTurn = EcsTurnEstimate;
 
+/**
+ * The AEB paper's score for a turn its judge could not read: a prediction of 50 with confidence 0,
+ * i.e. a penalty of |50 - e| / 200. Only used where a judge is configured `unreadableTurn: impute-50`.
+ */
+export function imputedTurn(index: number, actual: number): EcsTurn {
+  return { index, predicted: 50, confidence: 0, actual, imputed: true };
+}
+
 export interface EcsScores {
   /** ECS over all judged turns; null when none was judged. */
   score: number | null;

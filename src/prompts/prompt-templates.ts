@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
-import { loadDataFile, packageRoot } from "../core/data-files.js";
+import { packageRoot } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
 import type { Language } from "../lexicon/lexicon.js";
 
@@ -24,24 +23,19 @@ export function loadPromptTemplate(language: Language, name: string): string {
   return text;
 }
 
+/** `{{name}}` or `{{group.name}}`: the placeholder syntax of every template (built-in or a user's pack). */
+const PLACEHOLDER = /\{\{([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)?)\}\}/g;
+
+/** The placeholders a template uses, each once, in order of first use. */
+export function placeholdersOf(template: string): string[] {
+  return [...new Set([...template.matchAll(PLACEHOLDER)].map((match) => match[1] as string))];
+}
+
 /** Fills `{{name}}` placeholders; a placeholder without a value is a bug, so it throws. */
-export function fillPrompt(template: string, values: Record<string, string | number>): string {
-  return template.replace(/\{\{(\w+)\}\}/g, (_whole, key: string) => {
+export function fillPrompt(template: string, values: Readonly<Record<string, string | number>>): string {
+  return template.replace(PLACEHOLDER, (_whole, key: string) => {
     const value = values[key];
     if (value === undefined) throw new AebError(`prompt placeholder {{${key}}} has no value`);
     return String(value);
   });
-}
-
-const PromptStringsSchema = z.strictObject({
-  language: z.string(),
-  states: z.strictObject({ S: z.string(), A: z.string(), B: z.string(), C: z.string(), F: z.string() }),
-  phaseBefore: z.string(),
-  phaseAfter: z.string(),
-  scriptLinePrefix: z.string(),
-});
-export type PromptStrings = z.infer<typeof PromptStringsSchema>;
-
-export function loadPromptStrings(language: Language): PromptStrings {
-  return loadDataFile(join(PROMPT_DIR, language, "strings.yaml"), PromptStringsSchema);
 }

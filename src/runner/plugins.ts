@@ -1,7 +1,8 @@
+import { readFileSync } from "node:fs";
 import type { Agent } from "../agents/agent.js";
 import { LlmAgent } from "../agents/llm-agent.js";
 import { createReferenceAgent } from "../agents/reference-agents.js";
-import { AebError, RunStoppedError } from "../core/errors.js";
+import { AebError, ConfigError, RunStoppedError } from "../core/errors.js";
 import type { EcsJudge, HidJudge } from "../judges/judge.js";
 import { LlmEcsJudge, LlmHidJudge } from "../judges/llm-judges.js";
 import { OfflineEcsJudge } from "../judges/offline-ecs-judge.js";
@@ -14,6 +15,7 @@ import { createOpenAIChatModel, type OpenAIChatModel } from "../llm/openai-chat-
 import { createResponseCache, type ResponseCache } from "../llm/response-cache.js";
 import { LlmSimulatedUser } from "../simulated-user/llm-user.js";
 import { OfflineSimulatedUser } from "../simulated-user/offline-user.js";
+import type { Scenario } from "../scenarios/scenario-schema.js";
 import type { SimulatedUser } from "../simulated-user/simulated-user.js";
 import type { AgentConfig, JudgesConfig, RunConfig, SimulatorConfig } from "./run-config.js";
 
@@ -90,34 +92,52 @@ export class PluginFactory {
     switch (config.kind) {
       case "reference":
         return createReferenceAgent(config.id);
-      case "llm":
+      case "llm": {
+        const systemPrompt = config.systemPromptFile === undefined ? config.systemPrompt : readSystemPromptFile(condition, config.systemPromptFile);
         return new LlmAgent(this.model(`agent:${condition}`, config.endpoint), {
           think: config.think,
-          ...(config.systemPrompt !== undefined ? { systemPrompt: config.systemPrompt } : {}),
+          ...(systemPrompt !== undefined ? { systemPrompt } : {}),
           ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
           ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
         });
+      }
     }
   }
 
-  simulatedUser(config: SimulatorConfig): SimulatedUser {
+  /**
+   * The simulated user. Given the run's scenarios, an LLM user checks its prompt pack can play each
+   * of them (language, trait text, fused template) before any model is called.
+   */
+  simulatedUser(config: SimulatorConfig, scenarios?: readonly Scenario[]): SimulatedUser {
     switch (config.kind) {
       case "offline":
         return new OfflineSimulatedUser();
-      case "llm":
-        return new LlmSimulatedUser(this.model("simulator", config.endpoint), {
+      case "llm": {
+        const user = new LlmSimulatedUser(this.model("simulator", config.endpoint), {
           fused: config.fused,
           maxOutputRetries: config.maxOutputRetries,
           ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
           ...(config.maxTokens !== undefined ? { maxTokens: config.maxTokens } : {}),
+          ...(config.promptPack !== undefined ? { promptPack: config.promptPack } : {}),
         });
+        if (scenarios !== undefined) user.checkScenarios(scenarios);
+        return user;
+      }
     }
   }
 
   ecsJudges(config: JudgesConfig): Array<{ name: string; judge: EcsJudge }> {
     return config.ecs.map((judge) => ({
       name: judge.name,
-      judge: judge.kind === "offline" ? new OfflineEcsJudge() : new LlmEcsJudge(this.model(`judge:${judge.name}`, judge.endpoint), judge.maxOutputRetries),
+      judge:
+        judge.kind === "offline"
+          ? new OfflineEcsJudge()
+          : new LlmEcsJudge(this.model(`judge:${judge.name}`, judge.endpoint), judge.maxOutputRetries, {
+              prompt: judge.prompt ?? "aeb",
+              unreadableTurn: judge.unreadableTurn ?? "exclude",
+              ...(judge.temperature !== undefined ? { temperature: judge.temperature } : {}),
+              ...(judge.maxTokens !== undefined ? { maxTokens: judge.maxTokens } : {}),
+            }),
     }));
   }
 
@@ -151,6 +171,19 @@ export class PluginFactory {
   usage(): UsageTotals[] {
     return this.models.map(({ client }) => client.usage());
   }
+}
+
+/** A condition's system prompt file, read once when the agent is built; a file that cannot be read stops the run before any model call. */
+function readSystemPromptFile(condition: string, path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(`condition "${condition}": agent.systemPromptFile ${path} cannot be read: ${(error as Error).message}`);
+  }
+  if (text.trim() === "") throw new ConfigError(`condition "${condition}": agent.systemPromptFile ${path} is empty`);
+  // Sent exactly as the file holds it: RLVER's training prompt begins and ends with a newline.
+  return text;
 }
 
 /** Warnings about a config that runs but may mislead (e.g. the ECS judge is the simulator's model). */

@@ -138,7 +138,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       onModelSuccess: () => directory.claim(),
       ...(onModelCall ? { onModelCall } : {}),
     });
-    const user = plugins.simulatedUser(config.simulator);
+    const user = plugins.simulatedUser(config.simulator, scenarios);
     const agents = new Map(config.conditions.map((condition) => [condition.name, plugins.agent(condition.name, condition.agent)]));
     const judges: NamedJudges = { ecs: plugins.ecsJudges(config.judges), hid: plugins.hidJudges(config.judges) };
     for (const warning of configWarnings(config)) options.events?.onWarning?.(warning);

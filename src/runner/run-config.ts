@@ -6,6 +6,7 @@ import { PresetName } from "../core/preset.js";
 import { TrajectoryTypeSchema } from "../core/trajectory-type.js";
 import { REFERENCE_AGENT_IDS } from "../agents/reference-agents.js";
 import { ModelEndpointConfig } from "../llm/endpoint-config.js";
+import { PromptPackRefSchema } from "../prompts/prompt-pack.js";
 
 /** An offline reference agent (deterministic baseline). */
 export const ReferenceAgentConfigSchema = z.strictObject({
@@ -21,9 +22,15 @@ export const LlmAgentConfigSchema = z.strictObject({
   think: z.boolean().default(false),
   /** Replaces the built-in system prompt. */
   systemPrompt: z.string().min(1).optional(),
+  /**
+   * Replaces the built-in system prompt with a file's text (e.g. the prompt RLVER's checkpoints were
+   * trained with; docs/models.md says where it is), read before any model call. A path relative to
+   * the working directory.
+   */
+  systemPromptFile: z.string().min(1).optional(),
   temperature: z.number().min(0).max(2).optional(),
   maxTokens: z.number().int().positive().optional(),
-});
+}).refine((agent) => agent.systemPrompt === undefined || agent.systemPromptFile === undefined, { message: "give systemPrompt or systemPromptFile, not both", path: ["systemPromptFile"] });
 
 export const AgentConfigSchema = z.discriminatedUnion("kind", [ReferenceAgentConfigSchema, LlmAgentConfigSchema]);
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
@@ -44,8 +51,16 @@ export const LlmSimulatorConfigSchema = z.strictObject({
   fused: z.boolean().default(false),
   /** Unusable (non-JSON, out-of-range) outputs are retried this many times before the dialogue ends as `error`. */
   maxOutputRetries: z.number().int().min(0).max(10).default(2),
+  /** Overrides the prompt pack's sampling temperature. */
   temperature: z.number().min(0).max(2).optional(),
+  /** Overrides the prompt pack's token limit. */
   maxTokens: z.number().int().positive().optional(),
+  /**
+   * The simulator's prompts: `aeb-json`, `sage`, `rlver`, `aeb-paper`, or `{ dir: PATH }` for a
+   * pack of your own (docs/models.md). Without it each scenario gets its preset's pack: `sage` for
+   * SAGE profiles, `rlver` for RLVER's, `aeb-json` for the adversarial suites.
+   */
+  promptPack: PromptPackRefSchema.optional(),
 });
 export const SimulatorConfigSchema = z.discriminatedUnion("kind", [OfflineSimulatorConfigSchema, LlmSimulatorConfigSchema]);
 export type SimulatorConfig = z.infer<typeof SimulatorConfigSchema>;
@@ -74,7 +89,27 @@ const JudgeName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "judge names 
 /** ECS judges: the offline affect-lexicon judge, or an LLM (any family; the paper uses a cross-family one). */
 export const EcsJudgeConfigSchema = z.discriminatedUnion("kind", [
   z.strictObject({ name: JudgeName, kind: z.literal("offline") }),
-  z.strictObject({ name: JudgeName, kind: z.literal("llm"), endpoint: ModelEndpointConfig, maxOutputRetries: z.number().int().min(0).max(10).default(2) }),
+  z.strictObject({
+    name: JudgeName,
+    kind: z.literal("llm"),
+    endpoint: ModelEndpointConfig,
+    maxOutputRetries: z.number().int().min(0).max(10).default(2),
+    /**
+     * The judge's prompt: `aeb` (default; anchors 0 breaking point, 50 unsettled, 100 at peace) or
+     * `aeb-paper` (the AEB paper's anchors: 0 devastated/hostile, 50 neutral, 100 very satisfied).
+     */
+    prompt: z.enum(["aeb", "aeb-paper"]).optional(),
+    /**
+     * A turn the judge cannot read after its retries: `exclude` (default) leaves it out of ECS;
+     * `impute-50` scores it p=50, c=0 as the AEB paper did. Either way it is listed in the record's
+     * `errors`, and `imputed` counts the imputed turns.
+     */
+    unreadableTurn: z.enum(["exclude", "impute-50"]).optional(),
+    /** Sampling temperature of the judge (default 0; the AEB paper's judge sampled at its simulator's 0.7). */
+    temperature: z.number().min(0).max(2).optional(),
+    /** Token limit of the judge's answer (default: the endpoint's). */
+    maxTokens: z.number().int().positive().optional(),
+  }),
 ]);
 export type EcsJudgeConfig = z.infer<typeof EcsJudgeConfigSchema>;
 

@@ -41,7 +41,8 @@ const appraisalInput = (preset: string): AppraisalInput => ({
   dialogueId: "d1",
 });
 const appraisal = (change: number | string) => JSON.stringify({ understanding: "u", addressedHiddenIntention: "partial", innerReaction: "r", change, reasons: ["x"] });
-const user = (model: ChatModel) => new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 1 });
+// The project's JSON prompts (the `aeb-json` pack), whatever pack each preset would pick by default: the bound is the preset's.
+const user = (model: ChatModel) => new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 1, promptPack: "aeb-json" });
 
 describe("the simulator's change bound comes from the preset", () => {
   it("rlver: no bound, as RLVER adds int(change) whatever it is", async () => {
@@ -75,9 +76,9 @@ describe("the simulator's change bound comes from the preset", () => {
   });
 
   it("states the range it enforces, else the clamp, else the whole scale", () => {
-    expect(changeRange(getPreset("aeb-plus"))).toEqual({ bound: 10, shown: 10 });
-    expect(changeRange(getPreset("sage"))).toEqual({ bound: null, shown: 10 });
-    expect(changeRange(getPreset("rlver"))).toEqual({ bound: null, shown: 100 });
+    expect(changeRange(getPreset("aeb-plus"))).toEqual({ bound: 10, min: -10, max: 10 });
+    expect(changeRange(getPreset("sage"))).toEqual({ bound: null, min: -10, max: 10 });
+    expect(changeRange(getPreset("rlver"))).toEqual({ bound: null, min: -100, max: 100 });
   });
 });
 

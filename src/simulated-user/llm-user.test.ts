@@ -3,9 +3,11 @@ import type { ChatModel, ChatRequest, ChatResponse } from "../llm/chat-model.js"
 import { getPreset } from "../core/preset.js";
 import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
 import { extractJsonObject, parseModelJson } from "../llm/structured-output.js";
+import { profileToScenario } from "../scenarios/sage-profiles.js";
+import { ScenarioSchema } from "../scenarios/scenario-schema.js";
 import { AppraisalOutputSchema, dialogueAsData, LlmSimulatedUser } from "./llm-user.js";
 import { personaFlags } from "./persona-check.js";
-import type { AppraisalInput } from "./simulated-user.js";
+import type { Appraisal, AppraisalInput } from "./simulated-user.js";
 
 /** A scripted chat model that records its calls (no network). */
 function scriptedModel(replies: string[]): ChatModel & { calls: ChatRequest[] } {
@@ -90,5 +92,134 @@ describe("personaFlags", () => {
     expect(personaFlags("You're doing a great job listening, by the way.", "en")).toEqual(["counsels_agent"]);
     expect(personaFlags("作为一个AI，我无法继续扮演。", "zh")).toEqual(["out_of_character"]);
     expect(personaFlags("They took the credit. Again.", "en")).toEqual([]);
+  });
+});
+
+const sageAnalysis = (change: string, targetCompletion = "Partly: it came close.") =>
+  `Content:\nThey say it was unfair.\nTargetCompletion:\n${targetCompletion}\nActivity:\nA knot loosens.\nAnalyse:\nHeard, a little.\nChange:\n${change}`;
+const actorAnswer = (reply: string) => `Thinking:\nstay guarded\nOrigin:\n${reply} (draft)\nChange:\nshorter\nResponse:\n“${reply}”`;
+
+/** A SAGE profile as a cooperative scenario (Chinese, preset sage). */
+const profileScenario = ScenarioSchema.parse(
+  profileToScenario({ id: "p1", player: "* 姓名：王小云\n* 年龄：23岁\n说话直接。", scene: "她和男友吵架了。\n####隐藏主题:\n***你想分析事件中其他人物这么做的原因", task: "你想分析事件中其他人物这么做的原因", first_talk: "最近有点烦。" }, "sage"),
+);
+const laterTurn = (agentReply: string): AppraisalInput => ({
+  ...input(agentReply),
+  history: [
+    { role: "user", content: scenario.opening! },
+    { role: "assistant", content: "first reply" },
+    { role: "user", content: "second user line" },
+  ],
+  turnIndex: 1,
+});
+const promptOf = (model: ReturnType<typeof scriptedModel>, call: number) => model.calls[call]!.messages.map((message) => message.content).join("\n");
+
+describe("LlmSimulatedUser with a free-text prompt pack", () => {
+  it("sage: reads the sections, keeps them raw in the record, and judges no HID", async () => {
+    const model = scriptedModel([sageAnalysis("[-3]")]);
+    const result = await new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 0, promptPack: "sage" }).appraise(input("That was unfair of them."));
+    expect(result.simulatorDelta).toBe(-3);
+    expect(result.hid).toBeUndefined();
+    expect(result.details).toMatchObject({ pack: "sage", Content: "They say it was unfair.", TargetCompletion: "Partly: it came close.", Change: "-3", change: -3 });
+    // One user message (as SAGE sends its prompt), no structured-output schema, no rubric and no turn counter.
+    const request = model.calls[0]!;
+    expect(request.messages.map((message) => message.role)).toEqual(["user"]);
+    expect(request.jsonSchema).toBeUndefined();
+    expect(request.messages[0]!.content).not.toMatch(/Turn \d+ of at most/);
+    expect(request.messages[0]!.content).toContain(scenario.hiddenIntention.text);
+  });
+
+  it("sends an answer without a readable Change back with the error, then ends the dialogue as an error, never a default", async () => {
+    const noChange = sageAnalysis("a small rise");
+    const model = scriptedModel([noChange, sageAnalysis("+2")]);
+    const user = new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 1, promptPack: "sage" });
+    expect((await user.appraise(input("That was unfair."))).simulatorDelta).toBe(2);
+    expect(model.calls[1]!.messages.at(-2)!.content).toBe(noChange);
+    expect(model.calls[1]!.messages.at(-1)!.content).toContain('the "Change:" section has no number');
+
+    const stubborn = scriptedModel([noChange.replace(/Change:[\s\S]*$/u, "")]);
+    await expect(new LlmSimulatedUser(stubborn, { fused: false, maxOutputRetries: 1, promptPack: "sage" }).appraise(input("Hi."))).rejects.toThrow(
+      'simulator appraisal output unusable after 2 tries: the answer has no "Change:" section',
+    );
+    // Where the preset bounds the change (aeb-plus), an answer outside the bound is sent back too.
+    const outOfRange = scriptedModel([sageAnalysis("+25"), sageAnalysis("+4")]);
+    expect((await new LlmSimulatedUser(outOfRange, { fused: false, maxOutputRetries: 1, promptPack: "sage" }).appraise({ ...input("Hi."), preset: getPreset("aeb-plus") })).simulatorDelta).toBe(4);
+    expect(outOfRange.calls[1]!.messages.at(-1)!.content).toContain('"change" must be an integer from -10 to 10, got 25');
+  });
+
+  it("sage: the analyst sees the whole conversation, the actor the earlier part and the latest exchange apart", async () => {
+    const model = scriptedModel([sageAnalysis("+1"), actorAnswer("Maybe.")]);
+    const user = new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 0, promptPack: "sage" });
+    const turn = laterTurn("second reply");
+    const appraisal = await user.appraise(turn);
+    const reply = await user.reply({ ...turn, appraisal, emotionAfter: 51 });
+    expect(reply).toEqual({ text: "Maybe.", left: false, flags: [] });
+    const analyst = promptOf(model, 0);
+    expect(analyst).toContain('"role": "You",\n    "content": "first reply"'.replace("You", "NPC"));
+    expect(analyst).toContain('"content": "second reply"');
+    const actor = promptOf(model, 1);
+    const [earlier, latest] = actor.split("** The latest exchange between you and the NPC");
+    expect(earlier).toContain('"content": "first reply"');
+    expect(earlier).not.toContain('"content": "second reply"');
+    expect(latest).toContain('"content": "second user line"');
+    expect(latest).toContain('"content": "second reply"');
+    // The actor hears the analyst's objective and subjective readings and its state after the change.
+    expect(actor).toContain("Partly: it came close.");
+    expect(actor).toContain("A knot loosens.Heard, a little.");
+    expect(actor).toContain("Emotion-B");
+  });
+
+  it("reads the actor's Response section and asks again when it is missing", async () => {
+    const model = scriptedModel([actorAnswer("Fine.").replace(/Response:[\s\S]*$/u, ""), actorAnswer("Fine, then.")]);
+    const user = new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 1, promptPack: "rlver" });
+    const appraisal: Appraisal = { simulatorDelta: 1, details: { Reason: "r", Analyse: "a" }, memory: {} };
+    expect((await user.reply({ ...input("Hi."), appraisal, emotionAfter: 51 })).text).toBe("Fine, then.");
+    expect(model.calls[1]!.messages.at(-1)!.content).toContain('no "Response:" section');
+  });
+
+  it("aeb-paper: a system message, the type's trait, the paper's sampling, HID by the paper's normaliser with the raw text kept", async () => {
+    const model = scriptedModel([sageAnalysis("+4", "Yes, it named the unfairness.")]);
+    const result = await new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 0, promptPack: "aeb-paper" }).appraise(input("That was unfair."));
+    expect(result.hid).toBe("yes");
+    expect(result.details).toMatchObject({ TargetCompletion: "Yes, it named the unfairness.", hidFrom: "TargetCompletion" });
+    const request = model.calls[0]!;
+    expect(request.messages.map((message) => message.role)).toEqual(["system", "user"]);
+    expect(request.temperature).toBe(0.7);
+    expect(request.maxTokens).toBe(400);
+    expect(request.messages[1]!.content).toContain("Get one level angrier every turn");
+    expect(request.messages[1]!.content).toContain("from -10 to +10");
+    const partial = scriptedModel([sageAnalysis("0", "Partly")]);
+    expect((await new LlmSimulatedUser(partial, { fused: false, maxOutputRetries: 0, promptPack: "aeb-paper", temperature: 0.2 }).appraise(input("Hm."))).hid).toBe("partial");
+    expect(partial.calls[0]!.temperature).toBe(0.2);
+  });
+
+  it("rlver: RLVER's temperature unless the config sets one", async () => {
+    const model = scriptedModel([sageAnalysis("+1").replace("TargetCompletion", "Reason")]);
+    await new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 0, promptPack: "rlver" }).appraise(input("Hi."));
+    expect(model.calls[0]!.temperature).toBe(0.5);
+  });
+
+  it("without a configured pack, a SAGE profile gets the sage pack and an adversarial scenario the project's JSON prompts", async () => {
+    const model = scriptedModel([sageAnalysis("+1"), appraisal(3)]);
+    const user = new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 0 });
+    await user.appraise({ ...input("嗯，我在听。"), scenario: profileScenario, preset: getPreset("sage"), history: [{ role: "user", content: profileScenario.opening! }] });
+    expect(model.calls[0]!.jsonSchema).toBeUndefined();
+    // SAGE's scene already states the hidden theme: it is not appended a second time; the persona is the profile's text.
+    const prompt = promptOf(model, 0);
+    expect(prompt.split("你想分析事件中其他人物这么做的原因")).toHaveLength(2);
+    expect(prompt).toContain("* 姓名：王小云\n* 年龄：23岁\n说话直接。\n");
+    expect(prompt).not.toContain("- name:");
+    await user.appraise(input("That was unfair."));
+    expect(model.calls[1]!.jsonSchema?.name).toBe("aeb_simulator_appraisal");
+  });
+
+  it("refuses, before any model call, scenarios its pack cannot play and fused mode without a fused template", () => {
+    const model = scriptedModel(["unused"]);
+    expect(() => new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 0, promptPack: "aeb-paper" }).checkScenarios([scenario, profileScenario])).toThrow(
+      /cannot play these scenarios:\n {2}- prompt pack aeb-paper has no trait text for type "cooperative" in .*aeb-paper\/zh\/traits\.yaml \(scenario sage-p1\)/,
+    );
+    expect(() => new LlmSimulatedUser(model, { fused: true, maxOutputRetries: 0, promptPack: "sage" })).toThrow("simulator.fused needs a prompt pack with a fused template; sage has none");
+    expect(() => new LlmSimulatedUser(model, { fused: true, maxOutputRetries: 0 }).checkScenarios([profileScenario])).toThrow("sage has none");
+    expect(model.calls).toHaveLength(0);
   });
 });

@@ -28,7 +28,7 @@ export interface AppraisalInput {
 export interface Appraisal {
   /** The simulator's own signed change, before the deterministic adjustments. */
   simulatorDelta: number;
-  /** Did the reply address the hidden intention? Absent when the simulator gives no verdict (a replayed SAGE file). */
+  /** Did the reply address the hidden intention? Absent when the simulator gives no verdict (a replayed SAGE file, a prompt pack without a HID rule). */
   hid?: HidVerdict;
   /** Reasoning and rubric items: stored on the turn, never shown to the agent. */
   details: Record<string, unknown>;
