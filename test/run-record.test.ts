@@ -68,6 +68,20 @@ describe("the guard of a run directory", () => {
     expect(again.ran).toBe(0);
   });
 
+  it("refuses a rerun after a prompt file of the run changed, naming the file", async () => {
+    const server = await mock();
+    const root = temporaryDirectory();
+    const pack = join(root, "pack");
+    cpSync(join(import.meta.dirname, "..", "prompts", "packs", "aeb-json"), pack, { recursive: true });
+    const out = join(root, "run");
+    const base = llmConfig(server.url);
+    const config = parseRunConfig({ ...base, simulator: { ...(base.simulator as object), promptPack: { dir: pack } } as RunConfigInput["simulator"] }, "test");
+    await runBenchmark({ config, outDir: out });
+    const appraisal = join(pack, "en", "appraisal.md");
+    writeFileSync(appraisal, `${readFileSync(appraisal, "utf8")}\nBe brief.\n`);
+    await expect(runBenchmark({ config, outDir: out })).rejects.toThrow(new RegExp(`different definition[\\s\\S]*file promptPack:${pack.replaceAll("/", "\\/")}\\/en\\/appraisal\\.md changed`));
+  });
+
   it("lets timeouts, retries, replicas and concurrency change between invocations, but not a model's sampling", async () => {
     const first = await mock();
     const second = await mock();

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
 import { packageRoot } from "../core/data-files.js";
 import { stableHash } from "../core/stable-json.js";
 import type { ReplyTokenizer } from "../metrics/reply-tokenizer.js";
@@ -71,10 +71,42 @@ export function packageDataFileHashes(): Record<string, string> {
 }
 
 /**
+ * The content hash of every file the config names whose content decides results (a policy's
+ * system prompt file, a prompt pack of one's own), by the path as written in the config
+ * (`systemPromptFile:PATH`, `promptPack:DIR/FILE`). A file that cannot be read is left to the
+ * plug-in that reads it, which names it in its error.
+ */
+export function configFileHashes(config: RunConfig): Record<string, string> {
+  const hashes: Record<string, string> = {};
+  const add = (key: string, path: string) => {
+    try {
+      hashes[key] = contentHash(readFileSync(path));
+    } catch {
+      // Reported by the plug-in that reads it.
+    }
+  };
+  for (const condition of config.conditions) {
+    if (condition.agent.kind === "llm" && condition.agent.systemPromptFile !== undefined) add(`systemPromptFile:${condition.agent.systemPromptFile}`, resolve(condition.agent.systemPromptFile));
+  }
+  const pack = config.simulator.kind === "llm" ? config.simulator.promptPack : undefined;
+  if (pack !== undefined && typeof pack === "object") {
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(pack.dir).isDirectory();
+    } catch {
+      // Reported by the pack loader.
+    }
+    if (isDirectory) for (const file of filesUnder(resolve(pack.dir))) add(`promptPack:${pack.dir}/${relative(resolve(pack.dir), file).split(sep).join("/")}`, file);
+  }
+  return hashes;
+}
+
+/**
  * What decides a run's results, as run.json records it and its hash guards the directory: the AEB
  * version, the seed and repeats, the plug-ins and their models' sampling parameters, the content
  * of every selected scenario (by id), the tokenizer's vocabulary, and the content of every data
- * file and prompt. Concurrency, caches, output paths and transport settings are left out.
+ * file and prompt, of the package and of the config's own files (system prompt files, a prompt
+ * pack directory). Concurrency, caches, output paths and transport settings are left out.
  */
 export function resultDefinition(config: RunConfig, scenarios: readonly Scenario[], tokenizer?: ReplyTokenizer): Record<string, unknown> {
   return {
@@ -87,6 +119,6 @@ export function resultDefinition(config: RunConfig, scenarios: readonly Scenario
     // The vocabulary, not the path: the same tokenizer.json elsewhere gives the same counts.
     ...(tokenizer !== undefined ? { tokenizer: { name: tokenizer.name, sha256: tokenizer.sha256 } } : {}),
     scenarios: Object.fromEntries(scenarios.map((scenario) => [scenario.id, stableHash(scenario)])),
-    files: packageDataFileHashes(),
+    files: { ...packageDataFileHashes(), ...configFileHashes(config) },
   };
 }
