@@ -72,6 +72,46 @@ describe("aeb run (offline)", () => {
     expect(new Set(all).size).toBe(total);
   }, 120_000);
 
+  it("prints plain progress lines when stderr is not a terminal", async () => {
+    const out = join(temporaryDirectory(), "lines");
+    const result = await runCli(["run", "--suite", "starter", "--repeats", "2", "--out", out, "--progress-interval", "0.05"]);
+    expect(result.code).toBe(0);
+    const progress = result.stderr.split("\n").filter((line) => line.startsWith("progress: "));
+    expect(progress[0]).toBe("progress: 0/120 dialogues to run");
+    expect(progress.at(-1)).toMatch(/^progress: 120\/120 dialogues \(100%\), 0 error\(s\), [\d.]+ dialogues\/s, time left: about 0s, \d+s elapsed$/);
+  });
+
+  it("on SIGINT keeps what finished, says so, prints the command that resumes, and that command finishes the run", async () => {
+    const root = temporaryDirectory();
+    const out = join(root, "interrupted");
+    const args = ["run", "--suite", "starter", "--types", "escalation", "--repeats", "40", "--out", out, "--progress-interval", "0.1"];
+    const child = spawnCli(args);
+    let stderr = "";
+    let signalled = false;
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (!signalled && /progress: [1-9]\d*\//.test(stderr)) {
+        signalled = true;
+        child.kill("SIGINT");
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (exitCode) => resolve(exitCode)));
+    expect(code).toBe(130);
+    expect(stderr).toMatch(/SIGINT: stopping; dialogues in flight are dropped/);
+    expect(stderr).toMatch(/stopped by SIGINT: \d+ of 400 dialogues finished and kept in /);
+    const hint = /resume with: (.*)/.exec(stderr)?.[1];
+    expect(hint).toBe(`aeb run --suite starter --types escalation --repeats 40 --out ${out} --progress-interval 0.1`);
+    const kept = lines(out).length;
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(400);
+    const resumed = await runCli(hint!.split(" ").slice(1).concat("--no-progress"));
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`resuming ${out}: ${kept} of 400 dialogues already finished`);
+    const all = ids(out);
+    expect(new Set(all).size).toBe(400);
+    expect(all).toHaveLength(400);
+  }, 120_000);
+
   it("a finished run started again runs nothing", async () => {
     const out = join(temporaryDirectory(), "again");
     await runCli(["run", "--suite", "starter", "--out", out, "--no-progress"]);

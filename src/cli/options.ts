@@ -12,3 +12,9 @@ export function nonNegativeInteger(value: string): number {
   if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError(`expected a non-negative integer, got "${value}"`);
   return parsed;
 }
+
+export function positiveNumber(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError(`expected a positive number, got "${value}"`);
+  return parsed;
+}

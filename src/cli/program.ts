@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
+import { setInvocationArgs } from "./invocation.js";
 import { registerRunCommand } from "./commands/run.js";
 import { registerScenariosCommand } from "./commands/scenarios.js";
 import { registerReportCommand } from "./commands/report.js";
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
  * `argv` is as `process.argv` (node, script, then the arguments).
  */
 export async function main(argv: string[]): Promise<number> {
+  setInvocationArgs(argv.slice(2));
   try {
     await buildProgram().parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : 0;

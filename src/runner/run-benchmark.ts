@@ -53,6 +53,7 @@ export interface RunOptions {
 
 export interface RunResult {
   summary: RunSummary;
+  /** Dialogues played and recorded by this invocation (finished or errored). */
   ran: number;
   skipped: number;
   errors: number;
@@ -160,6 +161,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
     });
 
     let errors = 0;
+    let recorded = 0;
     const signal = options.signal === undefined ? plugins.abort.signal : AbortSignal.any([options.signal, plugins.abort.signal]);
     // Every in-flight model call listens on the run's signal: hundreds of listeners are expected.
     setMaxListeners(0, signal);
@@ -179,6 +181,10 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       todo,
       config.concurrency,
       async (task) => {
+        // Offline dialogues never wait on I/O: yield to the event loop between them, so progress
+        // timers and Ctrl-C are served during a long offline run.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (signal.aborted) return;
         const played = await runEpisode({
           dialogueId: task.id,
           condition: task.condition.name,
@@ -196,6 +202,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
         if (signal.aborted) return;
         if (record.status === "error") errors += 1;
         directory.append(record);
+        recorded += 1;
         options.events?.onDialogue?.(record);
       },
       signal,
@@ -221,7 +228,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       ids: planned,
     });
     const finished = tasks.filter((task) => directory.recorder.finished.has(task.id)).length;
-    return { summary, ran: todo.length, skipped: tasks.length - todo.length, errors, judgeRetries: rejudge.length, outDir, stopped, finished, planned: tasks.length };
+    return { summary, ran: recorded, skipped: tasks.length - todo.length, errors, judgeRetries: rejudge.length, outDir, stopped, finished, planned: tasks.length };
   } finally {
     if (outcome !== "finished") directory.finish(outcome);
     directory.close();

@@ -1,15 +1,17 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { SingleBar, Presets } from "cli-progress";
-import { ConfigError } from "../../core/errors.js";
+import { AebError, ConfigError, RunStoppedError } from "../../core/errors.js";
 import { PresetName } from "../../core/preset.js";
 import { parseTypeList } from "../../scenarios/load-scenarios.js";
 import type { RunSummary } from "../../analysis/summary-schema.js";
 import { loadRunConfig, parseRunConfig, type RunConfig } from "../../runner/run-config.js";
 import { runBenchmark } from "../../runner/run-benchmark.js";
 import { headlineHeader, headlineRows, textTable } from "../../report/format.js";
-import { nonNegativeInteger, positiveInteger } from "../options.js";
+import { nonNegativeInteger, positiveInteger, positiveNumber } from "../options.js";
+import { RunProgress } from "../progress.js";
+import { invocationArgs } from "../invocation.js";
+import { resumeCommand } from "../resume-command.js";
 import { describeSkippedLine } from "./import.js";
 
 interface RunFlags {
@@ -26,6 +28,7 @@ interface RunFlags {
   skipInvalid?: boolean;
   preset?: string;
   progress: boolean;
+  progressInterval?: number;
 }
 
 /** `--preset NAME`: one of the presets of data/presets.yaml. */
@@ -90,7 +93,8 @@ export function registerRunCommand(program: Command): void {
     .option("--force", "continue a run directory made with a different definition (another config, data files or AEB version); its finished dialogues still in the plan are kept")
     .option("--skip-invalid", "with --scenarios sage:PATH or rlver:PATH: skip profile lines that do not parse or validate, and list them")
     .option("--preset <name>", "play every scenario under this preset instead of its own: aeb, aeb-plus, sage or rlver (docs/fidelity.md)")
-    .option("--no-progress", "no progress bar")
+    .option("--no-progress", "no progress bar or progress lines")
+    .option("--progress-interval <seconds>", "when stderr is not a terminal, print a progress line this often", positiveNumber, 30)
     .addHelpText(
       "after",
       "\nExamples:\n  aeb run                                   offline default\n  aeb run --suite starter --repeats 3 --out runs/quick\n  aeb run --config examples/single-local-model.yaml --out runs/qwen\n",
@@ -98,38 +102,70 @@ export function registerRunCommand(program: Command): void {
     .action(async (flags: RunFlags) => {
       const config = configFromFlags(flags);
       const outDir = flags.out ?? freshRunDirectory();
-      const showBar = flags.progress && process.stderr.isTTY === true;
-      const bar = new SingleBar({ format: "{bar} {value}/{total} dialogues | {eta_formatted} left | errors {errors}", stream: process.stderr, hideCursor: true }, Presets.shades_classic);
-      let errors = 0;
-      const result = await runBenchmark({
-        config,
-        outDir,
-        force: flags.force,
-        command: "aeb run",
-        events: {
-          onPlan: ({ total, alreadyFinished, toRun, resumed, repaired, judgeRetries }) => {
-            if (resumed) console.error(`resuming ${outDir}: ${alreadyFinished} of ${total} dialogues already finished, ${toRun} to run`);
-            if (repaired.tornTail) console.error("repaired a torn last line in dialogues.jsonl (an interrupted write)");
-            if (repaired.erroredMoved > 0) console.error(`retrying ${repaired.erroredMoved} dialogue(s) that ended in error (moved to dialogues.errors.jsonl)`);
-            if (judgeRetries > 0) console.error(`retrying the failed judge calls of ${judgeRetries} finished dialogue(s)`);
-            if (showBar) bar.start(toRun, 0, { errors: 0 });
-          },
-          onNote: (message) => console.error(`note: ${message}`),
-          onSkippedProfileLines: (lines) => {
-            for (const line of lines) console.error(describeSkippedLine(line));
-            console.error(`skipped ${lines.length} invalid profile line(s); the other profiles run`);
-          },
-          onWarning: (message) => console.error(`warning: ${message}`),
-          onDialogue: (record) => {
-            if (record.status === "error") errors += 1;
-            if (showBar) bar.increment(1, { errors });
-          },
-        },
+      const args = invocationArgs();
+      const progress = new RunProgress({
+        stream: process.stderr,
+        mode: !flags.progress ? "off" : process.stderr.isTTY === true ? "bar" : "lines",
+        intervalMs: (flags.progressInterval ?? 30) * 1000,
       });
-      if (showBar) bar.stop();
+      // Ctrl-C or SIGTERM: stop starting dialogues, keep what finished, say how to resume. A second one quits at once.
+      const controller = new AbortController();
+      let stoppedBy: NodeJS.Signals | undefined;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (stoppedBy !== undefined) process.exit(signal === "SIGINT" ? 130 : 143);
+        stoppedBy = signal;
+        progress.stop();
+        console.error(`\n${signal}: stopping; dialogues in flight are dropped (they run again on resume), finished ones are kept (${signal} again quits at once)`);
+        controller.abort(new RunStoppedError(`stopped by ${signal}`));
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      let result: Awaited<ReturnType<typeof runBenchmark>>;
+      try {
+        result = await runBenchmark({
+          config,
+          outDir,
+          force: flags.force,
+          command: "aeb run",
+          signal: controller.signal,
+          events: {
+            onPlan: ({ total, alreadyFinished, toRun, resumed, repaired, judgeRetries }) => {
+              if (resumed) console.error(`resuming ${outDir}: ${alreadyFinished} of ${total} dialogues already finished, ${toRun} to run`);
+              if (repaired.tornTail) console.error("repaired a torn last line in dialogues.jsonl (an interrupted write)");
+              if (repaired.erroredMoved > 0) console.error(`retrying ${repaired.erroredMoved} dialogue(s) that ended in error (moved to dialogues.errors.jsonl)`);
+              if (judgeRetries > 0) console.error(`retrying the failed judge calls of ${judgeRetries} finished dialogue(s)`);
+              progress.start(toRun);
+            },
+            onNote: (message) => console.error(`note: ${message}`),
+            onSkippedProfileLines: (lines) => {
+              for (const line of lines) console.error(describeSkippedLine(line));
+              console.error(`skipped ${lines.length} invalid profile line(s); the other profiles run`);
+            },
+            onWarning: (message) => console.error(`warning: ${message}`),
+            onDialogue: (record) => progress.tick(record.status === "error"),
+          },
+        });
+      } catch (error) {
+        if (!(AebError.isInstance(error) && error.name === "RunStoppedError")) throw error;
+        progress.stop();
+        console.error(`aeb: ${error.message}`);
+        console.error(`resume with: ${resumeCommand(args, outDir)}`);
+        process.exitCode = stoppedBy === undefined ? 3 : stoppedBy === "SIGINT" ? 130 : 143;
+        return;
+      } finally {
+        process.removeListener("SIGINT", onSignal);
+        process.removeListener("SIGTERM", onSignal);
+      }
+      progress.stop();
       console.log(textTable(headlineHeader(result.summary.conditions), headlineRows(result.summary.conditions)));
       console.log(`\n${result.summary.dialogues} dialogues (${result.ran} run now, ${result.skipped} kept from before) -> ${outDir}`);
       console.log(`files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}, ${join(outDir, "report.html")}`);
+      if (result.stopped) {
+        console.error(`stopped by ${stoppedBy ?? "the caller"}: ${result.finished} of ${result.planned} dialogues finished and kept in ${outDir} (the summary and reports above cover those)`);
+        console.error(`resume with: ${resumeCommand(args, outDir)}`);
+        process.exitCode = stoppedBy === "SIGTERM" ? 143 : 130;
+        return;
+      }
       const errorRate = result.summary.dialogues === 0 ? 0 : result.summary.errors / result.summary.dialogues;
       if (result.summary.errors > 0) {
         console.error(`${result.summary.errors} dialogue(s) ended in error; run the same command again to retry only those`);
