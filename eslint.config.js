@@ -9,7 +9,7 @@ export default tseslint.config(
   {
     // Node scripts in plain JavaScript.
     files: ["**/*.mjs"],
-    languageOptions: { globals: { console: "readonly", process: "readonly" } },
+    languageOptions: { globals: { console: "readonly", process: "readonly", setTimeout: "readonly" } },
   },
   {
     // CommonJS config files of tools (dependency-cruiser reads .cjs).

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Agent } from "../agents/agent.js";
 import { LlmAgent } from "../agents/llm-agent.js";
+import { libraryAgent, type AgentFunction } from "../agents/library-agent.js";
 import { createReferenceAgent } from "../agents/reference-agents.js";
 import { AebError, ConfigError, RunStoppedError } from "../core/errors.js";
 import type { EcsJudge, HidJudge } from "../judges/judge.js";
@@ -44,12 +45,15 @@ export class PluginFactory {
       usage?: UsageSink;
       /** Called after each successful model call (answered or cached): the run claims its directory on the first. */
       onModelSuccess?: () => void;
+      /** Agents given in code, by condition name, for conditions of kind `library`. */
+      libraryAgents?: Readonly<Record<string, Agent | AgentFunction>>;
     } = {},
     private readonly env = options.env,
   ) {
     this.warn = options.warn;
     this.cache = options.cacheDir === undefined ? undefined : createResponseCache({ dir: options.cacheDir, ...(options.warn ? { warn: options.warn } : {}) });
     this.usageSink = options.usage;
+    this.libraryAgents = options.libraryAgents ?? {};
     const { onModelCall, onModelSuccess } = options;
     this.onModelCall =
       onModelSuccess === undefined
@@ -61,6 +65,7 @@ export class PluginFactory {
   }
 
   private readonly usageSink: UsageSink | undefined;
+  private readonly libraryAgents: Readonly<Record<string, Agent | AgentFunction>>;
   private readonly warn: ((message: string) => void) | undefined;
   private readonly onModelCall: ((event: ModelCallEvent) => void) | undefined;
 
@@ -92,6 +97,11 @@ export class PluginFactory {
     switch (config.kind) {
       case "reference":
         return createReferenceAgent(config.id);
+      case "library": {
+        const given = this.libraryAgents[condition];
+        if (given === undefined) throw new ConfigError(`condition "${condition}" is a library agent: pass it in code, runBenchmark({ config, agents: { "${condition}": agent } })`);
+        return libraryAgent(config.id, given);
+      }
       case "llm": {
         const systemPrompt = config.systemPromptFile === undefined ? config.systemPrompt : readSystemPromptFile(condition, config.systemPromptFile);
         return new LlmAgent(this.model(`agent:${condition}`, config.endpoint), {

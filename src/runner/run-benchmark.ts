@@ -1,5 +1,7 @@
 import { setMaxListeners } from "node:events";
 import type { RunSummary } from "../analysis/summary-schema.js";
+import type { Agent } from "../agents/agent.js";
+import type { AgentFunction } from "../agents/library-agent.js";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { ConfigError, RunStoppedError } from "../core/errors.js";
 import { runEpisode } from "../episode/step.js";
@@ -49,6 +51,12 @@ export interface RunOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** What is running, for run.json and the directory's lock (default `library`; the CLI says `aeb run`). */
   command?: string;
+  /**
+   * Agents given in code, by condition name: each condition of kind `library` takes its agent from
+   * here (a function of the visible conversation, or an object with `reply`). See
+   * examples/library-agent.mjs.
+   */
+  agents?: Readonly<Record<string, Agent | AgentFunction>>;
 }
 
 export interface RunResult {
@@ -102,6 +110,15 @@ export function checkPlanSize(config: RunConfig, scenarios: number): void {
   }
 }
 
+/** Every library condition has its agent, and every agent given has its condition. */
+function checkLibraryAgents(config: RunConfig, agents: Readonly<Record<string, unknown>>): void {
+  const library = config.conditions.filter((condition) => condition.agent.kind === "library").map((condition) => condition.name);
+  const missing = library.filter((name) => agents[name] === undefined);
+  if (missing.length > 0) throw new ConfigError(`condition(s) ${missing.map((name) => `"${name}"`).join(", ")} of kind library have no agent: pass runBenchmark({ config, agents: { ${missing.map((name) => `"${name}": agent`).join(", ")} } })`);
+  const stray = Object.keys(agents).filter((name) => !library.includes(name));
+  if (stray.length > 0) throw new ConfigError(`agents given for ${stray.map((name) => `"${name}"`).join(", ")}, but the config has no condition of kind library by that name (add { name, agent: { kind: "library", id } })`);
+}
+
 /** Finished dialogues of the plan whose judges still have work (failed turns or verdicts), read in one streamed pass. */
 function dialoguesToRejudge(directory: RunDirectory, planned: ReadonlySet<string>, judges: NamedJudges): DialogueRecord[] {
   if (judges.ecs.length + judges.hid.length === 0 || directory.recorder.finished.size === 0) return [];
@@ -125,6 +142,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   const { config, outDir } = options;
   const scenarios = selectScenarios(config, { onSkipped: options.events?.onSkippedProfileLines });
   checkPlanSize(config, scenarios.length);
+  checkLibraryAgents(config, options.agents ?? {});
   const tokenizer = config.tokenizer === undefined ? undefined : loadReplyTokenizer(config.tokenizer.path);
   const directory = RunDirectory.open({ dir: outDir, command: options.command ?? "library", defining: resultDefinition(config, scenarios, tokenizer), config, force: options.force ?? false });
   let outcome: "finished" | "stopped" | "failed" = "failed";
@@ -137,6 +155,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       warn: options.events?.onWarning,
       usage: directory.usage,
       onModelSuccess: () => directory.claim(),
+      ...(options.agents !== undefined ? { libraryAgents: options.agents } : {}),
       ...(onModelCall ? { onModelCall } : {}),
     });
     const user = plugins.simulatedUser(config.simulator, scenarios);

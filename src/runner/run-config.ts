@@ -32,7 +32,18 @@ export const LlmAgentConfigSchema = z.strictObject({
   maxTokens: z.number().int().positive().optional(),
 }).refine((agent) => agent.systemPrompt === undefined || agent.systemPromptFile === undefined, { message: "give systemPrompt or systemPromptFile, not both", path: ["systemPromptFile"] });
 
-export const AgentConfigSchema = z.discriminatedUnion("kind", [ReferenceAgentConfigSchema, LlmAgentConfigSchema]);
+/**
+ * An agent given in code: `runBenchmark({ config, agents: { NAME: agent } })` supplies it under the
+ * condition's name (a function of the visible conversation, or an object with `reply`). `id` names
+ * it and its version in run.json: change it when the agent's code changes, so a rerun into the
+ * same directory is refused rather than mixing two agents.
+ */
+export const LibraryAgentConfigSchema = z.strictObject({
+  kind: z.literal("library"),
+  id: z.string().min(1),
+});
+
+export const AgentConfigSchema = z.discriminatedUnion("kind", [ReferenceAgentConfigSchema, LlmAgentConfigSchema, LibraryAgentConfigSchema]);
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
 export const ConditionConfigSchema = z.strictObject({
