@@ -14,6 +14,7 @@ import { registerImportCommand } from "./commands/import.js";
 import { registerLeaderboardCommand } from "./commands/leaderboard.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerPromptsCommand } from "./commands/prompts.js";
+import { registerExportCommand } from "./commands/export.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerLeaderboardCommand(program);
   registerServeCommand(program);
   registerPromptsCommand(program);
+  registerExportCommand(program);
   return program;
 }
 

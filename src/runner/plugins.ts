@@ -7,7 +7,7 @@ import { AebError, ConfigError, RunStoppedError } from "../core/errors.js";
 import type { EcsJudge, HidJudge } from "../judges/judge.js";
 import { LlmEcsJudge, LlmHidJudge } from "../judges/llm-judges.js";
 import { OfflineEcsJudge } from "../judges/offline-ecs-judge.js";
-import type { ModelCallEvent, UsageSink, UsageTotals } from "../llm/chat-model.js";
+import type { ChatModel, ModelCallEvent, UsageSink, UsageTotals } from "../llm/chat-model.js";
 import type { ModelEndpointConfig } from "../llm/endpoint-config.js";
 import { probe } from "../llm/endpoint-probe.js";
 import { ModelCallError } from "../llm/errors.js";
@@ -26,7 +26,7 @@ import type { AgentConfig, JudgesConfig, RunConfig, SimulatorConfig } from "./ru
  * schema member in run-config.ts and a branch here (see docs/architecture.md, "How to add one").
  */
 export class PluginFactory {
-  readonly models: Array<{ role: string; config: ModelEndpointConfig; client: OpenAIChatModel }> = [];
+  readonly models: Array<{ role: string; config: ModelEndpointConfig; client: ChatModel }> = [];
   /** Aborted when a preflight fails: the run stops instead of erroring every dialogue. */
   readonly abort = new AbortController();
   /** The preflight failure that stopped the run, if any. */
@@ -45,6 +45,11 @@ export class PluginFactory {
       usage?: UsageSink;
       /** Called after each successful model call (answered or cached): the run claims its directory on the first. */
       onModelSuccess?: () => void;
+      /**
+       * Makes the model client of a role instead of the OpenAI-compatible one (an in-memory model for
+       * `aeb run --dry-run`, a scripted one in tests): no preflight, cache or breaker then.
+       */
+      modelFactory?: (role: string, config: ModelEndpointConfig) => ChatModel;
       /** Agents given in code, by condition name, for conditions of kind `library`. */
       libraryAgents?: Readonly<Record<string, Agent | AgentFunction>>;
     } = {},
@@ -54,6 +59,7 @@ export class PluginFactory {
     this.cache = options.cacheDir === undefined ? undefined : createResponseCache({ dir: options.cacheDir, ...(options.warn ? { warn: options.warn } : {}) });
     this.usageSink = options.usage;
     this.libraryAgents = options.libraryAgents ?? {};
+    this.modelFactory = options.modelFactory;
     const { onModelCall, onModelSuccess } = options;
     this.onModelCall =
       onModelSuccess === undefined
@@ -66,10 +72,16 @@ export class PluginFactory {
 
   private readonly usageSink: UsageSink | undefined;
   private readonly libraryAgents: Readonly<Record<string, Agent | AgentFunction>>;
+  private readonly modelFactory: ((role: string, config: ModelEndpointConfig) => ChatModel) | undefined;
   private readonly warn: ((message: string) => void) | undefined;
   private readonly onModelCall: ((event: ModelCallEvent) => void) | undefined;
 
-  private model(role: string, config: ModelEndpointConfig): OpenAIChatModel {
+  private model(role: string, config: ModelEndpointConfig): ChatModel {
+    if (this.modelFactory !== undefined) {
+      const client = this.modelFactory(role, config);
+      this.models.push({ role, config, client });
+      return client;
+    }
     const endpoint = config.baseUrls.map(displayEndpoint).join(", ");
     const client = createOpenAIChatModel(config, {
       role,

@@ -27,7 +27,7 @@ export const MAX_PLANNED_DIALOGUES = 1_000_000;
 
 export interface RunEvents {
   /** Called once the plan is known: how many dialogues in all, how many were already finished. */
-  onPlan?(info: { total: number; alreadyFinished: number; toRun: number; resumed: boolean; repaired: RecorderRepair; judgeRetries: number }): void;
+  onPlan?(info: { total: number; alreadyFinished: number; toRun: number; resumed: boolean; repaired: RecorderRepair; judgeRetries: number; limitedFrom?: number }): void;
   onDialogue?(record: DialogueRecord): void;
   onWarning?(message: string): void;
   /** Something the user should know about the directory (taken over, continued under --force). */
@@ -57,6 +57,8 @@ export interface RunOptions {
    * examples/library-agent.mjs.
    */
   agents?: Readonly<Record<string, Agent | AgentFunction>>;
+  /** Play at most this many of the plan's unfinished dialogues now, in plan order (a later run does the rest). */
+  limit?: number;
 }
 
 export interface RunResult {
@@ -84,7 +86,8 @@ export function selectScenarios(config: RunConfig, report: { onSkipped?(lines: S
   const selection = config.scenarios;
   const { scenarios: all, skipped } = loadScenarioSource(selection.path, { skipInvalid: selection.skipInvalid });
   if (skipped.length > 0) report.onSkipped?.(skipped);
-  const suite = selection.suite ?? (selection.path === undefined ? defaultSuite(all) : undefined);
+  // Named scenario ids are found in any suite; otherwise the built-in scenarios default to one suite.
+  const suite = selection.suite ?? (selection.path === undefined && selection.ids === undefined ? defaultSuite(all) : undefined);
   const selected = filterScenarios(all, { types: selection.types, suite, ids: selection.ids });
   const { preset } = selection;
   return preset === undefined ? selected : selected.map((scenario) => ({ ...scenario, preset }));
@@ -167,13 +170,15 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
 
     const tasks = planRun(config.conditions, scenarios, config.repeats, config.seed);
     const planned = new Set(tasks.map((task) => task.id));
-    const todo = tasks.filter((task) => !directory.recorder.finished.has(task.id));
+    const unfinished = tasks.filter((task) => !directory.recorder.finished.has(task.id));
+    const todo = options.limit === undefined ? unfinished : unfinished.slice(0, options.limit);
     const rejudge = dialoguesToRejudge(directory, planned, judges);
     const scenarioById = new Map(scenarios.map((scenario) => [scenario.id, scenario]));
     options.events?.onPlan?.({
       total: tasks.length,
-      alreadyFinished: tasks.length - todo.length,
+      alreadyFinished: tasks.length - unfinished.length,
       toRun: todo.length,
+      ...(todo.length < unfinished.length ? { limitedFrom: unfinished.length } : {}),
       resumed: directory.state !== "fresh",
       repaired: directory.repaired,
       judgeRetries: rejudge.length,
@@ -247,7 +252,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       ids: planned,
     });
     const finished = tasks.filter((task) => directory.recorder.finished.has(task.id)).length;
-    return { summary, ran: recorded, skipped: tasks.length - todo.length, errors, judgeRetries: rejudge.length, outDir, stopped, finished, planned: tasks.length };
+    return { summary, ran: recorded, skipped: tasks.length - unfinished.length, errors, judgeRetries: rejudge.length, outDir, stopped, finished, planned: tasks.length };
   } finally {
     if (outcome !== "finished") directory.finish(outcome);
     directory.close();

@@ -66,12 +66,24 @@ export function parseTypeList(list: string): TrajectoryType[] {
 }
 
 export function filterScenarios(scenarios: Scenario[], filter: { types?: TrajectoryType[]; suite?: string; ids?: string[] }): Scenario[] {
+  const suites = [...new Set(scenarios.map((scenario) => scenario.suite).filter((suite): suite is string => suite !== undefined))].sort();
+  if (filter.suite !== undefined && !suites.includes(filter.suite)) {
+    throw new ScenarioError(`unknown suite "${filter.suite}" (known: ${suites.join(", ") || "none: these scenarios name no suite"})`);
+  }
+  const unknownIds = (filter.ids ?? []).filter((id) => !scenarios.some((scenario) => scenario.id === id));
+  if (unknownIds.length > 0) {
+    const near = unknownIds.flatMap((id) => scenarios.filter((scenario) => scenario.id.includes(id.split("-")[0] ?? id)).slice(0, 3).map((scenario) => scenario.id));
+    throw new ScenarioError(`unknown scenario id(s): ${unknownIds.join(", ")}${near.length > 0 ? ` (did you mean ${[...new Set(near)].join(", ")}?)` : ""}; \`aeb scenarios list\` lists them`);
+  }
   const selected = scenarios.filter(
     (scenario) =>
       (filter.types === undefined || filter.types.includes(scenario.type)) &&
       (filter.suite === undefined || scenario.suite === filter.suite) &&
       (filter.ids === undefined || filter.ids.includes(scenario.id)),
   );
-  if (selected.length === 0) throw new ScenarioError("no scenario matches the selection (check --types and --scenarios)");
+  if (selected.length === 0) {
+    const asked = [filter.suite !== undefined ? `suite ${filter.suite}` : "", filter.types !== undefined ? `types ${filter.types.join(", ")}` : "", filter.ids !== undefined ? `ids ${filter.ids.join(", ")}` : ""].filter(Boolean).join(" and ");
+    throw new ScenarioError(`no scenario matches ${asked || "the selection"} (check --suite, --types, --scenario and --scenarios; \`aeb scenarios list\` lists them)`);
+  }
   return selected;
 }

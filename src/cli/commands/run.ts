@@ -7,6 +7,8 @@ import { parseTypeList } from "../../scenarios/load-scenarios.js";
 import type { RunSummary } from "../../analysis/summary-schema.js";
 import { loadRunConfig, parseRunConfig, type RunConfig } from "../../runner/run-config.js";
 import { runBenchmark } from "../../runner/run-benchmark.js";
+import { estimatePlanCost, type PlanCost } from "../../runner/plan-cost.js";
+import { policyChatModel } from "../../mock/policy-chat-model.js";
 import { headlineHeader, headlineRows, textTable } from "../../report/format.js";
 import { nonNegativeInteger, positiveInteger, positiveNumber } from "../options.js";
 import { RunProgress } from "../progress.js";
@@ -27,6 +29,14 @@ interface RunFlags {
   force?: boolean;
   skipInvalid?: boolean;
   preset?: string;
+  scenario?: string[];
+  limit?: number;
+  dryRun?: boolean;
+  agentUrl?: string;
+  agentModel?: string;
+  agentName?: string;
+  apiKeyEnv?: string;
+  think?: boolean;
   progress: boolean;
   progressInterval?: number;
 }
@@ -46,7 +56,27 @@ function freshRunDirectory(): string {
   return candidate;
 }
 
+/** The condition of `--agent-url URL --agent-model NAME`: one model under test, no config file needed. */
+function agentFromFlags(flags: RunFlags): RunConfig["conditions"] {
+  if (flags.agentUrl === undefined && flags.agentModel === undefined) {
+    for (const [flag, value] of [["--agent-name", flags.agentName], ["--api-key-env", flags.apiKeyEnv], ["--think", flags.think]] as const) {
+      if (value !== undefined) throw new ConfigError(`${flag} goes with --agent-url and --agent-model`);
+    }
+    return [];
+  }
+  if (flags.agentUrl === undefined || flags.agentModel === undefined) throw new ConfigError("give both --agent-url URL and --agent-model NAME (the model's name on that server)");
+  if (flags.config !== undefined) throw new ConfigError("--agent-url runs one agent without a config file; with --config, add the agent to the config's conditions instead");
+  const think = flags.think === true;
+  const name = flags.agentName ?? `${flags.agentModel.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "agent"}${think ? "-think" : ""}`;
+  const parsed = parseRunConfig(
+    { conditions: [{ name, agent: { kind: "llm", think, endpoint: { baseUrl: flags.agentUrl, model: flags.agentModel, ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}) } } }] },
+    "--agent-url/--agent-model",
+  );
+  return parsed.conditions;
+}
+
 export function configFromFlags(flags: RunFlags): RunConfig {
+  const agent = agentFromFlags(flags);
   const base = flags.config ? loadRunConfig(flags.config) : parseRunConfig({}, "defaults");
   const scenarios = { ...base.scenarios };
   if (flags.scenarios !== undefined) {
@@ -57,14 +87,42 @@ export function configFromFlags(flags: RunFlags): RunConfig {
   if (flags.skipInvalid === true) scenarios.skipInvalid = true;
   if (flags.types !== undefined) scenarios.types = parseTypeList(flags.types);
   if (flags.preset !== undefined) scenarios.preset = parsePresetName(flags.preset);
+  if (flags.scenario !== undefined) scenarios.ids = flags.scenario.flatMap((list) => list.split(",")).map((id) => id.trim()).filter(Boolean);
   return {
     ...base,
+    ...(agent.length > 0 ? { conditions: agent } : {}),
     scenarios,
     ...(flags.repeats !== undefined ? { repeats: flags.repeats } : {}),
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
     ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
     ...(flags.tokenizer !== undefined ? { tokenizer: { path: flags.tokenizer } } : {}),
   };
+}
+
+/** The dry run's plan, as a person reads it. */
+export function renderPlanCost(cost: PlanCost, config: RunConfig): string {
+  const number = (value: number) => value.toLocaleString("en-US");
+  const lines = [
+    `plan: ${number(cost.dialogues)} dialogues (${cost.conditions} condition(s) x ${cost.scenarios} scenario(s) x ${number(cost.repeats)} repeat(s)), seed ${config.seed}, ${config.concurrency} in flight`,
+  ];
+  if (cost.roles.length === 0) {
+    lines.push("model calls: none (offline reference agents, offline simulated user and judges)");
+    return lines.join("\n");
+  }
+  lines.push(
+    "",
+    textTable(
+      ["role", "model", "calls (est.)", "calls at most", "prompt tokens (est.)", "completion tokens (canned)", "completion tokens at most"],
+      cost.roles.map((role) => [role.role, role.model, number(role.calls), number(role.maxCalls), number(role.promptTokens), number(role.cannedCompletionTokens), role.maxCompletionTokens === null ? "no cap set" : number(role.maxCompletionTokens)]),
+    ),
+    "",
+    "calls (est.) and prompt tokens: each scenario played once per condition in memory, through the run's own agents, simulated user",
+    "and judges, with canned answers in place of the models' (the mock's reply policy), then times the repeats. Real dialogues end",
+    "sooner or later than canned ones, and real replies are usually longer, so prompts grow faster: read the prompt tokens as a floor.",
+    "calls at most: every dialogue to its turn limit. completion tokens at most: the role's maxTokens times those calls.",
+    `tokens counted with ${cost.tokenCount}. Nothing was sent and nothing was written.`,
+  );
+  return lines.join("\n");
 }
 
 /** Turns and verdicts the run's judges could not produce (each is retried by a rerun). */
@@ -93,14 +151,36 @@ export function registerRunCommand(program: Command): void {
     .option("--force", "continue a run directory made with a different definition (another config, data files or AEB version); its finished dialogues still in the plan are kept")
     .option("--skip-invalid", "with --scenarios sage:PATH or rlver:PATH: skip profile lines that do not parse or validate, and list them")
     .option("--preset <name>", "play every scenario under this preset instead of its own: aeb, aeb-plus, sage or rlver (docs/fidelity.md)")
+    .option("--scenario <id...>", "only these scenario ids (repeatable, or comma-separated); try one dialogue with --limit 1")
+    .option("--limit <n>", "run at most N dialogues of the plan now (the plan's order); a later run without it does the rest", positiveInteger)
+    .option("--dry-run", "print the plan (dialogues, model calls per role, estimated tokens) and exit: nothing is sent, nothing written")
+    .option("--agent-url <url>", "one model under test at this OpenAI-compatible endpoint (with --agent-model), against the offline user; no config file needed")
+    .option("--agent-model <name>", "the model's name on that server")
+    .option("--agent-name <name>", "the condition's name (default: the model's name)")
+    .option("--api-key-env <var>", "the environment variable holding the endpoint's API key (its name, never the key)")
+    .option("--think", "the agent thinks first (<think>...</think> or the server's reasoning field)")
     .option("--no-progress", "no progress bar or progress lines")
     .option("--progress-interval <seconds>", "when stderr is not a terminal, print a progress line this often", positiveNumber, 30)
     .addHelpText(
       "after",
-      "\nExamples:\n  aeb run                                   offline default\n  aeb run --suite starter --repeats 3 --out runs/quick\n  aeb run --config examples/single-local-model.yaml --out runs/qwen\n",
+      [
+        "",
+        "Examples:",
+        "  aeb run                                                offline default",
+        "  aeb run --suite starter --repeats 3 --out runs/quick",
+        "  aeb run --config examples/single-local-model.yaml --out runs/qwen",
+        "  aeb run --agent-url http://localhost:8000/v1 --agent-model qwen2.5-7b --suite starter",
+        "  aeb run --config examples/paper-eight-conditions.yaml --dry-run",
+        "  aeb run --scenario escalation-cancelled-project --limit 1 --out runs/try",
+        "",
+      ].join("\n"),
     )
     .action(async (flags: RunFlags) => {
       const config = configFromFlags(flags);
+      if (flags.dryRun === true) {
+        console.log(renderPlanCost(await estimatePlanCost(config, { modelFactory: (role, endpoint) => policyChatModel(endpoint.model, role) }), config));
+        return;
+      }
       const outDir = flags.out ?? freshRunDirectory();
       const args = invocationArgs();
       const progress = new RunProgress({
@@ -128,12 +208,14 @@ export function registerRunCommand(program: Command): void {
           force: flags.force,
           command: "aeb run",
           signal: controller.signal,
+          ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
           events: {
-            onPlan: ({ total, alreadyFinished, toRun, resumed, repaired, judgeRetries }) => {
+            onPlan: ({ total, alreadyFinished, toRun, resumed, repaired, judgeRetries, limitedFrom }) => {
               if (resumed) console.error(`resuming ${outDir}: ${alreadyFinished} of ${total} dialogues already finished, ${toRun} to run`);
               if (repaired.tornTail) console.error("repaired a torn last line in dialogues.jsonl (an interrupted write)");
               if (repaired.erroredMoved > 0) console.error(`retrying ${repaired.erroredMoved} dialogue(s) that ended in error (moved to dialogues.errors.jsonl)`);
               if (judgeRetries > 0) console.error(`retrying the failed judge calls of ${judgeRetries} finished dialogue(s)`);
+            if (limitedFrom !== undefined) console.error(`--limit: running ${toRun} of the ${limitedFrom} unfinished dialogue(s) now; run again without --limit for the rest`);
               progress.start(toRun);
             },
             onNote: (message) => console.error(`note: ${message}`),
