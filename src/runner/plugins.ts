@@ -12,7 +12,7 @@ import type { ModelEndpointConfig } from "../llm/endpoint-config.js";
 import { probe } from "../llm/endpoint-probe.js";
 import { ModelCallError } from "../llm/errors.js";
 import { displayEndpoint } from "../llm/redaction.js";
-import { createOpenAIChatModel, type OpenAIChatModel } from "../llm/openai-chat-model.js";
+import { createOpenAIChatModel } from "../llm/openai-chat-model.js";
 import { createResponseCache, type ResponseCache } from "../llm/response-cache.js";
 import { LlmSimulatedUser } from "../simulated-user/llm-user.js";
 import { OfflineSimulatedUser } from "../simulated-user/offline-user.js";
