@@ -53,6 +53,8 @@ const LexiconFileSchema = z.strictObject({
   emotionWords: z.array(z.string()).min(1),
   moves: z.strictObject(Object.fromEntries(MOVE_IDS.map((id) => [id, z.array(z.string()).min(1)])) as Record<LexicalMove, z.ZodArray<z.ZodString>>),
   injection: InjectionPatternsSchema,
+  /** Several recognised phrasings of a move (the gaming agents' raw material); optional per move. */
+  phrasings: z.partialRecord(LexicalMoveSchema, z.array(z.string().min(1)).min(2)).default({}),
   examples: z.strictObject(Object.fromEntries(MOVE_IDS.map((id) => [id, z.string().min(1)])) as Record<LexicalMove, z.ZodString>),
 });
 
@@ -68,6 +70,8 @@ export interface Lexicon {
   injection: InjectionPattern[];
   /** One reply fragment per move that its patterns recognise (for reachability checks). */
   examples: Record<LexicalMove, string>;
+  /** Several recognised phrasings of some moves. */
+  phrasings: Partial<Record<LexicalMove, string[]>>;
 }
 
 function compile(source: string, emotionAlternation: string, where: string): RegExp {
@@ -112,6 +116,7 @@ export function loadLexicon(language: Language): Lexicon {
     moves,
     injection: compileInjection(file.injection, path, (source, where) => compile(source, alternation, where)),
     examples: file.examples,
+    phrasings: file.phrasings,
   };
   cache.set(language, lexicon);
   return lexicon;

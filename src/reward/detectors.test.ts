@@ -156,6 +156,15 @@ describe("lexicon examples", () => {
       expect(lexicon.moves[move as keyof typeof lexicon.moves].some((pattern) => pattern.test(example)), `${move}: ${example}`).toBe(true);
     }
   });
+
+  it.each(["en", "zh"] as const)("each move's phrasings are recognised by that move's patterns, and the most rewarded moves have several (%s)", async (language) => {
+    const { loadLexicon: load } = await import("../lexicon/lexicon.js");
+    const lexicon = load(language);
+    for (const [move, phrasings] of Object.entries(lexicon.phrasings)) {
+      for (const phrasing of phrasings) expect(lexicon.moves[move as keyof typeof lexicon.moves].some((pattern) => pattern.test(phrasing)), `${move}: ${phrasing}`).toBe(true);
+    }
+    expect(Object.keys(lexicon.phrasings).length).toBeGreaterThanOrEqual(8);
+  });
 });
 
 describe("repetition within and around replies", () => {
