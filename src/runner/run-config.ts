@@ -3,13 +3,13 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ConfigError, formatIssues } from "../core/errors.js";
 import { TrajectoryTypeSchema } from "../core/trajectory-type.js";
-import { REFERENCE_AGENT_IDS } from "../agents/reference-agents.js";
+import { OFFLINE_AGENT_IDS, REFERENCE_AGENT_IDS } from "../agents/reference-agents.js";
 import { ModelEndpointConfig } from "../llm/endpoint-config.js";
 
-/** An offline reference agent (deterministic baseline). */
+/** An offline agent: a reference baseline, or a gaming agent that probes the offline user (docs/offline-user.md). */
 export const ReferenceAgentConfigSchema = z.strictObject({
   kind: z.literal("reference"),
-  id: z.enum(REFERENCE_AGENT_IDS),
+  id: z.enum(OFFLINE_AGENT_IDS),
 });
 
 /** A model under test behind an OpenAI-compatible endpoint (vLLM, SGLang, Ollama, OpenAI...). */
