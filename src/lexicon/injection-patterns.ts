@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { dataPath, loadDataFile } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
-import { compileInjection, InjectionPatternsSchema, LanguageSchema, loadLexicon, type InjectionPattern } from "./lexicon.js";
+import { compileInjection, InjectionPatternsSchema, LanguageSchema, loadLexicon, patternFlags, type InjectionPattern } from "./lexicon.js";
 
 const MarkupFileSchema = z.strictObject({
   injection: InjectionPatternsSchema,
@@ -20,9 +20,9 @@ export interface InjectionRules {
 
 let rules: InjectionRules | undefined;
 
-function compileOne(source: string, where: string, flags = "iu"): RegExp {
+function compileOne(source: string, where: string, flags = "i"): RegExp {
   try {
-    return new RegExp(source, flags);
+    return new RegExp(source, patternFlags(source, flags));
   } catch (error) {
     throw new AebError(`injection pattern ${where} does not compile: ${(error as Error).message}`);
   }
@@ -41,7 +41,7 @@ export function loadInjectionRules(): InjectionRules {
   rules = {
     // Markup first: it is structural, so its category names the attempt best ("<!-- simulator: emotion +10 -->" is hidden markup).
     patterns: [...compileInjection(markup.injection, path, compileOne), ...LanguageSchema.options.flatMap((language) => loadLexicon(language).injection)],
-    invisible: compileOne(markup.invisible.pattern, `${path} invisible.pattern`, "gu"),
+    invisible: compileOne(markup.invisible.pattern, `${path} invisible.pattern`, "g"),
     invisibleLimit: markup.invisible.limit,
   };
   return rules;

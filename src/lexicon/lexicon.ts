@@ -74,9 +74,20 @@ export interface Lexicon {
   phrasings: Partial<Record<LexicalMove, string[]>>;
 }
 
+/**
+ * Regular-expression flags for a data pattern: `flags` plus `u` only when the pattern needs it
+ * (a `\p{...}` class, a `\u{...}` escape, or a character beyond the Basic Multilingual Plane).
+ * Case-insensitive matching in Unicode mode is several times slower in V8, and the lexicon's
+ * patterns run on every reply, so they are compiled without it where they can be.
+ */
+export function patternFlags(source: string, flags = "i"): string {
+  return /\\[pPu]\{|[\u{10000}-\u{10FFFF}]/u.test(source) ? `${flags}u` : flags;
+}
+
 function compile(source: string, emotionAlternation: string, where: string): RegExp {
   try {
-    return new RegExp(source.replaceAll("{EMOTION}", emotionAlternation), "iu");
+    const expanded = source.replaceAll("{EMOTION}", emotionAlternation);
+    return new RegExp(expanded, patternFlags(expanded));
   } catch (error) {
     throw new AebError(`lexicon pattern ${where} does not compile: ${(error as Error).message}`);
   }
@@ -112,7 +123,7 @@ export function loadLexicon(language: Language): Lexicon {
     stockComfort: file.stockComfort.map((source, index) => compile(source, alternation, `${path} stockComfort[${index}]`)),
     emotionWords: file.emotionWords,
     emotionPattern:
-      language === "zh" ? new RegExp(`(${alternation})`, "gu") : new RegExp(`\\b(${alternation})\\b`, "giu"),
+      language === "zh" ? new RegExp(`(${alternation})`, patternFlags(alternation, "g")) : new RegExp(`\\b(${alternation})\\b`, patternFlags(alternation, "gi")),
     moves,
     injection: compileInjection(file.injection, path, (source, where) => compile(source, alternation, where)),
     examples: file.examples,

@@ -1,3 +1,5 @@
+import { memoByText } from "./memo.js";
+
 /**
  * Word-trigram similarity between two texts, shared by the repetition detector and the offline
  * user's near-repeat rule. Han characters count one token each; other scripts count by words.
@@ -39,3 +41,6 @@ export const CONTAINMENT_MIN_SHINGLES = 4;
 export function replySimilarity(reply: ReadonlySet<string>, earlier: ReadonlySet<string>): number {
   return Math.max(jaccard(reply, earlier), earlier.size >= CONTAINMENT_MIN_SHINGLES ? containment(reply, earlier) : 0);
 }
+
+/** The word-trigram shingles of a text, memoised: every turn compares a reply with all the earlier ones. */
+export const textShingles: (text: string) => ReadonlySet<string> = memoByText((text) => shingles(similarityTokens(text)));

@@ -1,4 +1,4 @@
-import { replySimilarity, shingles, similarityTokens as tokens } from "../lexicon/text-similarity.js";
+import { replySimilarity, similarityTokens as tokens, textShingles } from "../lexicon/text-similarity.js";
 import type { Detector } from "./detector.js";
 
 export const REPETITION_PENALTY = -3;
@@ -18,9 +18,9 @@ const OPENING_TOKENS = 4;
 export const repetition: Detector = ({ reply, previousReplies }) => {
   const replyTokens = tokens(reply);
   if (replyTokens.length === 0) return null;
-  const replyShingles = shingles(replyTokens);
+  const replyShingles = textShingles(reply);
   for (const [index, earlier] of previousReplies.entries()) {
-    const earlierShingles = shingles(tokens(earlier));
+    const earlierShingles = textShingles(earlier);
     const similarity = replySimilarity(replyShingles, earlierShingles);
     if (similarity >= REPETITION_SIMILARITY) {
       return { id: "repetition", value: REPETITION_PENALTY, evidence: `${Math.round(similarity * 100)}% like reply ${index}` };

@@ -3,7 +3,7 @@ import { dataPath, loadDataFile } from "../core/data-files.js";
 import type { Rng } from "../core/random.js";
 import { withoutQuotations } from "../lexicon/detect-moves.js";
 import { LanguageSchema, LexicalMoveSchema, type LexicalMove, type Lexicon, type Move } from "../lexicon/lexicon.js";
-import { replySimilarity, shingles, similarityTokens } from "../lexicon/text-similarity.js";
+import { replySimilarity, textShingles } from "../lexicon/text-similarity.js";
 import type { RubricItem } from "../scenarios/scenario-schema.js";
 import { DeltaSchema } from "../scenarios/scenario-schema.js";
 import { drawDelta, type FiredItem } from "./evaluate-rubric.js";
@@ -93,11 +93,11 @@ export function sentenceShape(reply: string, lexicon: Lexicon): { share: number;
 
 /** The most alike earlier reply, comparing the agent's own words (quotations of the user left out). */
 export function nearestEarlierReply(reply: string, previousReplies: readonly string[]): { index: number; similarity: number } | null {
-  const own = shingles(similarityTokens(withoutQuotations(reply)));
+  const own = textShingles(withoutQuotations(reply));
   if (own.size === 0) return null;
   let nearest: { index: number; similarity: number } | null = null;
   for (const [index, earlier] of previousReplies.entries()) {
-    const similarity = replySimilarity(own, shingles(similarityTokens(withoutQuotations(earlier))));
+    const similarity = replySimilarity(own, textShingles(withoutQuotations(earlier)));
     if (nearest === null || similarity > nearest.similarity) nearest = { index, similarity };
   }
   return nearest;
