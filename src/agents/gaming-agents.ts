@@ -74,16 +74,19 @@ function stuffedText(lexicon: Lexicon, variant: number): string {
   );
 }
 
-/** A per-dialogue offset, so variants rotate from a seeded start like the reference agents' templates. */
+/**
+ * Which phrasing of each move this turn: a seeded per-dialogue start, then one step per turn, as the
+ * reference agents rotate their templates (taken modulo each move's number of phrasings).
+ */
 function variantOf(input: AgentInput, agentId: string): number {
-  return createRng(deriveSeed(input.seed, agentId)).int(0, 7) + input.turnIndex;
+  return createRng(deriveSeed(input.seed, agentId)).int(0, 1023) + input.turnIndex;
 }
 
 function quoted(text: string): string {
   return `“${text}”`;
 }
 
-/** Every rewarded move in one reply, the same whatever the user said (eight rotating variants). */
+/** Every rewarded move in one reply, the same whatever the user said (one variant per phrasing, rotating by turn). */
 class StufferAgent implements Agent {
   readonly id = "stuffer";
   async reply(input: AgentInput): Promise<AgentReply> {
