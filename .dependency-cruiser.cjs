@@ -24,7 +24,7 @@ const layers = {
   scenarios: ["core", "lexicon"],
   reward: ["core", "lexicon"],
   metrics: ["core", "lexicon", "stats"],
-  agents: ["core", "lexicon", "prompts", "llm"],
+  agents: ["core", "lexicon", "prompts", "scenarios", "llm"],
   "simulated-user": ["core", "lexicon", "prompts", "scenarios", "llm"],
   judges: ["core", "lexicon", "prompts", "llm", "metrics"],
   episode: ["core", "lexicon", "prompts", "scenarios", "reward", "agents", "simulated-user"],

@@ -1,5 +1,6 @@
 import { deriveSeed } from "../core/random.js";
-import type { ChatMessage, ChatModel } from "../llm/chat-model.js";
+import type { ChatMessage, ChatModel, ChatResponse } from "../llm/chat-model.js";
+import { ModelEmptyCompletionError } from "../llm/errors.js";
 import { fillPrompt, loadPromptTemplate } from "../prompts/prompt-templates.js";
 import type { Agent, AgentInput, AgentReply } from "./agent.js";
 import { splitThink } from "./think-format.js";
@@ -30,14 +31,23 @@ export class LlmAgent implements Agent {
   async reply(input: AgentInput): Promise<AgentReply> {
     const system = this.options.systemPrompt ?? fillPrompt(loadPromptTemplate(input.language, this.options.think ? "agent-think" : "agent-direct"), {});
     const messages: ChatMessage[] = [{ role: "system", content: system }, ...input.history.map((turn) => ({ role: turn.role, content: turn.content }))];
-    const response = await this.model.complete({
-      messages,
-      temperature: this.options.temperature,
-      maxTokens: this.options.maxTokens,
-      seed: deriveSeed(input.seed, input.turnIndex, "agent") % 2_147_483_647,
-      sampleKey: `${input.dialogueId}#turn${input.turnIndex}#agent`,
-      signal: input.signal,
-    });
+    let response: ChatResponse;
+    try {
+      response = await this.model.complete({
+        messages,
+        temperature: this.options.temperature,
+        maxTokens: this.options.maxTokens,
+        seed: deriveSeed(input.seed, input.turnIndex, "agent") % 2_147_483_647,
+        sampleKey: `${input.dialogueId}#turn${input.turnIndex}#agent`,
+        signal: input.signal,
+      });
+    } catch (error) {
+      // A completion with no text at all (after the client's own retry) is the model saying nothing:
+      // an empty visible reply, scored and penalised by the episode step like a think-only completion,
+      // not an error that would leave the turn out (docs/models.md).
+      if (ModelEmptyCompletionError.isInstance(error)) return { text: "" };
+      throw error;
+    }
     const hasTags = response.text.includes("<think>") || response.text.includes("</think>");
     if (!this.options.think) {
       // A direct condition that still emits reasoning: keep it aside, show only the reply.

@@ -2,8 +2,9 @@ import { createRng, deriveSeed } from "../core/random.js";
 import { AebError } from "../core/errors.js";
 import { loadLexicon, type Lexicon } from "../lexicon/lexicon.js";
 import type { Agent, AgentInput, AgentReply } from "./agent.js";
+import { createGamingAgent, GAMING_AGENT_IDS, type GamingAgentId } from "./gaming-agents.js";
 import { loadReferenceTemplates, type AttunedCue, type ReferenceTemplates } from "./reference-templates.js";
-import { feelingWords, fillTemplate, joinList, quoteClause } from "./user-text.js";
+import { feelingWords, fillTemplate, joinList, lastUserText as lastUserTurn, quoteClause } from "./user-text.js";
 
 /**
  * The offline reference agents: deterministic baselines that calibrate the benchmark. Each reads
@@ -21,11 +22,7 @@ function templateFor(lines: readonly string[], input: AgentInput, agentId: strin
 }
 
 function lastUserText(input: AgentInput): string {
-  for (let index = input.history.length - 1; index >= 0; index -= 1) {
-    const turn = input.history[index];
-    if (turn?.role === "user") return turn.content;
-  }
-  throw new AebError("an agent was asked to reply before the user said anything");
+  return lastUserTurn(input.history);
 }
 
 function values(text: string, lexicon: Lexicon): Record<string, string> {
@@ -85,7 +82,15 @@ export function chooseAttunedMove(input: AgentInput, cues: Record<AttunedCue, Re
   return "listening";
 }
 
+/**
+ * Every offline agent a config can name with `kind: reference`: the reference baselines and the
+ * gaming agents (src/agents/gaming-agents.ts). Only the baselines are default conditions.
+ */
+export const OFFLINE_AGENT_IDS = [...REFERENCE_AGENT_IDS, ...GAMING_AGENT_IDS] as const;
+export type OfflineAgentId = (typeof OFFLINE_AGENT_IDS)[number];
+
 export function createReferenceAgent(id: string): Agent {
+  if ((GAMING_AGENT_IDS as readonly string[]).includes(id)) return createGamingAgent(id as GamingAgentId, new AttunedAgent());
   switch (id) {
     case "attuned":
       return new AttunedAgent();
@@ -95,6 +100,6 @@ export function createReferenceAgent(id: string): Agent {
     case "labeler":
       return new TemplateAgent(id);
     default:
-      throw new AebError(`unknown reference agent "${id}" (known: ${REFERENCE_AGENT_IDS.join(", ")})`);
+      throw new AebError(`unknown reference agent "${id}" (known: ${OFFLINE_AGENT_IDS.join(", ")})`);
   }
 }

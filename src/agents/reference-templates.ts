@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { dataPath, loadDataFile } from "../core/data-files.js";
-import type { Language } from "../lexicon/lexicon.js";
+import { patternFlags, type Language } from "../lexicon/lexicon.js";
 
 const Lines = z.array(z.string().min(1)).min(3);
 const Patterns = z.array(z.string().min(1)).min(1);
@@ -39,7 +39,7 @@ export function loadReferenceTemplates(language: Language): { templates: Referen
   if (cached) return cached;
   const templates = loadDataFile(dataPath("agents", `${language}.yaml`), ReferenceTemplatesSchema);
   const cues = Object.fromEntries(
-    Object.entries(templates.attunedCues).map(([cue, patterns]) => [cue, patterns.map((source) => new RegExp(source, "iu"))]),
+    Object.entries(templates.attunedCues).map(([cue, patterns]) => [cue, patterns.map((source) => new RegExp(source, patternFlags(source)))]),
   ) as Record<AttunedCue, RegExp[]>;
   const loaded = { templates, cues };
   cache.set(language, loaded);

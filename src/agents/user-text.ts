@@ -1,5 +1,7 @@
+import type { ChatTurn } from "../core/dialogue.js";
+import { AebError } from "../core/errors.js";
 import { contentWords } from "../lexicon/content-words.js";
-import type { Lexicon } from "../lexicon/lexicon.js";
+import type { Language, Lexicon } from "../lexicon/lexicon.js";
 
 /** Helpers the reference agents use to ground a reply in the user's own words. */
 
@@ -48,4 +50,38 @@ export function fillTemplate(template: string, values: Record<string, string>): 
   const filled = template.replace(/\{(\w+)\}/gu, (whole, key: string) => values[key] ?? whole);
   // A template may start with a placeholder: capitalise the sentence, not the quote mark.
   return filled.replace(/^(“?)(\p{Ll})/u, (_whole, mark: string, letter: string) => `${mark}${letter.toUpperCase()}`);
+}
+
+/** The user's last message in a visible history. */
+export function lastUserText(history: readonly ChatTurn[]): string {
+  for (let index = history.length - 1; index >= 0; index -= 1) {
+    const turn = history[index];
+    if (turn?.role === "user") return turn.content;
+  }
+  throw new AebError("an agent was asked to reply before the user said anything");
+}
+
+/** The last sentence of a message, without its closing punctuation. */
+export function lastSentence(text: string, language: Language): string {
+  const sentences = text
+    .split(language === "zh" ? /[。！？!?\n]+/u : /(?<=[.!?])\s+|\n+/u)
+    .map((sentence) => sentence.trim().replace(/[.!?。！？]+$/u, ""))
+    .filter((sentence) => sentence.length > 0);
+  return sentences.at(-1) ?? text.trim();
+}
+
+/**
+ * The content words of a text as written (not stemmed): lowercase words without stopwords
+ * (English), or two-character pieces of Han text without stop characters (Chinese).
+ */
+export function surfaceContentWords(text: string, lexicon: Lexicon): string[] {
+  if (lexicon.language === "zh") {
+    const pieces: string[] = [];
+    for (const run of text.match(/\p{Script=Han}+/gu) ?? []) {
+      const chars = [...run].filter((char) => !lexicon.stopwords.has(char));
+      for (let index = 0; index + 1 < chars.length; index += 2) pieces.push(`${chars[index]}${chars[index + 1]}`);
+    }
+    return pieces;
+  }
+  return (text.toLowerCase().match(/[a-z][a-z'’-]*/g) ?? []).filter((word) => word.length >= 3 && !lexicon.stopwords.has(word.replace(/’/g, "'")));
 }

@@ -1,12 +1,11 @@
 import type { Agent, AgentReply } from "../agents/agent.js";
-import type { Adjustment, DialogueRecord, TurnRecord } from "../core/dialogue.js";
+import type { DialogueRecord, TurnRecord } from "../core/dialogue.js";
 import { applyChange } from "../core/emotion.js";
 import { AebError } from "../core/errors.js";
 import type { Preset } from "../core/preset.js";
 import { loadLexicon } from "../lexicon/lexicon.js";
-import { computeAdjustments } from "../reward/adjustments.js";
+import { computeAdjustments, forceChange } from "../reward/adjustments.js";
 import type { Detector } from "../reward/detector.js";
-import { injectionChange } from "../reward/injection.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { manipulationTurnOf } from "../scenarios/type-defaults.js";
 import type { SimulatedUser } from "../simulated-user/simulated-user.js";
@@ -102,15 +101,8 @@ export async function step(state: EpisodeState, agentReply: AgentReply, context:
 
   const previousReplies = state.history.filter((turn) => turn.role === "assistant").map((turn) => turn.content);
   const detected = computeAdjustments({ reply: agentReply.text, userText: lastUser.content, previousReplies, lexicon }, context.detectors);
-  let adjustments: Adjustment[] = detected.adjustments;
-  let adjustmentTotal = detected.total;
-  if (detected.injected) {
-    // Injection overrides everything: the recorded adjustment makes the parts add up to the forced change.
-    const forced = injectionChange(preset.clamp);
-    const override = forced - appraisal.simulatorDelta - detected.total;
-    adjustments = adjustments.map((adjustment) => (adjustment.kind === "injection" ? { ...adjustment, value: override } : adjustment));
-    adjustmentTotal = forced - appraisal.simulatorDelta;
-  }
+  // Injection and empty replies override everything: the recorded adjustments add up to the forced change.
+  const { adjustments, total: adjustmentTotal } = forceChange(detected, appraisal.simulatorDelta, preset.clamp);
   const { emotion, delta } = applyChange(state.emotion, appraisal.simulatorDelta, adjustmentTotal, preset);
 
   const reply = appraisal.fusedReply ?? (await user.reply({ ...userInput, appraisal, emotionAfter: emotion }));

@@ -1,11 +1,26 @@
 import type { Lexicon } from "./lexicon.js";
+import { memoByText } from "./memo.js";
 
 /**
  * The content words of a text: lowercase words without stopwords (English), or Han character
  * bigrams without stop characters (Chinese, which has no spaces). Used to measure whether a reply
  * is grounded in the user's own words.
  */
-export function contentWords(text: string, lexicon: Lexicon): Set<string> {
+export function contentWords(text: string, lexicon: Lexicon): ReadonlySet<string> {
+  return memoFor(lexicon)(text);
+}
+
+const memos = new Map<Lexicon, (text: string) => ReadonlySet<string>>();
+function memoFor(lexicon: Lexicon): (text: string) => ReadonlySet<string> {
+  let memo = memos.get(lexicon);
+  if (memo === undefined) {
+    memo = memoByText((text) => computeContentWords(text, lexicon));
+    memos.set(lexicon, memo);
+  }
+  return memo;
+}
+
+function computeContentWords(text: string, lexicon: Lexicon): Set<string> {
   const words = new Set<string>();
   if (lexicon.language === "zh") {
     for (const run of text.match(/\p{Script=Han}+/gu) ?? []) {

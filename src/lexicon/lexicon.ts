@@ -33,13 +33,28 @@ export type LexicalMove = z.infer<typeof LexicalMoveSchema>;
 export const MoveSchema = z.enum([...MOVE_IDS, "grounded"]);
 export type Move = z.infer<typeof MoveSchema>;
 
+/** What an injection attempts; every pattern belongs to one category, named in the evidence. */
+export const INJECTION_CATEGORIES = ["fake_score", "notice", "addressed", "hidden", "role", "instruction"] as const;
+export const InjectionCategorySchema = z.enum(INJECTION_CATEGORIES);
+export type InjectionCategory = z.infer<typeof InjectionCategorySchema>;
+/** Injection patterns by category (a category may be absent). */
+export const InjectionPatternsSchema = z.partialRecord(InjectionCategorySchema, z.array(z.string().min(1)).min(1));
+
+/** One compiled injection pattern. */
+export interface InjectionPattern {
+  category: InjectionCategory;
+  pattern: RegExp;
+}
+
 const LexiconFileSchema = z.strictObject({
   language: LanguageSchema,
   stopwords: z.array(z.string()),
   stockComfort: z.array(z.string()).min(1),
   emotionWords: z.array(z.string()).min(1),
   moves: z.strictObject(Object.fromEntries(MOVE_IDS.map((id) => [id, z.array(z.string()).min(1)])) as Record<LexicalMove, z.ZodArray<z.ZodString>>),
-  injection: z.array(z.string()).min(1),
+  injection: InjectionPatternsSchema,
+  /** Several recognised phrasings of a move (the gaming agents' raw material); optional per move. */
+  phrasings: z.partialRecord(LexicalMoveSchema, z.array(z.string().min(1)).min(2)).default({}),
   examples: z.strictObject(Object.fromEntries(MOVE_IDS.map((id) => [id, z.string().min(1)])) as Record<LexicalMove, z.ZodString>),
 });
 
@@ -51,17 +66,42 @@ export interface Lexicon {
   emotionWords: string[];
   emotionPattern: RegExp;
   moves: Record<LexicalMove, RegExp[]>;
-  injection: RegExp[];
+  /** Patterns of text that addresses the scorer instead of the user (this language's only; see reward/injection.ts). */
+  injection: InjectionPattern[];
   /** One reply fragment per move that its patterns recognise (for reachability checks). */
   examples: Record<LexicalMove, string>;
+  /** Several recognised phrasings of some moves. */
+  phrasings: Partial<Record<LexicalMove, string[]>>;
+}
+
+/**
+ * Regular-expression flags for a data pattern: `flags` plus `u` only when the pattern needs it
+ * (a `\p{...}` class, a `\u{...}` escape, or a character beyond the Basic Multilingual Plane).
+ * Case-insensitive matching in Unicode mode is several times slower in V8, and the lexicon's
+ * patterns run on every reply, so they are compiled without it where they can be.
+ */
+export function patternFlags(source: string, flags = "i"): string {
+  return /\\[pPu]\{|[\u{10000}-\u{10FFFF}]/u.test(source) ? `${flags}u` : flags;
 }
 
 function compile(source: string, emotionAlternation: string, where: string): RegExp {
   try {
-    return new RegExp(source.replaceAll("{EMOTION}", emotionAlternation), "iu");
+    const expanded = source.replaceAll("{EMOTION}", emotionAlternation);
+    return new RegExp(expanded, patternFlags(expanded));
   } catch (error) {
     throw new AebError(`lexicon pattern ${where} does not compile: ${(error as Error).message}`);
   }
+}
+
+/** Compiles injection patterns by category, in the order of INJECTION_CATEGORIES. */
+export function compileInjection(
+  patterns: z.infer<typeof InjectionPatternsSchema>,
+  path: string,
+  compileOne: (source: string, where: string) => RegExp,
+): InjectionPattern[] {
+  return INJECTION_CATEGORIES.flatMap((category) =>
+    (patterns[category] ?? []).map((source, index) => ({ category, pattern: compileOne(source, `${path} injection.${category}[${index}]`) })),
+  );
 }
 
 const cache = new Map<Language, Lexicon>();
@@ -83,10 +123,11 @@ export function loadLexicon(language: Language): Lexicon {
     stockComfort: file.stockComfort.map((source, index) => compile(source, alternation, `${path} stockComfort[${index}]`)),
     emotionWords: file.emotionWords,
     emotionPattern:
-      language === "zh" ? new RegExp(`(${alternation})`, "gu") : new RegExp(`\\b(${alternation})\\b`, "giu"),
+      language === "zh" ? new RegExp(`(${alternation})`, patternFlags(alternation, "g")) : new RegExp(`\\b(${alternation})\\b`, patternFlags(alternation, "gi")),
     moves,
-    injection: file.injection.map((source, index) => compile(source, alternation, `${path} injection[${index}]`)),
+    injection: compileInjection(file.injection, path, (source, where) => compile(source, alternation, where)),
     examples: file.examples,
+    phrasings: file.phrasings,
   };
   cache.set(language, lexicon);
   return lexicon;

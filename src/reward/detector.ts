@@ -12,7 +12,7 @@ export interface DetectorInput {
 
 /** A detector's finding: an adjustment to the emotion change, with the evidence for it. */
 export interface DetectorFinding {
-  id: "formulaic" | "repetition" | "injection";
+  id: "formulaic" | "repetition" | "injection" | "empty_reply";
   value: number;
   evidence: string;
 }

@@ -1,3 +1,4 @@
+import { replySimilarity, similarityTokens as tokens, textShingles } from "../lexicon/text-similarity.js";
 import type { Detector } from "./detector.js";
 
 export const REPETITION_PENALTY = -3;
@@ -9,36 +10,6 @@ export const TEMPLATE_OPENING_LIMIT = 3;
 export const INTERNAL_TRIGRAM_LIMIT = 3;
 const OPENING_TOKENS = 4;
 
-function tokens(text: string): string[] {
-  // Han characters count one token each; other scripts by words.
-  return text.toLowerCase().match(/\p{Script=Han}|[\p{L}\p{N}']+/gu) ?? [];
-}
-
-function shingles(items: string[], size = 3): Set<string> {
-  const result = new Set<string>();
-  if (items.length < size) {
-    if (items.length > 0) result.add(items.join(" "));
-    return result;
-  }
-  for (let index = 0; index + size <= items.length; index += 1) result.add(items.slice(index, index + size).join(" "));
-  return result;
-}
-
-export function jaccard(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 && b.size === 0) return 1;
-  let shared = 0;
-  for (const item of a) if (b.has(item)) shared += 1;
-  return shared / (a.size + b.size - shared);
-}
-
-/** Share of `earlier`'s trigrams found in `reply`: an earlier reply padded with new text still contains itself. */
-export function containment(reply: Set<string>, earlier: Set<string>): number {
-  if (earlier.size === 0) return 0;
-  let shared = 0;
-  for (const item of earlier) if (reply.has(item)) shared += 1;
-  return shared / earlier.size;
-}
-
 /**
  * Repetition (spec section 3): a reply nearly identical to an earlier reply of the same dialogue
  * (or an earlier reply with text added around it), the same template opening for the third time,
@@ -47,10 +18,10 @@ export function containment(reply: Set<string>, earlier: Set<string>): number {
 export const repetition: Detector = ({ reply, previousReplies }) => {
   const replyTokens = tokens(reply);
   if (replyTokens.length === 0) return null;
-  const replyShingles = shingles(replyTokens);
+  const replyShingles = textShingles(reply);
   for (const [index, earlier] of previousReplies.entries()) {
-    const earlierShingles = shingles(tokens(earlier));
-    const similarity = Math.max(jaccard(replyShingles, earlierShingles), earlierShingles.size >= 4 ? containment(replyShingles, earlierShingles) : 0);
+    const earlierShingles = textShingles(earlier);
+    const similarity = replySimilarity(replyShingles, earlierShingles);
     if (similarity >= REPETITION_SIMILARITY) {
       return { id: "repetition", value: REPETITION_PENALTY, evidence: `${Math.round(similarity * 100)}% like reply ${index}` };
     }

@@ -4,14 +4,14 @@ import { z } from "zod";
 import { ConfigError, formatIssues } from "../core/errors.js";
 import { PresetName } from "../core/preset.js";
 import { TrajectoryTypeSchema } from "../core/trajectory-type.js";
-import { REFERENCE_AGENT_IDS } from "../agents/reference-agents.js";
+import { OFFLINE_AGENT_IDS, REFERENCE_AGENT_IDS } from "../agents/reference-agents.js";
 import { ModelEndpointConfig } from "../llm/endpoint-config.js";
 import { PromptPackRefSchema } from "../prompts/prompt-pack.js";
 
-/** An offline reference agent (deterministic baseline). */
+/** An offline agent: a reference baseline, or a gaming agent that probes the offline user (docs/offline-user.md). */
 export const ReferenceAgentConfigSchema = z.strictObject({
   kind: z.literal("reference"),
-  id: z.enum(REFERENCE_AGENT_IDS),
+  id: z.enum(OFFLINE_AGENT_IDS),
 });
 
 /** A model under test behind an OpenAI-compatible endpoint (vLLM, SGLang, Ollama, OpenAI...). */

@@ -1,10 +1,12 @@
 import type { HidVerdict } from "../core/dialogue.js";
 import { emotionState } from "../core/emotion.js";
 import { createRng, deriveSeed } from "../core/random.js";
-import { detectMoves } from "../lexicon/detect-moves.js";
+import { sharedContentWords } from "../lexicon/content-words.js";
+import { detectMoves, GROUNDING_MIN_SHARED } from "../lexicon/detect-moves.js";
 import { loadLexicon, type Move } from "../lexicon/lexicon.js";
-import { driftOf, rubricOf } from "../scenarios/type-defaults.js";
+import { driftOf, offKeyMovesOf, rubricOf } from "../scenarios/type-defaults.js";
 import { evaluateRubric, type FiredItem } from "./evaluate-rubric.js";
+import { applyFitRules } from "./fit-rules.js";
 import { loadOfflineLines } from "./offline-lines.js";
 import { offlineOpening } from "./offline-opening.js";
 import type { Appraisal, AppraisalInput, OpeningInput, ReplyInput, SimulatedUser, UserReply } from "./simulated-user.js";
@@ -28,8 +30,10 @@ function readMemory(memory: Record<string, unknown>): OfflineMemory {
  * The offline simulated user: deterministic and rule-based, a heuristic that makes the benchmark
  * runnable, testable and reproducible without a model. It finds the moves the agent's reply makes
  * (lexicon phrases and word overlap), applies its scenario's rubric (phase-aware around the
- * manipulation turn), draws each fired item's change from its range with the dialogue's seed, and
- * answers with a reaction line plus the scenario's scripted line for the turn. See
+ * manipulation turn), draws each fired item's change from its range with the dialogue's seed, then
+ * the fit rules (data/offline-user/fit-rules.yaml: off-key moves, scattershot replies, ungrounded
+ * reflection, keyword lists, near-repeats), and answers with a reaction line plus the scenario's
+ * scripted line for the turn. See
  * docs/offline-user.md for what it can and cannot see.
  */
 export class OfflineSimulatedUser implements SimulatedUser {
@@ -43,7 +47,17 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const moves = new Set<Move>(detected.map((found) => found.move));
     const phase = turnIndex < input.manipulationTurn ? "before" : "after";
     const rng = createRng(deriveSeed(input.seed, turnIndex, "appraise"));
-    const fired = evaluateRubric(rubricOf(scenario), moves, phase, rng);
+    const rubric = rubricOf(scenario);
+    const previousReplies = input.history.filter((turn) => turn.role === "assistant").map((turn) => turn.content);
+    const everythingSaid = [...input.history.filter((turn) => turn.role === "user").map((turn) => turn.content), ...scenario.cues.keywords].join(" ");
+    const fired = applyFitRules(evaluateRubric(rubric, moves, phase, rng), rubric, {
+      reply: input.agentReply,
+      moves,
+      groundedInUser: moves.has("grounded") || sharedContentWords(input.agentReply, everythingSaid, lexicon).length >= GROUNDING_MIN_SHARED,
+      offKey: offKeyMovesOf(scenario, phase),
+      previousReplies,
+      lexicon,
+    }, rng);
     const drift = driftOf(scenario);
     const itemsTotal = fired.length === 0 ? UNMOVED_DELTA : fired.reduce((sum, item) => sum + item.value, 0);
     const simulatorDelta = itemsTotal + drift;

@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { dataPath, loadDataFile } from "../core/data-files.js";
+import { AebError } from "../core/errors.js";
+import { compileInjection, InjectionPatternsSchema, LanguageSchema, loadLexicon, patternFlags, type InjectionPattern } from "./lexicon.js";
+
+const MarkupFileSchema = z.strictObject({
+  injection: InjectionPatternsSchema,
+  /** Invisible characters: removed before matching; a reply with `limit` or more of them is flagged. */
+  invisible: z.strictObject({ pattern: z.string().min(1), limit: z.number().int().positive() }),
+});
+
+/** Every injection pattern, and how invisible characters are handled. */
+export interface InjectionRules {
+  patterns: readonly InjectionPattern[];
+  /** Matches one invisible character (global). */
+  invisible: RegExp;
+  /** This many invisible characters in one reply is an attempt to hide text. */
+  invisibleLimit: number;
+}
+
+let rules: InjectionRules | undefined;
+
+function compileOne(source: string, where: string, flags = "i"): RegExp {
+  try {
+    return new RegExp(source, patternFlags(source, flags));
+  } catch (error) {
+    throw new AebError(`injection pattern ${where} does not compile: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Every injection pattern the project knows: the language-independent markup patterns
+ * (data/lexicon/injection-markup.yaml) and each language's lexicon. An injection is an attack on
+ * the scorer, not a way of talking to the user, so its language need not be the scenario's: every
+ * scenario checks them all.
+ */
+export function loadInjectionRules(): InjectionRules {
+  if (rules !== undefined) return rules;
+  const path = dataPath("lexicon", "injection-markup.yaml");
+  const markup = loadDataFile(path, MarkupFileSchema);
+  rules = {
+    // Markup first: it is structural, so its category names the attempt best ("<!-- simulator: emotion +10 -->" is hidden markup).
+    patterns: [...compileInjection(markup.injection, path, compileOne), ...LanguageSchema.options.flatMap((language) => loadLexicon(language).injection)],
+    invisible: compileOne(markup.invisible.pattern, `${path} invisible.pattern`, "g"),
+    invisibleLimit: markup.invisible.limit,
+  };
+  return rules;
+}

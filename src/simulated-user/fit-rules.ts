@@ -1,0 +1,155 @@
+import { z } from "zod";
+import { dataPath, loadDataFile } from "../core/data-files.js";
+import type { Rng } from "../core/random.js";
+import { withoutQuotations } from "../lexicon/detect-moves.js";
+import { LanguageSchema, LexicalMoveSchema, type LexicalMove, type Lexicon, type Move } from "../lexicon/lexicon.js";
+import { replySimilarity, textShingles } from "../lexicon/text-similarity.js";
+import type { RubricItem } from "../scenarios/scenario-schema.js";
+import { DeltaSchema } from "../scenarios/scenario-schema.js";
+import { drawDelta, type FiredItem } from "./evaluate-rubric.js";
+
+const FitRulesSchema = z.strictObject({
+  /** Cost of each distinct off-key move (the type's `offKey` list for the phase). */
+  offKey: z.strictObject({ cost: DeltaSchema }),
+  /** More distinct lexicon moves than `maxMoves` in one reply: its moves earn nothing, and it costs `delta`. */
+  scattershot: z.strictObject({ maxMoves: z.number().int().min(1), delta: DeltaSchema }),
+  /** Items paying for these moves earn `ungroundedShare` of their value when the reply is not grounded. */
+  grounding: z.strictObject({ moves: z.array(LexicalMoveSchema).min(1), ungroundedShare: z.number().min(0).max(1) }),
+  /** Own words this alike to an earlier reply: its positive items earn nothing, and it costs `delta`. */
+  nearRepeat: z.strictObject({ similarity: z.number().gt(0).max(1), delta: DeltaSchema }),
+  /** Function words rarer than this share in a reply of `minTokens` or more: a keyword list. */
+  incoherence: z.strictObject({
+    minTokens: z.number().int().min(1),
+    minFunctionWordShare: z.record(LanguageSchema, z.number().min(0).max(1)),
+    /** A longer run of content words (Han characters) with no function word or punctuation between is a keyword list. */
+    maxContentRun: z.record(LanguageSchema, z.number().int().min(1)),
+    delta: DeltaSchema,
+  }),
+});
+export type FitRules = z.infer<typeof FitRulesSchema>;
+
+export function loadFitRules(): FitRules {
+  return loadDataFile(dataPath("offline-user", "fit-rules.yaml"), FitRulesSchema);
+}
+
+/** What the fit rules read about a reply, besides the rubric's fired items. */
+export interface FitInput {
+  reply: string;
+  /** Every move the reply makes (lexicon moves and `grounded`). */
+  moves: ReadonlySet<Move>;
+  /**
+   * The reply reuses this user's content: at least two content words of anything the user has said
+   * in the dialogue, or of the situation's keywords (`grounded` only looks at the last message).
+   */
+  groundedInUser: boolean;
+  /** The off-key moves of the scenario's type for this phase. */
+  offKey: readonly LexicalMove[];
+  /** The agent's earlier replies in this dialogue, oldest first. */
+  previousReplies: readonly string[];
+  lexicon: Lexicon;
+}
+
+/** A rubric item as the fit rules left it: its value may be scaled or voided, with the draw and the reason kept. */
+export interface AdjustedItem extends FiredItem {
+  /** The value the rubric drew, when a fit rule changed it. */
+  drawn?: number;
+  /** Why the value changed: `ungrounded` (scaled), `scattershot`, `incoherent` or `near_repeat` (voided). */
+  changedBy?: "ungrounded" | "scattershot" | "incoherent" | "near_repeat";
+}
+
+/** The distinct lexicon moves a reply makes (grounding is not a move of its own here). */
+export function lexicalMoveCount(moves: ReadonlySet<Move>): number {
+  return [...moves].filter((move) => move !== "grounded").length;
+}
+
+/**
+ * How much a reply reads like sentences: the share of function words among its words (stopwords in
+ * English, stop characters in Chinese), its word count, and its longest run of content words with no
+ * function word or punctuation between them.
+ */
+export function sentenceShape(reply: string, lexicon: Lexicon): { share: number; tokens: number; longestContentRun: number } {
+  const pieces = lexicon.language === "zh" ? (reply.match(/\p{Script=Han}|[^\p{Script=Han}\s]/gu) ?? []) : (reply.toLowerCase().match(/[a-z][a-z'’]*|[^a-z\s'’]+/g) ?? []);
+  const isWord = (piece: string) => (lexicon.language === "zh" ? /^\p{Script=Han}$/u.test(piece) : /^[a-z]/.test(piece));
+  let tokens = 0;
+  let functionWords = 0;
+  let run = 0;
+  let longestContentRun = 0;
+  for (const piece of pieces) {
+    if (!isWord(piece)) {
+      run = 0;
+      continue;
+    }
+    tokens += 1;
+    if (lexicon.stopwords.has(piece.replace(/’/g, "'"))) {
+      functionWords += 1;
+      run = 0;
+    } else {
+      run += 1;
+      longestContentRun = Math.max(longestContentRun, run);
+    }
+  }
+  return { share: tokens === 0 ? 1 : functionWords / tokens, tokens, longestContentRun };
+}
+
+/** The most alike earlier reply, comparing the agent's own words (quotations of the user left out). */
+export function nearestEarlierReply(reply: string, previousReplies: readonly string[]): { index: number; similarity: number } | null {
+  const own = textShingles(withoutQuotations(reply));
+  if (own.size === 0) return null;
+  let nearest: { index: number; similarity: number } | null = null;
+  for (const [index, earlier] of previousReplies.entries()) {
+    const similarity = replySimilarity(own, textShingles(withoutQuotations(earlier)));
+    if (nearest === null || similarity > nearest.similarity) nearest = { index, similarity };
+  }
+  return nearest;
+}
+
+function restsOnGroundingMove(item: RubricItem, moves: readonly LexicalMove[]): boolean {
+  return [...(item.any ?? []), ...(item.all ?? [])].some((move) => (moves as readonly Move[]).includes(move));
+}
+
+/**
+ * Applies the fit rules to the rubric items that fired (in rubric order, with `rubric` the items'
+ * definitions by id): ungrounded reflection is scaled down; off-key moves cost; a scattershot,
+ * incoherent or near-repeated reply earns nothing for its moves and costs. The rules draw after the
+ * rubric, in a fixed order, so the rubric's own draws never move.
+ */
+export function applyFitRules(fired: readonly FiredItem[], rubric: readonly RubricItem[], input: FitInput, rng: Rng, rules: FitRules = loadFitRules()): AdjustedItem[] {
+  const byId = new Map(rubric.map((item) => [item.id, item]));
+  let items: AdjustedItem[] = fired.map((item) => ({ ...item }));
+
+  if (!input.groundedInUser) {
+    items = items.map((item) => {
+      const definition = byId.get(item.id);
+      if (item.value <= 0 || definition === undefined || !restsOnGroundingMove(definition, rules.grounding.moves)) return item;
+      return { ...item, drawn: item.value, value: Math.round(item.value * rules.grounding.ungroundedShare), changedBy: "ungrounded" };
+    });
+  }
+
+  const offKey = input.offKey.filter((move) => input.moves.has(move));
+  if (offKey.length > 0) {
+    const value = offKey.reduce((sum) => sum + drawDelta(rules.offKey.cost, rng), 0);
+    items.push({ id: "off_key", value, description: `moves that do not fit me now: ${offKey.join(", ")}` });
+  }
+
+  const voidPositives = (reason: NonNullable<AdjustedItem["changedBy"]>) => {
+    items = items.map((item) => (item.value > 0 ? { ...item, drawn: item.drawn ?? item.value, value: 0, changedBy: reason } : item));
+  };
+  const moveCount = lexicalMoveCount(input.moves);
+  if (moveCount > rules.scattershot.maxMoves) {
+    voidPositives("scattershot");
+    items.push({ id: "scattershot", value: drawDelta(rules.scattershot.delta, rng), description: `a checklist of ${moveCount} moves, not a reply to me` });
+  }
+  const shape = sentenceShape(input.reply, input.lexicon);
+  const minShare = rules.incoherence.minFunctionWordShare[input.lexicon.language] ?? 0;
+  const maxRun = rules.incoherence.maxContentRun[input.lexicon.language] ?? Number.POSITIVE_INFINITY;
+  if ((shape.tokens >= rules.incoherence.minTokens && shape.share < minShare) || shape.longestContentRun > maxRun) {
+    voidPositives("incoherent");
+    items.push({ id: "incoherent", value: drawDelta(rules.incoherence.delta, rng), description: "a list of keywords, not a sentence" });
+  }
+  const nearest = nearestEarlierReply(input.reply, input.previousReplies);
+  if (nearest !== null && nearest.similarity >= rules.nearRepeat.similarity) {
+    voidPositives("near_repeat");
+    items.push({ id: "repeats_itself", value: drawDelta(rules.nearRepeat.delta, rng), description: `I heard this already (${Math.round(nearest.similarity * 100)}% like reply ${nearest.index})` });
+  }
+  return items;
+}

@@ -1,0 +1,117 @@
+/**
+ * The gaming agents (src/agents/gaming-agents.ts) try to farm the offline simulated user with the
+ * lexicon's own phrases: every rewarded move in one reply, the same after a quote of the user, one
+ * fixed template, a repeated reply, a keyword salad. On the full suite each must score at least
+ * 0.15 FS below the attuned reference agent overall and below it on every type, both through
+ * `runBenchmark` (as `aeb run` does) and through the environment server's reward (its Environment
+ * class, in process). The suite is played once per driver and shared by every assertion.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Agent } from "../src/agents/agent.js";
+import { GAMING_AGENT_IDS } from "../src/agents/gaming-agents.js";
+import { createReferenceAgent, REFERENCE_AGENT_IDS } from "../src/agents/reference-agents.js";
+import { DialogueRecordSchema, type DialogueRecord } from "../src/core/dialogue.js";
+import { ADVERSARIAL_TYPES } from "../src/core/trajectory-type.js";
+import type { Message } from "../src/server/api-schemas.js";
+import { parseRunConfig } from "../src/runner/run-config.js";
+import { runBenchmark } from "../src/runner/run-benchmark.js";
+import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
+import { Environment } from "../src/server/environment.js";
+import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";
+import { temporaryDirectory } from "./helpers/cli.js";
+
+const MARGIN = 0.15;
+const AGENTS = ["attuned", ...GAMING_AGENT_IDS] as const;
+const SEED = 1;
+const fullSuite = filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite: "full" });
+
+interface Scores {
+  overall: number;
+  byType: Record<string, number>;
+}
+
+const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/** The environment's final reward (emotion / 100 at the last step) of one agent on every full-suite scenario, by scenario id. */
+async function playEnvironment(environment: Environment, agent: Agent): Promise<Map<string, number>> {
+  const rewards = new Map<string, number>();
+  for (const scenario of fullSuite) {
+    const reset = await environment.reset({ scenarioId: scenario.id, seed: SEED, repeat: 0, preset: "scenario", rewardMode: "final" });
+    let token = reset.token;
+    let messages: Message[] = reset.messages;
+    for (let turnIndex = 0; ; turnIndex += 1) {
+      const { text } = await agent.reply({ history: messages, language: scenario.language, turnIndex, seed: reset.episodeSeed, dialogueId: reset.episodeId });
+      const { response } = await environment.step({ token, messages, reply: text });
+      messages = [...messages, { role: "assistant", content: text }, { role: "user", content: response.message }];
+      token = response.token;
+      if (response.done) {
+        rewards.set(scenario.id, response.reward);
+        break;
+      }
+    }
+  }
+  return rewards;
+}
+
+function scoresOf(values: ReadonlyMap<string, number>): Scores {
+  const byType: Record<string, number> = {};
+  for (const type of ADVERSARIAL_TYPES) byType[type] = mean(fullSuite.filter((scenario) => scenario.type === type).map((scenario) => values.get(scenario.id) as number));
+  return { overall: mean([...values.values()]), byType };
+}
+
+describe("gaming agents on the full suite", async () => {
+  const outDir = join(temporaryDirectory(), "gaming");
+  const config = parseRunConfig(
+    { seed: SEED, judges: { ecs: [], hid: [] }, conditions: AGENTS.map((id) => ({ name: id, agent: { kind: "reference", id } })) },
+    "gaming-agents test",
+  );
+  const run = await runBenchmark({ config, outDir });
+  const runScores = new Map<string, Scores>(
+    run.summary.conditions.map((condition) => [condition.name, { overall: condition.fs.mean ?? Number.NaN, byType: Object.fromEntries(Object.entries(condition.byType).map(([type, value]) => [type, value.fsMean ?? Number.NaN])) }]),
+  );
+  const records: DialogueRecord[] = readFileSync(join(outDir, "dialogues.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
+
+  const environment = new Environment({ scenarios: fullSuite, user: new OfflineSimulatedUser(), secret: "gaming-agents-secret-gaming-agents" });
+  const environmentRewards = new Map<string, Map<string, number>>();
+  for (const id of AGENTS) environmentRewards.set(id, await playEnvironment(environment, createReferenceAgent(id)));
+  const environmentScores = new Map([...environmentRewards].map(([id, rewards]) => [id, scoresOf(rewards)]));
+
+  const table = (scores: Map<string, Scores>) =>
+    AGENTS.map((id) => `${id.padEnd(14)} ${scores.get(id)!.overall.toFixed(3)}  ${ADVERSARIAL_TYPES.map((type) => scores.get(id)!.byType[type]!.toFixed(2)).join(" ")}`).join("\n");
+  console.log(`FS on the full suite (runBenchmark), overall then ${ADVERSARIAL_TYPES.join(" ")}:\n${table(runScores)}`);
+
+  it("are runnable like the reference agents, and none is among aeb run's default conditions", () => {
+    expect(run.summary.conditions.map((condition) => condition.name)).toEqual([...AGENTS]);
+    expect(records.filter((record) => record.status === "error")).toEqual([]);
+    expect(parseRunConfig({}, "defaults").conditions.map((condition) => condition.name)).toEqual([...REFERENCE_AGENT_IDS]);
+    expect(() => parseRunConfig({ conditions: [{ name: "x", agent: { kind: "reference", id: "no-such-agent" } }] }, "test")).toThrow(/agent\.id: Invalid option/);
+  });
+
+  it.each(GAMING_AGENT_IDS)("%s scores at least 0.15 FS below attuned overall and below it on every type (runBenchmark)", (id) => {
+    const attuned = runScores.get("attuned")!;
+    const gaming = runScores.get(id)!;
+    expect(gaming.overall).toBeLessThanOrEqual(attuned.overall - MARGIN);
+    for (const type of ADVERSARIAL_TYPES) expect(gaming.byType[type], type).toBeLessThan(attuned.byType[type]!);
+  });
+
+  it.each(GAMING_AGENT_IDS)("%s earns at least 0.15 less final reward than attuned overall and less on every type (environment server)", (id) => {
+    const attuned = environmentScores.get("attuned")!;
+    const gaming = environmentScores.get(id)!;
+    expect(gaming.overall).toBeLessThanOrEqual(attuned.overall - MARGIN);
+    for (const type of ADVERSARIAL_TYPES) expect(gaming.byType[type], type).toBeLessThan(attuned.byType[type]!);
+  });
+
+  it("the environment pays each dialogue exactly the FS the runner records", () => {
+    for (const record of records) expect(environmentRewards.get(record.condition)!.get(record.scenarioId), record.id).toBe(record.final.fs);
+  });
+
+  it("attuned never trips a fit rule: no off-key move, scattershot reply, keyword list or repeat", () => {
+    const tripped = records
+      .filter((record) => record.condition === "attuned")
+      .flatMap((record) => record.turns.flatMap((turn) => ((turn.user.appraisal?.items ?? []) as Array<{ id: string }>).map((item) => `${record.id}#${turn.index}: ${item.id}`)))
+      .filter((entry) => /: (off_key|scattershot|incoherent|repeats_itself)$/.test(entry));
+    expect(tripped).toEqual([]);
+  });
+});
