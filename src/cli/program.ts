@@ -15,6 +15,7 @@ import { registerLeaderboardCommand } from "./commands/leaderboard.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerPromptsCommand } from "./commands/prompts.js";
 import { registerExportCommand } from "./commands/export.js";
+import { registerChatCommand } from "./commands/chat.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerServeCommand(program);
   registerPromptsCommand(program);
   registerExportCommand(program);
+  registerChatCommand(program);
   return program;
 }
 

@@ -174,6 +174,8 @@ export interface EpisodeSpec {
   /** The deterministic detectors (default: all of them); the SAGE replay check passes none. */
   detectors?: readonly Detector[];
   signal?: AbortSignal;
+  /** Told of every turn as it is played, with the state after it (`aeb chat` shows the emotion moving). */
+  onTurn?(turn: TurnRecord, state: EpisodeState): void;
 }
 
 /**
@@ -199,6 +201,7 @@ export async function runEpisode(spec: EpisodeSpec): Promise<DialogueRecord> {
       const result = await step(state, agentReply, { scenario, preset, user: spec.user, dialogueId: spec.dialogueId, detectors: spec.detectors, signal: spec.signal });
       state = result.state;
       turns.push(result.turn);
+      spec.onTurn?.(result.turn, state);
     }
   } catch (caught) {
     error = caught instanceof Error ? `${caught.name}: ${caught.message}` : String(caught);

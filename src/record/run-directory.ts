@@ -158,11 +158,30 @@ export class RunDirectory {
    */
   static openForJudging(dir: string, command: string): RunDirectory {
     if (!existsSync(join(dir, DIALOGUES_FILE))) throw new RunDirectoryError(`${dir} has no ${DIALOGUES_FILE}: is it a run directory?`);
+    return RunDirectory.#openAsItIs(dir, command, false, undefined);
+  }
+
+  /**
+   * Opens a directory to add dialogues that are not part of its run's plan (`aeb chat` saves a
+   * person's dialogue as condition `human` beside the models'): no guard, since they are extra
+   * conditions, not the run's own; locked; its run.json gaining this invocation. A fresh
+   * directory gets the run.json of `fresh`.
+   */
+  static openForAdding(dir: string, command: string, fresh: { defining: Record<string, unknown>; config: unknown }): RunDirectory {
+    ensureWritableDirectory(dir);
+    return RunDirectory.#openAsItIs(dir, command, true, fresh);
+  }
+
+  static #openAsItIs(dir: string, command: string, recording: boolean, fresh: { defining: Record<string, unknown>; config: unknown } | undefined): RunDirectory {
     const lock = RunDirectoryLock.acquire(dir, command);
     try {
       const onDisk = readManifest(dir);
       const previous = onDisk.kind === "current" ? onDisk.manifest : undefined;
-      const directory = new RunDirectory(dir, "resumed", lock, previous?.definingHash ?? "", previous?.defining ?? {}, previous?.config, previous, undefined, [], command, false);
+      const hasDialogues = existsSync(join(dir, DIALOGUES_FILE));
+      if (previous === undefined && !hasDialogues && fresh !== undefined) {
+        return new RunDirectory(dir, "fresh", lock, definingHashOf(fresh.defining), fresh.defining, redactConfig(fresh.config), undefined, undefined, [], command, recording);
+      }
+      const directory = new RunDirectory(dir, "resumed", lock, previous?.definingHash ?? "", previous?.defining ?? {}, previous?.config, previous, undefined, [], command, recording);
       // A directory without a current run.json (an import, an old run) gets none: there is nothing to guard.
       if (previous === undefined) directory.#manifestless = true;
       return directory;
