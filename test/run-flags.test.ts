@@ -38,6 +38,19 @@ describe("aeb run from flags", () => {
     expect((await runCli(["run", "--agent-url", "http://localhost:1/v1", "--agent-model", "m", "--config", "examples/single-local-model.yaml"])).stderr).toContain("--agent-url runs one agent without a config file");
   });
 
+  it("names the cause and the fix of an unset API-key variable and of a misspelt suite, never 'unexpected error'", async () => {
+    const server = await mock();
+    const unset = await runCli(["run", "--agent-url", server.url, "--agent-model", "qwen2.5-7b", "--api-key-env", "AEB_TEST_UNSET_KEY", "--suite", "starter", "--out", join(temporaryDirectory(), "o")], { env: { AEB_TEST_UNSET_KEY: undefined } });
+    expect(unset.code).toBe(1);
+    expect(unset.stderr).toContain("environment variable AEB_TEST_UNSET_KEY (named by apiKeyEnv) is not set or empty: export AEB_TEST_UNSET_KEY=<your key> before running");
+    expect(unset.stderr).not.toContain("unexpected error");
+    const suite = await runCli(["run", "--suite", "startr", "--out", join(temporaryDirectory(), "o")]);
+    expect(suite.code).toBe(1);
+    expect(suite.stderr).toContain('unknown suite "startr" (known: classic, full, starter)');
+    const id = await runCli(["run", "--scenario", "escalation-cancelled-projet", "--out", join(temporaryDirectory(), "o")]);
+    expect(id.stderr).toMatch(/unknown scenario id\(s\): escalation-cancelled-projet \(did you mean .*escalation-cancelled-project/);
+  });
+
   it("--dry-run prints the plan with model calls and tokens per role, sends no request and writes nothing", async () => {
     const server = await mock();
     const dir = temporaryDirectory();

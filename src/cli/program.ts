@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { packageRoot } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
+import { ModelCallError } from "../llm/errors.js";
 import { setInvocationArgs } from "./invocation.js";
 import { registerRunCommand } from "./commands/run.js";
 import { registerScenariosCommand } from "./commands/scenarios.js";
@@ -53,7 +54,8 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    if (AebError.isInstance(error)) {
+    // A user can fix these: a bad file, flag or config, or a model endpoint that is misconfigured or unreachable.
+    if (AebError.isInstance(error) || ModelCallError.isInstance(error)) {
       console.error(`aeb: ${error.message}`);
       return 1;
     }

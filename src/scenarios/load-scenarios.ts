@@ -54,6 +54,17 @@ export function loadScenarioDirectory(path: string): Scenario[] {
   return scenarios.sort((a, b) => a.id.localeCompare(b.id));
 }
 
+/** Levenshtein distance (insertions, deletions, substitutions), for "did you mean" suggestions. */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_unused, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) current[j] = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
 /** Parses a `--types` list, naming any unknown type. */
 export function parseTypeList(list: string): TrajectoryType[] {
   const types = list.split(",").map((item) => item.trim()).filter(Boolean);
@@ -72,7 +83,14 @@ export function filterScenarios(scenarios: Scenario[], filter: { types?: Traject
   }
   const unknownIds = (filter.ids ?? []).filter((id) => !scenarios.some((scenario) => scenario.id === id));
   if (unknownIds.length > 0) {
-    const near = unknownIds.flatMap((id) => scenarios.filter((scenario) => scenario.id.includes(id.split("-")[0] ?? id)).slice(0, 3).map((scenario) => scenario.id));
+    const near = unknownIds.flatMap((id) =>
+      scenarios
+        .map((scenario) => ({ id: scenario.id, distance: editDistance(id, scenario.id) }))
+        .filter((candidate) => candidate.distance <= Math.max(2, Math.floor(id.length / 4)))
+        .sort((a, b) => a.distance - b.distance)
+        .slice(0, 3)
+        .map((candidate) => candidate.id),
+    );
     throw new ScenarioError(`unknown scenario id(s): ${unknownIds.join(", ")}${near.length > 0 ? ` (did you mean ${[...new Set(near)].join(", ")}?)` : ""}; \`aeb scenarios list\` lists them`);
   }
   const selected = scenarios.filter(
