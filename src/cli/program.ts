@@ -13,6 +13,7 @@ import { registerImportCommand } from "./commands/import.js";
 import { registerLeaderboardCommand } from "./commands/leaderboard.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerPromptsCommand } from "./commands/prompts.js";
+import { registerViewCommand } from "./commands/view.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerLeaderboardCommand(program);
   registerServeCommand(program);
   registerPromptsCommand(program);
+  registerViewCommand(program);
   return program;
 }
 
