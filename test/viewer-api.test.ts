@@ -4,7 +4,7 @@
  * charts, bad requests, and the security rules (no writes, no paths, loopback, Host check). Every
  * answer is checked against the full records read by src/record (an independent path).
  */
-import { mkdirSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +15,7 @@ import { loadRunForReport } from "../src/report/load-run.js";
 import type { DialoguePage, DialogueResponse, ReportPage, RunList, SideBySideResponse } from "../src/viewer/api-schemas.js";
 import { buildViewer, type Viewer } from "../src/viewer/viewer-app.js";
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
+import { COOPERATIVE_ID_INDEX, HOSTILE, makeEditedRun } from "./helpers/viewer-runs.js";
 
 let root: string;
 /** An offline run of the starter suite (5 agents x 12 scenarios). */
@@ -24,41 +25,6 @@ let edited: string;
 let viewer: Viewer;
 let plainRecords: DialogueRecord[];
 let editedRecords: DialogueRecord[];
-
-const HOSTILE = '<img src=x onerror="window.__pwned = true">';
-const COOPERATIVE_ID_INDEX = 0;
-
-/** JSON as a writer that escapes every non-ASCII character would write it (Python's json.dumps). */
-function asciiJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
-function makeEditedRun(source: DialogueRecord[], dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  const lines = source.map((original, index) => {
-    const record = structuredClone(original) as DialogueRecord;
-    const first = Object.values(record.ecs ?? {})[0];
-    if (first !== undefined && typeof first.score === "number") {
-      // A second judge that disagrees more on some dialogues than on others.
-      const score = Math.max(0, Math.min(1, first.score - (index % 5) * 0.1));
-      record.ecs = { ...record.ecs, "second-judge": { ...first, judge: "second-judge", score, estimates: (first.estimates ?? []).map((estimate) => ({ ...estimate, predicted: Math.max(0, estimate.predicted - 10) })) } };
-    }
-    if (index === COOPERATIVE_ID_INDEX) {
-      const last = record.turns.at(-1)!;
-      record.type = "cooperative";
-      record.preset = "sage";
-      record.opening = { ...record.opening, text: `Café crème « ${HOSTILE} » ${record.opening.text}` };
-      record.turns.push({ index: last.index + 1, agent: { text: "One more reply that nobody reads.", chars: 33 }, user: { appraised: false, emotion: last.user.emotion, adjustments: [], flags: [] } });
-      return asciiJson(record);
-    }
-    return JSON.stringify(record);
-  });
-  writeFileSync(join(dir, "dialogues.jsonl"), `${lines.join("\n")}\n`);
-  // A later judgement of the second dialogue, laid over its record when read.
-  const second = source[1]!;
-  const judge = Object.keys(second.ecs ?? {})[0]!;
-  appendFileSync(join(dir, "judgements.jsonl"), `${JSON.stringify({ id: second.id, ecs: { [judge]: { ...second.ecs![judge], score: 0.123 } } })}\n`);
-}
 
 async function get<T>(url: string): Promise<{ status: number; body: T; headers: Record<string, unknown> }> {
   const response = await viewer.app.inject({ method: "GET", url });

@@ -41,7 +41,8 @@ export function EmotionLine({ record, width = 640, height = 210, compact = false
   const x = (step: number) => margin.left + (step / steps) * plotWidth;
   const y = (value: number) => margin.top + (1 - value / 100) * plotHeight;
   const adversarial = record.type !== "cooperative";
-  const manipulationX = x(record.manipulationTurn + 1);
+  // Between the emotion before turn m (x = m) and the first one under the manipulation (x = m + 1).
+  const manipulationX = x(record.manipulationTurn + 0.5);
   return (
     <figure class="emotion-line">
       <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`emotion over the dialogue ${record.id}`}>
@@ -81,7 +82,7 @@ export function EmotionLine({ record, width = 640, height = 210, compact = false
                 {line.name}
               </li>
             ))}
-            {adversarial ? <li class="legend-manipulation">red line: the manipulation turn</li> : null}
+            {adversarial ? <li class="legend-manipulation">dotted red line: the manipulation turn ({record.manipulationTurn}) begins</li> : null}
           </ul>
           <span class="note">x: agent replies so far (0 = the user's opening); hollow points: a reply not appraised or an imputed judge turn.</span>
         </figcaption>

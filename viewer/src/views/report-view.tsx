@@ -3,10 +3,10 @@ import { api, type ReportTable, type RunList } from "../api.js";
 import { routeHref } from "../route.js";
 import { useFetch } from "../use-fetch.js";
 
-export function Table({ table, numericFrom = 1, caption }: { table: ReportTable; numericFrom?: number; caption?: string }) {
+export function Table({ table, numericFrom = 1, caption, name }: { table: ReportTable; numericFrom?: number; caption?: string; name?: string }) {
   return (
     <div class="table-wrap">
-      <table>
+      <table data-table={name}>
         {caption === undefined ? null : <caption>{caption}</caption>}
         <thead>
           <tr>
@@ -60,7 +60,7 @@ export function ReportView({ runs, run }: { runs: RunList; run: number }) {
             ))}
           </dl>
           <h2 id="headline">Headline (per condition)</h2>
-          <Table table={report.value.headline} />
+          <Table table={report.value.headline} name="headline" />
           {report.value.headlineNotes.map((note) => (
             <p key={note} class="note">
               {note}
@@ -71,7 +71,7 @@ export function ReportView({ runs, run }: { runs: RunList; run: number }) {
             <a href={routeHref({ view: "dialogues", params: new URLSearchParams({ run: String(run) }) })}>Read this run's dialogues →</a>
           </p>
           <h2>Final score by trajectory type</h2>
-          <Table table={report.value.byType} />
+          <Table table={report.value.byType} name="by-type" />
           <h2>Charts</h2>
           <div class="charts">
             {report.value.charts.map((chart) => (
