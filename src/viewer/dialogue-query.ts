@@ -110,9 +110,31 @@ export function selectDialogues(runs: readonly SearchableRun[], query: DialogueQ
   return selected.sort(comparator(runs, query.sort, query.order));
 }
 
-/** One page of the dialogue table. */
-export function dialoguePage(runs: readonly SearchableRun[], query: DialogueQuery): { total: number; rows: DialogueSummary[] } {
-  const selected = selectDialogues(runs, query);
-  const rows = selected.slice(query.offset, query.offset + query.limit).map((entry) => summaryOf(entry, runs[entry.run]?.headlineJudge ?? null));
-  return { total: selected.length, rows };
+/** Selections (all pages of a query) kept, so that paging and re-sorting back do not filter again. */
+const KEPT_SELECTIONS = 4;
+
+/** The dialogue table over a fixed set of runs: pages of a query, with the last few selections kept. */
+export class DialogueTable {
+  readonly #recent = new Map<string, IndexedDialogue[]>();
+
+  constructor(readonly runs: readonly SearchableRun[]) {}
+
+  /** One page of the table. */
+  page(query: DialogueQuery): { total: number; rows: DialogueSummary[] } {
+    const selected = this.#selection(query);
+    const rows = selected.slice(query.offset, query.offset + query.limit).map((entry) => summaryOf(entry, this.runs[entry.run]?.headlineJudge ?? null));
+    return { total: selected.length, rows };
+  }
+
+  #selection(query: DialogueQuery): IndexedDialogue[] {
+    const { offset: _offset, limit: _limit, ...rest } = query;
+    const key = JSON.stringify(rest);
+    let selected = this.#recent.get(key);
+    if (selected !== undefined) this.#recent.delete(key);
+    else selected = selectDialogues(this.runs, query);
+    // Most recently used last.
+    this.#recent.set(key, selected);
+    if (this.#recent.size > KEPT_SELECTIONS) this.#recent.delete(this.#recent.keys().next().value as string);
+    return selected;
+  }
 }

@@ -1,27 +1,32 @@
 /**
  * The viewer's first page: the report of a run (src/report's model: facts, headline, per-type
- * table, notes) and its six charts, rendered to SVG on the server by the report's own renderers.
- * Both are made on first request and kept; the charts are served as standalone SVG images, so no
- * markup from the server is ever put into the page's DOM.
+ * table, notes) and its six charts, rendered to SVG by the report's own renderers in a worker
+ * thread (chart-worker.ts), so the server keeps answering while Vega draws. Both are made on first
+ * request and kept; the charts are served as standalone SVG images, so no markup from the server
+ * is ever put into the page's DOM.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import type { RunSummary } from "../analysis/summary-schema.js";
+import { packageRoot } from "../core/data-files.js";
+import { AebError } from "../core/errors.js";
 import { loadRunFromRows, type LoadedRun } from "../record/load-run.js";
-import { chartDefinitions, renderVegaLiteSvg } from "../report/charts/index.js";
+import { chartDefinitions } from "../report/charts/index.js";
 import { sortedById } from "../metrics/dialogue-row.js";
 import { buildReportModel, transcriptIds } from "../report/report-model.js";
 import type { ReportPage } from "./api-schemas.js";
+import type { ChartWorkerInput, ChartWorkerMessage } from "./chart-worker.js";
 import { readRecords } from "./record-store.js";
 import type { IndexedDialogue, RunIndex } from "./run-index.js";
 
-const SVG_NAMESPACE = "http://www.w3.org/2000/svg";
+/**
+ * The built worker (a worker thread runs JavaScript files; the sources are TypeScript, so tests
+ * that run the sources use the build too, which their global setup keeps fresh).
+ */
+export const CHART_WORKER_FILE = join(packageRoot, "dist", "viewer", "chart-worker.js");
 
-/** Charts render one at a time, whichever run asks (as the report renders them): Vega views share process-wide state. */
-let renderQueue: Promise<unknown> = Promise.resolve();
-function oneAtATime<T>(task: () => Promise<T>): Promise<T> {
-  const result = renderQueue.then(task, task);
-  renderQueue = result.catch(() => undefined);
-  return result;
-}
+const SVG_NAMESPACE = "http://www.w3.org/2000/svg";
 
 /** A chart as a standalone SVG document (the report inlines it without its namespace; an image needs it back). */
 export function standaloneSvg(svg: string): string {
@@ -33,6 +38,7 @@ export class RunReport {
   #loaded: LoadedRun | undefined;
   #page: ReportPage | undefined;
   readonly #charts = new Map<string, Promise<string>>();
+  readonly #workers = new Set<Worker>();
 
   constructor(readonly index: RunIndex) {}
 
@@ -85,24 +91,49 @@ export class RunReport {
     return chartDefinitions(this.summary, []).some((chart) => chart.id === id);
   }
 
-  /** A chart as a standalone SVG document, rendered on first request. */
+  /** A chart as a standalone SVG document; the first request starts the worker that draws all six. */
   chart(id: string): Promise<string> {
-    let rendering = this.#charts.get(id);
-    if (rendering === undefined) {
-      rendering = oneAtATime(() => this.#render(id));
-      this.#charts.set(id, rendering);
-      // A failed rendering is not kept: the next request tries again.
-      rendering.catch(() => this.#charts.delete(id));
-    }
+    if (!this.#charts.has(id)) this.#renderAll();
+    const rendering = this.#charts.get(id);
+    if (rendering === undefined) return Promise.reject(new Error(`no chart ${id}`));
     return rendering;
   }
 
-  async #render(id: string): Promise<string> {
+  /** Starts the worker; each chart's promise settles as its message arrives (a failed one is dropped, so a later request tries again). */
+  #renderAll(): void {
+    if (!existsSync(CHART_WORKER_FILE)) throw new AebError(`the viewer's chart renderer is not built (no ${CHART_WORKER_FILE}); run npm run build in the aeb package`);
     const run = this.loaded();
-    // In id order, as the report draws them.
-    const chart = chartDefinitions(run.summary, sortedById(run.rows)).find((candidate) => candidate.id === id);
-    if (chart === undefined) throw new Error(`no chart ${id}`);
-    const { svg } = await renderVegaLiteSvg(chart.spec, chart.id);
-    return standaloneSvg(svg);
+    const ids = chartDefinitions(run.summary, []).map((chart) => chart.id);
+    const pending = new Map<string, { resolve: (svg: string) => void; reject: (error: Error) => void }>();
+    for (const id of ids) {
+      const promise = new Promise<string>((resolve, reject) => pending.set(id, { resolve, reject }));
+      promise.catch(() => {
+        if (this.#charts.get(id) === promise) this.#charts.delete(id);
+      });
+      this.#charts.set(id, promise);
+    }
+    const input: ChartWorkerInput = { summary: run.summary, rows: sortedById(run.rows) };
+    const worker = new Worker(CHART_WORKER_FILE, { workerData: input });
+    this.#workers.add(worker);
+    worker.on("message", (message: ChartWorkerMessage) => {
+      const waiting = pending.get(message.id);
+      pending.delete(message.id);
+      if ("svg" in message) waiting?.resolve(standaloneSvg(message.svg));
+      else waiting?.reject(new Error(`chart ${message.id} could not be drawn: ${message.error}`));
+    });
+    const failAll = (reason: string) => {
+      for (const [id, waiting] of pending) waiting.reject(new Error(`chart ${id} could not be drawn: ${reason}`));
+      pending.clear();
+    };
+    worker.on("error", (error) => failAll(error.message));
+    worker.on("exit", (code) => {
+      this.#workers.delete(worker);
+      failAll(`the chart worker exited with code ${code}`);
+    });
+  }
+
+  /** Stops any worker still drawing (the server is closing). */
+  async close(): Promise<void> {
+    await Promise.all([...this.#workers].map((worker) => worker.terminate()));
   }
 }

@@ -20,7 +20,7 @@ import {
   type RunList,
   type SideBySideResponse,
 } from "./api-schemas.js";
-import { dialoguePage, type SearchableRun } from "./dialogue-query.js";
+import { DialogueTable, type SearchableRun } from "./dialogue-query.js";
 import { readRecords } from "./record-store.js";
 import { ReplySearch } from "./reply-search.js";
 import { RunReport } from "./report-page.js";
@@ -118,6 +118,7 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
     return { index, search: new ReplySearch(index), headlineJudge: report.headlineJudge() };
   });
   const facets = mergedFacets(runs);
+  const table = new DialogueTable(runs);
   let allowedHosts: Set<string> | null = null;
 
   const app = Fastify({ logger: false, return503OnClosing: true, routerOptions: { maxParamLength: 200 } });
@@ -168,7 +169,7 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
   app.get("/api/dialogues", async (request): Promise<DialoguePage> => {
     const query = parseQuery(DialogueQuerySchema, request.query);
     for (const run of query.run) runAt(run);
-    const page = dialoguePage(runs, query);
+    const page = table.page(query);
     return { total: page.total, offset: query.offset, limit: query.limit, rows: page.rows };
   });
 
@@ -246,6 +247,9 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
       const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
       return `http://${shownHost}:${address.port}/`;
     },
-    close: () => app.close(),
+    async close() {
+      await Promise.all(reports.map((report) => report.close()));
+      await app.close();
+    },
   };
 }
