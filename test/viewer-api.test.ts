@@ -14,7 +14,7 @@ import { buildReportModel } from "../src/report/report-model.js";
 import { loadRunForReport } from "../src/report/load-run.js";
 import type { DialoguePage, DialogueResponse, ReportPage, RunList, SideBySideResponse } from "../src/viewer/api-schemas.js";
 import { buildViewer, type Viewer } from "../src/viewer/viewer-app.js";
-import { runCli, temporaryDirectory } from "./helpers/cli.js";
+import { runCli, spawnCli, temporaryDirectory } from "./helpers/cli.js";
 import { COOPERATIVE_ID_INDEX, HOSTILE, makeEditedRun } from "./helpers/viewer-runs.js";
 
 let root: string;
@@ -311,4 +311,27 @@ describe("aeb view: bad requests and security", () => {
     expect(remote.code).toBe(1);
     expect(remote.stderr).toMatch(/aeb: aeb view listens on loopback only .* Pass --allow-remote/);
   });
+
+  it("aeb view serves until Ctrl-C, then stops cleanly (the built CLI, as a user runs it)", async () => {
+    const child = spawnCli(["view", plain, "--port", "0"]);
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const found = /open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout)?.[1];
+        if (found !== undefined) resolve(found);
+      });
+      child.once("exit", (code) => reject(new Error(`aeb view exited with ${code}: ${stderr}`)));
+    });
+    expect(stdout).toMatch(/aeb view: 60 dialogue\(s\) in 1 run\(s\), indexed in \d+\.\d s; open http/);
+    const runs = (await (await fetch(`${url}api/runs`)).json()) as RunList;
+    expect(runs.runs[0]!.dialogues).toBe(60);
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(stderr).toBe("");
+  });
 });
+

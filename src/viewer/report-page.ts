@@ -67,7 +67,8 @@ export class RunReport {
       summary: run.summary,
       rows: run.rows,
       transcripts,
-      readingNotes: [...run.readingNotes, ...this.index.readingNotes.filter((note) => !run.readingNotes.includes(note))],
+      // The index's own notes (duplicate ids) are shown above every page of the viewer.
+      readingNotes: run.readingNotes,
       ...(run.setup !== undefined ? { setup: run.setup } : {}),
       title: `AEB run ${this.index.label}`,
     });
