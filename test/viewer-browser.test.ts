@@ -108,20 +108,26 @@ describe.skipIf(!chromiumPresent && !onCi)("aeb view in headless Chromium", () =
     await page.goto(`${base}#/dialogues`);
     await waitForTotal(120);
     await page.click('details[data-filter="condition"] summary');
-    await page.check('details[data-filter="condition"] input[value="attuned"]');
+    await page.check('details[data-filter="condition"] input[value="labeler"]');
     await waitForTotal(24);
     const conditions = await page.$$eval("table.dialogue-table tbody tr td:nth-child(2)", (cells) => cells.map((cell) => cell.textContent));
     expect(conditions).toHaveLength(24);
-    expect(new Set(conditions)).toEqual(new Set(["attuned"]));
+    expect(new Set(conditions)).toEqual(new Set(["labeler"]));
     await page.click('details[data-filter="condition"] summary');
-    await page.fill('input[name="emotionMax"]', "90");
+    // The median final emotion of the condition: the range keeps some of its dialogues, not all.
+    const finalsOfCondition = plainRecords.filter((record) => record.condition === "labeler").map((record) => record.final.emotion).sort((a, b) => a - b);
+    const threshold = finalsOfCondition[Math.floor(finalsOfCondition.length / 2)]!;
+    await page.fill('input[name="emotionMax"]', String(threshold));
     await page.press('input[name="emotionMax"]', "Enter");
-    const narrowed = await apiTotal("condition=attuned&emotionMax=90");
+    const narrowed = await apiTotal(`condition=labeler&emotionMax=${threshold}`);
+    expect(narrowed).toBeGreaterThan(0);
     expect(narrowed).toBeLessThan(24);
     await waitForTotal(narrowed);
     const finals = await page.$$eval("table.dialogue-table tbody tr td:nth-child(6)", (cells) => cells.map((cell) => Number(cell.textContent)));
-    expect(finals.every((value) => value <= 90)).toBe(true);
-    expect(page.url()).toContain("condition=attuned");
+    expect(finals).toHaveLength(narrowed);
+    expect(finals.every((value) => value <= threshold)).toBe(true);
+    expect(page.url()).toContain("condition=labeler");
+    expect(page.url()).toContain(`emotionMax=${threshold}`);
     console.info(`viewer screenshot: ${await shot("filtered")}`);
 
     await page.click("text=Clear all");
