@@ -4,7 +4,7 @@
  * Tests (*.test.ts) are left out: a test may exercise a module with anything.
  *
  *   cli
- *   server  interop  mock
+ *   server  interop  mock  viewer
  *   runner
  *   report
  *   record
@@ -35,6 +35,7 @@ const layers = {
   interop: ["core", "stats", "lexicon", "scenarios", "metrics", "agents", "simulated-user", "judges", "episode", "analysis", "record", "report"],
   mock: ["core", "lexicon", "llm", "agents"],
   server: ["core", "stats", "llm", "lexicon", "prompts", "scenarios", "reward", "metrics", "agents", "simulated-user", "judges", "episode", "analysis", "record", "report", "runner"],
+  viewer: ["core", "stats", "metrics", "analysis", "record", "report"],
   cli: ["*"],
 };
 

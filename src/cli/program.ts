@@ -17,6 +17,7 @@ import { registerServeCommand } from "./commands/serve.js";
 import { registerPromptsCommand } from "./commands/prompts.js";
 import { registerExportCommand } from "./commands/export.js";
 import { registerChatCommand } from "./commands/chat.js";
+import { registerViewCommand } from "./commands/view.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerPromptsCommand(program);
   registerExportCommand(program);
   registerChatCommand(program);
+  registerViewCommand(program);
   return program;
 }
 

@@ -59,6 +59,25 @@ describe("scanJsonlFile", () => {
     }
   });
 
+  it.each(texts)("gives each line's byte span, which reads back to the same value: %s", (_name, text) => {
+    const path = join(dir, "spans.jsonl");
+    writeFileSync(path, text);
+    const bytes = Buffer.from(text, "utf8");
+    for (const chunkBytes of [1, 7, 4096]) {
+      const values: unknown[] = [];
+      const readBack: unknown[] = [];
+      scanJsonlFile(
+        path,
+        (value, _line, offset, length) => {
+          values.push(value);
+          readBack.push(JSON.parse(bytes.toString("utf8", offset, offset + length)));
+        },
+        { chunkBytes },
+      );
+      expect(readBack).toEqual(values);
+    }
+  });
+
   it("keeps U+2028 inside a string as part of the value, not a line break", () => {
     const path = join(dir, "ls.jsonl");
     writeFileSync(path, `{"a":"x\u2028y"}\n`);

@@ -59,6 +59,12 @@ export interface JsonlFileScan {
   endsWithNewline: boolean;
 }
 
+/**
+ * Called with each parsed line: its value, its 1-based number, and where its text lies in the file
+ * (`offset` and `bytes`, the newline excluded), so a reader can index a file and read one line back.
+ */
+export type JsonlVisitor = (value: unknown, line: number, offset: number, bytes: number) => void;
+
 const NEWLINE = 0x0a;
 /** Large enough that a read is cheap, small enough that it does not show in the heap. */
 const DEFAULT_CHUNK_BYTES = 1 << 20;
@@ -70,7 +76,7 @@ const DEFAULT_CHUNK_BYTES = 1 << 20;
  * Lines are split on the byte "\n", which never occurs inside a multi-byte UTF-8 sequence, so a
  * chunk boundary can fall anywhere; offsets are byte offsets into the file.
  */
-export function scanJsonlFile(path: string, visit: (value: unknown, line: number) => void, options: { chunkBytes?: number } = {}): JsonlFileScan {
+export function scanJsonlFile(path: string, visit: JsonlVisitor, options: { chunkBytes?: number } = {}): JsonlFileScan {
   const chunk = Buffer.allocUnsafe(Math.max(1, options.chunkBytes ?? DEFAULT_CHUNK_BYTES));
   const invalid: JsonlParse["invalid"] = [];
   /** The start of a line that continues into the next chunk (copied: the chunk buffer is reused). */
@@ -96,7 +102,7 @@ export function scanJsonlFile(path: string, visit: (value: unknown, line: number
       }
       if (parsed) {
         if (!isLast) validPrefixBytes = offset + bytes;
-        visit(value, lineNumber);
+        visit(value, lineNumber, offset, lineBytes);
       }
     } else if (!isLast) {
       validPrefixBytes = offset + bytes;

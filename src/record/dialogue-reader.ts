@@ -27,6 +27,9 @@ export interface DialogueScanOptions {
   ids?: ReadonlySet<string>;
 }
 
+/** Called with each record, its 1-based line, and where the line's text lies in the file (byte `offset` and length, newline excluded). */
+export type DialogueVisitor = (record: DialogueRecord, line: number, offset: number, bytes: number) => void;
+
 /**
  * The one reader of dialogues.jsonl: streams its records to `visit`, validated, in file order, one
  * at a time (memory does not grow with the file), with the later judgements laid over them. A
@@ -34,13 +37,13 @@ export interface DialogueScanOptions {
  * is an error thrown once the file has been read: when this throws, what was visited must be
  * discarded.
  */
-export function scanDialogues(dir: string, visit: (record: DialogueRecord, line: number) => void, options: DialogueScanOptions = {}): { tornTail: boolean } {
+export function scanDialogues(dir: string, visit: DialogueVisitor, options: DialogueScanOptions = {}): { tornTail: boolean } {
   const path = join(dir, DIALOGUES_FILE);
   if (!existsSync(path)) return { tornTail: false };
   const judgements: ReadonlyMap<string, FoldedJudgements> = options.judgements === false ? new Map() : readJudgements(dir);
   const ids = options.ids;
   let schemaError: RunDirectoryError | undefined;
-  const scan = scanJsonlFile(path, (value, line) => {
+  const scan = scanJsonlFile(path, (value, line, offset, bytes) => {
     if (schemaError !== undefined) return;
     if (ids !== undefined) {
       const id = (value as { id?: unknown } | null)?.id;
@@ -48,7 +51,7 @@ export function scanDialogues(dir: string, visit: (record: DialogueRecord, line:
     }
     const record = dialogueOf(path, line, value);
     if (record instanceof RunDirectoryError) schemaError = record;
-    else visit(withJudgements(record, judgements), line);
+    else visit(withJudgements(record, judgements), line, offset, bytes);
   });
   const invalid = invalidLinesError(path, scan.invalid);
   if (invalid !== undefined) throw invalid;

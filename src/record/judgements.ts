@@ -43,14 +43,19 @@ export function readJudgements(dir: string): Map<string, FoldedJudgements> {
       schemaError = new RunDirectoryError(`${path} line ${line} is not a judgement line:\n${formatIssues(parsed.error.issues)}`);
       return;
     }
-    const entry = byId.get(parsed.data.id) ?? { ecs: {}, hid: {} };
-    Object.assign(entry.ecs, parsed.data.ecs ?? {});
-    Object.assign(entry.hid, parsed.data.hid ?? {});
-    byId.set(parsed.data.id, entry);
+    byId.set(parsed.data.id, foldJudgementLine(byId.get(parsed.data.id), parsed.data));
   });
   const invalid = invalidLinesError(path, scan.invalid) ?? schemaError;
   if (invalid !== undefined) throw invalid;
   return byId;
+}
+
+/** Lays one judgement line over what earlier lines said about its dialogue (judge by judge, the later line winning). */
+export function foldJudgementLine(earlier: FoldedJudgements | undefined, line: JudgementLine): FoldedJudgements {
+  const entry = earlier ?? { ecs: {}, hid: {} };
+  Object.assign(entry.ecs, line.ecs ?? {});
+  Object.assign(entry.hid, line.hid ?? {});
+  return entry;
 }
 
 /** The record with its later judgements laid over it, judge by judge. */

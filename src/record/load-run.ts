@@ -120,8 +120,17 @@ export function readConditionOrder(dir: string): string[] {
  * and provenance, and the token usage the directory recorded.
  */
 export function loadRun(dir: string, options: { recompute?: boolean } = {}): LoadedRun {
+  dialoguesFileOf(dir);
+  return loadRunFromRows(dir, readDialogueRows(dir), options);
+}
+
+/**
+ * {@link loadRun} for a caller that has already read the rows of dialogues.jsonl in a pass of its
+ * own (the viewer reads the rows and its index in one pass): the summary, setup and notes.
+ */
+export function loadRunFromRows(dir: string, read: { rows: DialogueRow[]; tornTail: boolean }, options: { recompute?: boolean } = {}): LoadedRun {
   const dialoguesPath = dialoguesFileOf(dir);
-  const { rows, tornTail } = readDialogueRows(dir);
+  const { rows, tornTail } = read;
   const readingNotes = dialoguesReadingNotes(dialoguesPath, rows.length, tornTail);
   const { config, setup } = readRunSetup(dir, readingNotes);
 

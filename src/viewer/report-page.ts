@@ -1,0 +1,140 @@
+/**
+ * The viewer's first page: the report of a run (src/report's model: facts, headline, per-type
+ * table, notes) and its six charts, rendered to SVG by the report's own renderers in a worker
+ * thread (chart-worker.ts), so the server keeps answering while Vega draws. Both are made on first
+ * request and kept; the charts are served as standalone SVG images, so no markup from the server
+ * is ever put into the page's DOM.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import type { RunSummary } from "../analysis/summary-schema.js";
+import { packageRoot } from "../core/data-files.js";
+import { AebError } from "../core/errors.js";
+import { loadRunFromRows, type LoadedRun } from "../record/load-run.js";
+import { chartDefinitions } from "../report/charts/index.js";
+import { sortedById } from "../metrics/dialogue-row.js";
+import { buildReportModel, transcriptIds } from "../report/report-model.js";
+import type { ReportPage } from "./api-schemas.js";
+import type { ChartWorkerInput, ChartWorkerMessage } from "./chart-worker.js";
+import { readRecords } from "./record-store.js";
+import type { IndexedDialogue, RunIndex } from "./run-index.js";
+
+/**
+ * The built worker (a worker thread runs JavaScript files; the sources are TypeScript, so tests
+ * that run the sources use the build too, which their global setup keeps fresh).
+ */
+export const CHART_WORKER_FILE = join(packageRoot, "dist", "viewer", "chart-worker.js");
+
+const SVG_NAMESPACE = "http://www.w3.org/2000/svg";
+
+/** A chart as a standalone SVG document (the report inlines it without its namespace; an image needs it back). */
+export function standaloneSvg(svg: string): string {
+  return svg.replace(/^<svg\b/, `<svg xmlns="${SVG_NAMESPACE}"`);
+}
+
+/** The report part of one run, made once. */
+export class RunReport {
+  #loaded: LoadedRun | undefined;
+  #page: ReportPage | undefined;
+  readonly #charts = new Map<string, Promise<string>>();
+  readonly #workers = new Set<Worker>();
+
+  constructor(readonly index: RunIndex) {}
+
+  /** The run as the reports read it (summary.json, or recomputed when it is missing), from the index's rows. */
+  loaded(): LoadedRun {
+    this.#loaded ??= loadRunFromRows(this.index.dir, { rows: this.index.dialogues.map((entry) => entry.row), tornTail: this.index.tornTail });
+    return this.#loaded;
+  }
+
+  get summary(): RunSummary {
+    return this.loaded().summary;
+  }
+
+  /** The first ECS judge: the summary's, else the first the dialogues carry. */
+  headlineJudge(): string | null {
+    return this.summary.judges.ecs[0] ?? this.index.facets.ecsJudges[0] ?? null;
+  }
+
+  page(): ReportPage {
+    if (this.#page !== undefined) return this.#page;
+    const run = this.loaded();
+    const wanted = transcriptIds(run.summary, run.rows);
+    const entries = [...wanted].map((id) => this.index.byId.get(id)).filter((entry): entry is IndexedDialogue => entry !== undefined);
+    const transcripts = new Map(readRecords(this.index, entries).map((record) => [record.id, record]));
+    const model = buildReportModel({
+      summary: run.summary,
+      rows: run.rows,
+      transcripts,
+      // The index's own notes (duplicate ids) are shown above every page of the viewer.
+      readingNotes: run.readingNotes,
+      ...(run.setup !== undefined ? { setup: run.setup } : {}),
+      title: `AEB run ${this.index.label}`,
+    });
+    this.#page = {
+      run: this.index.run,
+      label: this.index.label,
+      title: model.title,
+      facts: model.facts,
+      headline: model.headline,
+      headlineNotes: model.headlineNotes,
+      byType: model.byType,
+      notes: model.notes,
+      summarySource: run.summarySource,
+      charts: chartDefinitions(run.summary, []).map((chart) => ({ id: chart.id, title: chart.title, caption: chart.caption, url: `/api/runs/${this.index.run}/charts/${chart.id}.svg` })),
+    };
+    return this.#page;
+  }
+
+  /** Whether the report has a chart of this id. */
+  hasChart(id: string): boolean {
+    return chartDefinitions(this.summary, []).some((chart) => chart.id === id);
+  }
+
+  /** A chart as a standalone SVG document; the first request starts the worker that draws all six. */
+  chart(id: string): Promise<string> {
+    if (!this.#charts.has(id)) this.#renderAll();
+    const rendering = this.#charts.get(id);
+    if (rendering === undefined) return Promise.reject(new Error(`no chart ${id}`));
+    return rendering;
+  }
+
+  /** Starts the worker; each chart's promise settles as its message arrives (a failed one is dropped, so a later request tries again). */
+  #renderAll(): void {
+    if (!existsSync(CHART_WORKER_FILE)) throw new AebError(`the viewer's chart renderer is not built (no ${CHART_WORKER_FILE}); run npm run build in the aeb package`);
+    const run = this.loaded();
+    const ids = chartDefinitions(run.summary, []).map((chart) => chart.id);
+    const pending = new Map<string, { resolve: (svg: string) => void; reject: (error: Error) => void }>();
+    for (const id of ids) {
+      const promise = new Promise<string>((resolve, reject) => pending.set(id, { resolve, reject }));
+      promise.catch(() => {
+        if (this.#charts.get(id) === promise) this.#charts.delete(id);
+      });
+      this.#charts.set(id, promise);
+    }
+    const input: ChartWorkerInput = { summary: run.summary, rows: sortedById(run.rows) };
+    const worker = new Worker(CHART_WORKER_FILE, { workerData: input });
+    this.#workers.add(worker);
+    worker.on("message", (message: ChartWorkerMessage) => {
+      const waiting = pending.get(message.id);
+      pending.delete(message.id);
+      if ("svg" in message) waiting?.resolve(standaloneSvg(message.svg));
+      else waiting?.reject(new Error(`chart ${message.id} could not be drawn: ${message.error}`));
+    });
+    const failAll = (reason: string) => {
+      for (const [id, waiting] of pending) waiting.reject(new Error(`chart ${id} could not be drawn: ${reason}`));
+      pending.clear();
+    };
+    worker.on("error", (error) => failAll(error.message));
+    worker.on("exit", (code) => {
+      this.#workers.delete(worker);
+      failAll(`the chart worker exited with code ${code}`);
+    });
+  }
+
+  /** Stops any worker still drawing (the server is closing). */
+  async close(): Promise<void> {
+    await Promise.all([...this.#workers].map((worker) => worker.terminate()));
+  }
+}

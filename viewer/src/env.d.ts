@@ -1,0 +1,2 @@
+/** Style sheets are bundled by vite; importing one yields nothing to TypeScript. */
+declare module "*.css";
