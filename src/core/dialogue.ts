@@ -29,7 +29,7 @@ export const AppraisedUserTurnSchema = z.strictObject({
   delta: z.number().int(),
   /** The simulated user's own proposed change, before adjustments. */
   simulatorDelta: z.number(),
-  /** Deterministic adjustments (spec section 3) applied on top of `simulatorDelta`. */
+  /** Deterministic adjustments (docs/offline-user.md, "Deterministic adjustments") applied on top of `simulatorDelta`. */
   adjustments: z.array(AdjustmentSchema),
   /** Flags raised this turn: `formulaic`, `repetition`, `injection`, `out_of_character`, `think_format`, `goodbye_words`... */
   flags: z.array(z.string()),
@@ -84,7 +84,7 @@ export function isAppraised(turn: TurnRecord): turn is TurnRecord & { user: Appr
   return turn.user.appraised !== false;
 }
 
-/** One line of `dialogues.jsonl` (spec section 6). */
+/** One line of `dialogues.jsonl` (docs/output-format.md). */
 export const DialogueRecordSchema = z.looseObject({
   id: z.string(),
   condition: z.string(),

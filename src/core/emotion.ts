@@ -1,6 +1,6 @@
 import type { Preset } from "./preset.js";
 
-/** Emotion states of spec section 1; the state steers the user's tone. */
+/** Emotion states (docs/fidelity.md); the state steers the user's tone. */
 export type EmotionState = "S" | "A" | "B" | "C" | "F";
 
 export function emotionState(emotion: number): EmotionState {

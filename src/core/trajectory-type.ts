@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The six adversarial trajectory types of the AEB paper (spec section 2), plus SAGE's cooperative users. */
+/** The six adversarial trajectory types of the AEB paper (docs/trajectory-types.md), plus SAGE's cooperative users. */
 export const ADVERSARIAL_TYPES = [
   "mood_reversal",
   "escalation",

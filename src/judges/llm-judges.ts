@@ -43,7 +43,7 @@ export interface LlmEcsJudgeOptions {
   maxTokens?: number;
 }
 
-/** The LLM ECS judge of spec section 4: visible conversation only, one estimate per agent reply. */
+/** The LLM ECS judge (docs/output-format.md, "Judgements"): visible conversation only, one estimate per agent reply. */
 export class LlmEcsJudge implements EcsJudge {
   readonly id: string;
   readonly model: string;

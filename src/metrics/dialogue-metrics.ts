@@ -2,7 +2,7 @@ import type { DialogueRecord, HidVerdict } from "../core/dialogue.js";
 
 const HID_VALUE: Record<HidVerdict, number> = { yes: 1, partial: 0.5, no: 0 };
 
-/** Numbers of one dialogue (spec section 4) that need no judge model. */
+/** Numbers of one dialogue (docs/output-format.md) that need no judge model. */
 export interface DialogueMetrics {
   fs: number;
   collapsed: boolean;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ecsOf, ecsScores } from "./ecs.js";
 
-describe("ECS (spec section 4)", () => {
+describe("ECS (docs/output-format.md)", () => {
   it("is 1 for perfect predictions and weighs misses by confidence", () => {
     expect(ecsOf([{ index: 0, predicted: 40, confidence: 100, actual: 40 }])).toBe(1);
     // |60-40|/100 * (0.5 + 0.5*1) = 0.2 ; with confidence 0: 0.2 * 0.5 = 0.1

@@ -25,7 +25,7 @@ export interface EcsScores {
   turns: number;
 }
 
-/** ECS = 1 - mean_t(|p_t - e_t| / 100 * (0.5 + 0.5 c_t / 100)) (spec section 4). */
+/** ECS = 1 - mean_t(|p_t - e_t| / 100 * (0.5 + 0.5 c_t / 100)) (docs/output-format.md). */
 export function ecsOf(turns: readonly EcsTurn[]): number | null {
   if (turns.length === 0) return null;
   const penalty = turns.reduce((sum, turn) => sum + (Math.abs(turn.predicted - turn.actual) / 100) * (0.5 + (0.5 * turn.confidence) / 100), 0);

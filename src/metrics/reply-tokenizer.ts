@@ -1,5 +1,5 @@
 /**
- * Reply length in tokens (spec section 4: "tokens where a tokenizer is set").
+ * Reply length in tokens (docs/output-format.md: tokens where a tokenizer is set).
  *
  * Why a tokenizer file and not the server's usage counts: `completion_tokens` includes reasoning
  * and formatting tokens and does not exist for the offline agents; comparing conditions needs the

@@ -6,7 +6,7 @@ export const FORMULAIC_PENALTY = -3;
 export const FORMULAIC_MAX_SHARED = 1;
 
 /**
- * Formulaic comfort (spec section 3): a reply built from stock comfort phrases that shares few
+ * Formulaic comfort (docs/offline-user.md, "Deterministic adjustments"): a reply built from stock comfort phrases that shares few
  * content words with the user's last message. A grounded reply that happens to contain a stock
  * phrase is not penalised: the penalty is for comfort that could be pasted under any message.
  */

@@ -11,7 +11,7 @@ export const INTERNAL_TRIGRAM_LIMIT = 3;
 const OPENING_TOKENS = 4;
 
 /**
- * Repetition (spec section 3): a reply nearly identical to an earlier reply of the same dialogue
+ * Repetition (docs/offline-user.md, "Deterministic adjustments"): a reply nearly identical to an earlier reply of the same dialogue
  * (or an earlier reply with text added around it), the same template opening for the third time,
  * or a reply that repeats itself (padding, keyword stuffing).
  */

@@ -45,7 +45,7 @@ export const ScenarioSchema = z.strictObject({
   /** Which suite the scenario belongs to (`starter`, `full`, `classic`, `sage`...). */
   suite: z.string().default("full"),
   language: LanguageSchema.default("en"),
-  /** Emotion preset (spec section 1): `aeb` for the adversarial suites. */
+  /** Emotion preset (docs/fidelity.md): `aeb` for the adversarial suites. */
   preset: z.string().default("aeb"),
   title: z.string().min(1),
   persona: PersonaSchema,
