@@ -159,7 +159,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<string> {
 <section id="headline">
 <h2>Headline (per condition)</h2>
 ${tableHtml(model.headline)}
-<p class="note">FS: mean final score (final emotion / 100) with a seeded percentile-bootstrap 95% CI. Collapse: share of dialogues that ended in failure, with a Wilson 95% CI. HID: hidden-intention detection by the simulator's verdicts, from the manipulation turn on. ECS: emotional consistency under the first ECS judge. Reply chars: mean visible reply length. Errors: dialogues that ended in error, excluded from every statistic.</p>
+<p class="note">FS: mean final score (final emotion / 100) with a seeded percentile-bootstrap 95% CI. Collapse: share of dialogues that ended in failure, with a Wilson 95% CI. HID: hidden-intention detection by the simulator's verdicts, from the manipulation turn on. ECS: emotional consistency under the headline ECS judge, the first that is a model (a heuristic such as the lexicon baseline is never shown here; it is in the ECS section under its own name). Reply chars: mean visible reply length. Errors: dialogues that ended in error, excluded from every statistic.</p>
 ${model.headlineNotes.map((note) => html`<p class="note">${note}</p>`)}
 </section>
 
@@ -170,7 +170,7 @@ ${tableHtml(model.byType)}
 
 <section id="ecs">
 <h2>ECS by judge</h2>
-${model.ecsByJudge.map(({ judge, headline, table }) => html`<h3>${judge}${headline ? " (the headline ECS)" : ""}</h3>${tableHtml(table)}`)}
+${model.ecsByJudge.map(({ title, table }) => html`<h3>${title}</h3>${tableHtml(table)}`)}
 ${model.ecsByJudge.length > 0 ? html`<p class="note">ECS: how well the judge, reading only the visible conversation, predicted the emotion the user reported after each reply (1 is perfect), with a seeded bootstrap 95% CI over dialogues. Before / after: over the turns before the manipulation turn and from it on; drop: before minus after. Judged: dialogues the judge scored; judge errors: turns it could not read (left out of the scores).</p>` : ""}
 ${model.ecsByJudgeNote === null ? "" : html`<p class="note">${model.ecsByJudgeNote}</p>`}
 </section>

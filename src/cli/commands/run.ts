@@ -8,7 +8,7 @@ import { parseTypeList } from "../../scenarios/load-scenarios.js";
 import type { RunSummary } from "../../analysis/summary-schema.js";
 import { loadRunConfig, parseRunConfig, type RunConfig } from "../../runner/run-config.js";
 import { runBenchmark } from "../../runner/run-benchmark.js";
-import { headlineHeader, headlineRows, textTable } from "../../report/format.js";
+import { renderTerminalSummary } from "../../report/terminal-summary.js";
 import { nonNegativeInteger, positiveInteger } from "../options.js";
 import { describeSkippedLine } from "./import.js";
 
@@ -127,7 +127,7 @@ export function registerRunCommand(program: Command): void {
         },
       });
       if (showBar) bar.stop();
-      console.log(textTable(headlineHeader(result.summary.conditions), headlineRows(result.summary.conditions)));
+      console.log(renderTerminalSummary(result.summary));
       console.log(`\n${result.summary.dialogues} dialogues (${result.ran} run now, ${result.skipped} kept from before) -> ${outDir}`);
       console.log(`files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}, ${join(outDir, "report.html")}`);
       const errorRate = result.summary.dialogues === 0 ? 0 : result.summary.errors / result.summary.dialogues;
