@@ -167,21 +167,6 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
     expect(leaderboardCells(named.stdout)[0]?.[0]).toBe("DeepSeek-V3 (SAGE)");
   });
 
-  it("puts an offline run beside SAGE's files in a group of its own, ranked apart, and says why", async () => {
-    const run = join(temporaryDirectory(), "offline");
-    expect((await runCli(["run", "--suite", "starter", "--types", "escalation", "--out", run, "--no-progress"])).code).toBe(0);
-    const board = await runCli(["leaderboard", ...resultFiles, run]);
-    expect(board.code, board.stderr).toBe(0);
-    const rows = leaderboardCells(board.stdout);
-    expect(rows.map((cells) => cells[0])).toEqual([...resultFiles.map(() => "deepseek-v3"), ...["formulaic", "sycophant", "advice", "labeler", "attuned"].map(() => "offline")]);
-    // The ranking restarts in each group: 1..4 for SAGE's simulator, 1..5 for the offline user.
-    expect(rows.map((cells) => cells[1])).toEqual(["1", "2", "3", "4", "1", "2", "3", "4", "5"]);
-    expect(rows.slice(0, 4).map((cells) => cells[2])).toEqual(["gpt-4.1", "claude3.7", "deepseek-v3-1227", "openai-o4mini"]);
-    expect(board.stdout).toContain("2 simulated users (deepseek-v3, offline): each row is ranked only against rows scored by the same simulated user, and the ranking restarts in each group.");
-    // No heuristic ECS in any row: the offline run's lexicon baseline is not a model judge.
-    expect(rows.every((cells) => cells[9]!.startsWith("n/a"))).toBe(true);
-  });
-
   it("keeps the raw U+2028 of openai-o4mini_result.jsonl inside the texts", async () => {
     const file = resultFiles.find((path) => path.endsWith("openai-o4mini_result.jsonl"))!;
     expect(expected[file]!.u2028Lines).toBeGreaterThan(0);
@@ -238,8 +223,17 @@ describe.skipIf(!ready)(`aeb import sage on malformed lines${NEEDS}`, () => {
     const intoRun = await runCli(["import", "sage", gpt, "--out", run, "--force"]);
     expect(intoRun.code).toBe(1);
     expect(intoRun.stderr).toContain("holds a run of `aeb run`");
-    const board = await runCli(["leaderboard", run]);
-    expect(board.code).toBe(0);
+    // The offline run beside SAGE's files: two simulated users, two groups, each ranked on its own.
+    const board = await runCli(["leaderboard", ...resultFiles, run]);
+    expect(board.code, board.stderr).toBe(0);
+    const rows = leaderboardCells(board.stdout);
+    expect(rows.map((cells) => cells[0])).toEqual([...resultFiles.map(() => "deepseek-v3"), ...["formulaic", "sycophant", "advice", "labeler", "attuned"].map(() => "offline")]);
+    // The ranking restarts in each group: 1..4 for SAGE's simulator, 1..5 for the offline user.
+    expect(rows.map((cells) => cells[1])).toEqual(["1", "2", "3", "4", "1", "2", "3", "4", "5"]);
+    expect(rows.slice(0, 4).map((cells) => cells[2])).toEqual(["gpt-4.1", "claude3.7", "deepseek-v3-1227", "openai-o4mini"]);
+    expect(board.stdout).toContain("2 simulated users (deepseek-v3, offline): each row is ranked only against rows scored by the same simulated user, and the ranking restarts in each group.");
+    // No heuristic ECS in any row: the offline run's lexicon baseline is not a model judge.
+    expect(rows.every((cells) => cells[9]!.startsWith("n/a"))).toBe(true);
     // The default run's only ECS judge is the lexicon baseline: the summary has no headline ECS, and neither has the leaderboard.
     const summary = JSON.parse(readFileSync(join(run, "summary.json"), "utf8")) as { conditions: Array<{ name: string; ecs: { mean: number } | null }> };
     expect(summary.conditions.find((condition) => condition.name === "attuned")!.ecs).toBeNull();

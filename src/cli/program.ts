@@ -13,6 +13,7 @@ import { registerImportCommand } from "./commands/import.js";
 import { registerLeaderboardCommand } from "./commands/leaderboard.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerPromptsCommand } from "./commands/prompts.js";
+import { registerAgreementCommand } from "./commands/agreement.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerMockLlmCommand(program);
   registerImportCommand(program);
   registerLeaderboardCommand(program);
+  registerAgreementCommand(program);
   registerServeCommand(program);
   registerPromptsCommand(program);
   return program;

@@ -10,7 +10,8 @@ import { fixed, signed } from "./format.js";
 import { html, rawHtml, type SafeHtml } from "./html.js";
 import { buildReportModel, WORST_PER_CONDITION, type ReportInput, type Table } from "./report-model.js";
 
-const STYLE = `
+/** The page style of the reports (report.html, agreement.html): generic fonts only, nothing loaded. */
+export const REPORT_STYLE = `
 :root { color-scheme: light; --ink: #1d2330; --muted: #5b6474; --line: #dde1e8; --soft: #f5f7fa; --accent: #2f5d9a; }
 * { box-sizing: border-box; }
 body { margin: 0; background: #fff; color: var(--ink); font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
@@ -59,8 +60,8 @@ details.think p { white-space: pre-wrap; margin: 2px 0; }
 footer { margin-top: 48px; color: var(--muted); font-size: 13px; }
 `;
 
-/** Columns that hold numbers are right-aligned: every column from `textColumns` on. */
-function tableHtml(table: Table, textColumns = 1): SafeHtml {
+/** A table as HTML; columns that hold numbers are right-aligned: every column from `textColumns` on. */
+export function tableHtml(table: Table, textColumns = 1): SafeHtml {
   const cls = (column: number) => (column >= textColumns ? "num" : undefined);
   return html`<div class="table-wrap"><table>
 <thead><tr>${table.header.map((cell, column) => html`<th${classAttribute(cls(column))}>${cell}</th>`)}</tr></thead>
@@ -147,7 +148,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<string> {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>${model.title}</title>
-<style>${rawHtml(STYLE)}</style>
+<style>${rawHtml(REPORT_STYLE)}</style>
 </head>
 <body>
 <main>
