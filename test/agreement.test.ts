@@ -117,9 +117,17 @@ describe("aeb agreement on two runs under different simulated users: the offline
     const bare = join(root, "mistral-user");
     mkdirSync(bare);
     writeFileSync(join(bare, "dialogues.jsonl"), readFileSync(join(runs.llm, "dialogues.jsonl")));
-    const result = await runCli(["agreement", `rules=${runs.offline}`, join(bare, "dialogues.jsonl"), `both=${runs.offline}/dialogues.jsonl`, "--resamples", "50"]);
+    const hostile = '<script>alert("x")<';
+    const out = join(root, "three");
+    const result = await runCli(["agreement", `${hostile}=${runs.offline}`, join(bare, "dialogues.jsonl"), `both=${runs.offline}/dialogues.jsonl`, "--resamples", "50", "--out", out]);
     expect(result.code, result.stderr).toBe(0);
-    for (const header of ["== A: rules  vs  B: mistral-user", "== A: rules  vs  B: both", "== A: mistral-user  vs  B: both"]) expect(result.stdout).toContain(header);
+    for (const header of [`== A: ${hostile}  vs  B: mistral-user`, `== A: ${hostile}  vs  B: both`, "== A: mistral-user  vs  B: both"]) expect(result.stdout).toContain(header);
+    expect(readReport(out).pairs).toHaveLength(3);
+    // A label is text in the page, never markup.
+    const page = readFileSync(join(out, "agreement.html"), "utf8");
+    expect(page).not.toMatch(/<script/i);
+    expect(page).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;");
+    expect(readFileSync(join(out, "agreement.md"), "utf8")).not.toContain("<script>");
   });
 
   it("names what is wrong with its arguments", async () => {
