@@ -20,9 +20,8 @@ Run from the repository root:
     python3 scripts/make-agreement-vectors.py --synthetic
         prints the synthetic case only
     python3 scripts/make-agreement-vectors.py --check SEED RESAMPLES LABEL=PATH LABEL=PATH...
-        prints {"pairs": the figures for these simulated users (run directories or SAGE result
-        directories/files), "synthetic": the synthetic case}: the test on runs made during the
-        test compares both, the second with the committed file
+        prints the figures for these simulated users (run directories or SAGE result
+        directories/files): test/agreement.test.ts runs it on two runs it makes
 
 The inputs are read without any of AEB's code: dialogues.jsonl and SAGE result files are split on
 "\\n" and parsed with json; a SAGE dialogue's outcome is success at emo_point >= 100, collapse
@@ -309,8 +308,7 @@ def main(argv):
         for argument in argv[3:]:
             label, paths = argument.split("=", 1)
             users.append((label, [dialogue for path in paths.split(",") for dialogue in read_path(path)]))
-        # The synthetic case too, so one run of the script checks the committed file as well.
-        print(json.dumps({"pairs": figures(users, seed, resamples), "synthetic": synthetic_case()}, allow_nan=False))
+        print(json.dumps(figures(users, seed, resamples), allow_nan=False))
         return
     synthetic = synthetic_case()
     if argv[:1] == ["--synthetic"]:
