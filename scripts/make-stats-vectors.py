@@ -461,6 +461,99 @@ bootstrap = [
     bootstrap_case([-3.5, 2.25, 0.0, 11.0], 3000, 0.99, 4294967295),
 ]
 
+# --------------------------------------------------------------------------------------
+# Pearson: scipy.stats.pearsonr(x, y). Kendall: scipy.stats.kendalltau(x, y) (tau-b, method
+# "auto"). Drawn after every section above, so their inputs do not change when these are added.
+# --------------------------------------------------------------------------------------
+
+def pearson_case(name, x, y):
+    x, y = [float(v) for v in x], [float(v) for v in y]
+    result = quiet(lambda: stats.pearsonr(x, y))
+    return {"name": name, "x": x, "y": y, "r": num(result.statistic), "p": num(result.pvalue)}
+
+
+px = rounded(rng.normal(0, 1, 80), 4)
+pearson = [
+    pearson_case("n=2 (r = -1, p = 1)", [1.0, 2.0], [5.0, 3.0]),
+    pearson_case("n=3", [1, 2, 3], [1, 3, 2]),
+    pearson_case("perfect linear", [1, 2, 3, 4, 5], [3, 5, 7, 9, 11]),
+    pearson_case("perfect inverse", [0.5, 1.5, 2.5, 3.5], [10, 8, 6, 4]),
+    pearson_case("constant x (undefined)", [2, 2, 2], [1, 2, 3]),
+    pearson_case("constant y (undefined)", [1, 2, 3, 4], [7, 7, 7, 7]),
+    pearson_case("final emotions, many ties", list(np.round(rng.uniform(0, 100, 100))), list(np.round(rng.uniform(0, 100, 100)))),
+    pearson_case("correlated normal", px, rounded(0.3 * np.array(px) + rng.normal(0, 1, 80), 4)),
+    pearson_case("strong correlation (tiny p)", px, rounded(np.array(px) + rng.normal(0, 0.05, 80), 4)),
+    pearson_case("large n", rounded(rng.normal(0, 1, 800), 3), rounded(rng.normal(0, 1, 800), 3)),
+    pearson_case("large offset (centring)", [1e6 + v for v in [1.0, 2.5, 2.0, 4.0, 3.5]], [3.0, 1.0, 2.0, 5.0, 4.0]),
+]
+
+
+def kendall_branch(x, y):
+    """The branch method='auto' takes in this SciPy: exact without ties when n <= 33 or at most one pair is (dis)concordant."""
+    n = len(x)
+    ties = len(set(x)) < n or len(set(y)) < n
+    if ties:
+        return "asymptotic"
+    discordant = sum(1 for i in range(n) for j in range(i + 1, n) if (x[i] - x[j]) * (y[i] - y[j]) < 0)
+    total = n * (n - 1) // 2
+    return "exact" if n <= 33 or min(discordant, total - discordant) <= 1 else "asymptotic"
+
+
+def kendall_case(name, x, y):
+    x, y = [float(v) for v in x], [float(v) for v in y]
+    result = quiet(lambda: stats.kendalltau(x, y))
+    branch = kendall_branch(x, y)
+    if not math.isnan(result.statistic):
+        explicit = quiet(lambda: stats.kendalltau(x, y, method=branch))
+        assert explicit.pvalue == result.pvalue, name
+    return {"name": name, "x": x, "y": y, "tau": num(result.statistic), "p": num(result.pvalue), "method": branch}
+
+
+kx = rounded(rng.normal(0, 1, 60), 4)
+kendall = [
+    kendall_case("n=1 (undefined)", [1.0], [2.0]),
+    kendall_case("n=2", [1.0, 2.0], [2.0, 1.0]),
+    kendall_case("three agents, same order (exact)", [54.8, 37.55, 28.95], [70.34, 65.6, 40.81]),
+    kendall_case("three agents, one swap (exact)", [54.8, 37.55, 28.95], [65.6, 70.34, 40.81]),
+    kendall_case("five agents reversed (exact)", [1, 2, 3, 4, 5], [9, 7, 5, 3, 1]),
+    kendall_case("n=12 no ties (exact)", rounded(rng.normal(0, 1, 12)), rounded(rng.normal(0, 1, 12))),
+    kendall_case("n=33 no ties (exact)", rounded(rng.normal(0, 1, 33)), rounded(rng.normal(0, 1, 33))),
+    kendall_case("n=34 no ties (asymptotic)", rounded(rng.normal(0, 1, 34)), rounded(rng.normal(0, 1, 34))),
+    kendall_case("n=40 in order but one swap (exact: one discordant pair)", list(range(40)), list(range(39)) + [38.5]),
+    kendall_case("ties in both (asymptotic)", [1, 2, 2, 3, 4, 4, 4, 5], [2, 1, 3, 3, 5, 4, 4, 6]),
+    kendall_case("constant y (undefined)", [1, 2, 3], [4, 4, 4]),
+    kendall_case("final emotions, many ties", list(np.round(rng.uniform(0, 100, 100) / 10) * 10), list(np.round(rng.uniform(0, 100, 100) / 10) * 10)),
+    kendall_case("correlated normal", kx, rounded(0.5 * np.array(kx) + rng.normal(0, 1, 60), 4)),
+]
+
+
+# bootstrapStatisticCI: resample pair indices with mulberry32, as bootstrapMeanCI does, and take
+# scipy's Pearson r of each resample; rounds where r is undefined are left out and counted.
+def bootstrap_pearson_case(x, y, resamples, confidence, seed):
+    x, y = [float(v) for v in x], [float(v) for v in y]
+    n = len(x)
+    generator = Mulberry32(seed)
+    values = []
+    undefined = 0
+    for _ in range(resamples):
+        indices = [generator.int(0, n - 1) for _ in range(n)]
+        r = quiet(lambda: stats.pearsonr([x[i] for i in indices], [y[i] for i in indices]).statistic) if len({x[i] for i in indices}) > 1 and len({y[i] for i in indices}) > 1 else math.nan
+        if math.isnan(r):
+            undefined += 1
+        else:
+            values.append(float(r))
+    tail = (1 - confidence) / 2
+    low, high = np.percentile(values, [100 * tail, 100 * (1 - tail)])
+    return {"x": x, "y": y, "resamples": resamples, "confidence": confidence, "seed": seed,
+            "low": num(low), "high": num(high), "undefinedResamples": undefined}
+
+
+bootstrap_statistic = [
+    bootstrap_pearson_case(px[:25], rounded(0.3 * np.array(px[:25]) + rng.normal(0, 1, 25), 4), 1000, 0.95, 11),
+    # Five pairs on two x values: some resamples draw one x value only, where r is undefined.
+    bootstrap_pearson_case([0, 0, 0, 1, 1], [1, 2, 3, 4, 6], 2000, 0.9, 3),
+]
+
 vectors = {
     "generatedBy": "scripts/make-stats-vectors.py",
     "scipyVersion": scipy.__version__,
@@ -481,6 +574,9 @@ vectors = {
     "lengthConfound": length_confound,
     "spearman": spearman,
     "bootstrap": bootstrap,
+    "pearson": pearson,
+    "kendall": kendall,
+    "bootstrapStatistic": bootstrap_statistic,
 }
 
 OUTPUT.parent.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,9 @@ export { judgeRun, type JudgeRunOptions, type JudgeRunResult } from "./runner/ju
 export * from "./record/index.js";
 export { summariseRun, judgesOf, type SummaryOptions } from "./analysis/run-summary.js";
 export * from "./analysis/summary-schema.js";
+export { agreementReport, pairAgreement, outcomeOfEndReason, type AgreementDialogue, type AgreementOptions, type SimulatedUserResults } from "./analysis/agreement.js";
+export * from "./analysis/agreement-schema.js";
+export { classifyEcsJudges, HEURISTIC_ECS_JUDGES, type EcsJudgeKinds, type HeuristicEcsJudge } from "./analysis/ecs-judges.js";
 export { parseJsonl } from "./core/jsonl.js";
 export { parseProfileSource, loadProfileScenarios, profileToScenario, SageProfileSchema, PROFILE_SCHEMES, type ProfileSource, type ProfileScheme, type ProfileLoad, type SkippedProfileLine, type SageProfile } from "./scenarios/sage-profiles.js";
 export * from "./interop/index.js";

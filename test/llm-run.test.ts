@@ -225,7 +225,7 @@ describe("aeb judge", () => {
     expect(result.judged).toBe(5 * 4);
     expect(readFileSync(join(out, "dialogues.jsonl"), "utf8")).toBe(dialoguesBefore);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
-    expect(summary.judges).toEqual({ ecs: ["cross-family", "offline-lexicon"], hid: ["hid-judge"] });
+    expect(summary.judges).toEqual({ ecs: ["cross-family", "offline-lexicon"], hid: ["hid-judge"], headlineEcs: "cross-family", heuristicEcs: { "offline-lexicon": "offline-lexicon" } });
     for (const condition of summary.conditions) {
       expect(condition.ecs.mean).toEqual(expect.any(Number));
       expect(condition.hidByJudge["hid-judge"].judged + condition.hidByJudge["hid-judge"].judgeErrors).toBe(4);
@@ -235,7 +235,7 @@ describe("aeb judge", () => {
     // The rewritten reports show both ECS judges (the new one gives the headline) and the HID judge.
     const markdown = readFileSync(join(out, "report.md"), "utf8");
     expect(markdown).toContain("### cross-family (the headline ECS)");
-    expect(markdown).toContain("### offline-lexicon\n");
+    expect(markdown).toContain("### ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge\n");
     expect(markdown).toContain("| hid-judge [95% CI] | hid-judge: judged | hid-judge: errors |");
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("<h3>hid:hid-judge</h3>");
 

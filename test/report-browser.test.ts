@@ -103,7 +103,7 @@ describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", (
     if (!chromiumPresent) return;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     root = temporaryDirectory("aeb-report-browser-");
-    // aeb run's default config: the offline-lexicon ECS judge scores every dialogue.
+    // aeb run's default config: the offline-lexicon ECS judge (the lexicon baseline) scores every dialogue.
     const run = await runCli(["run", "--suite", "starter", "--repeats", "2", "--out", join(root, "plain"), "--no-progress"]);
     expect(run.code, run.stderr).toBe(0);
     // A run configured without any ECS judge.
@@ -138,7 +138,10 @@ describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", (
     expect(check.consoleErrors).toEqual([]);
     expect(check.outsideRequests).toEqual([]);
     expect(check.bodyText).toContain("Headline (per condition)");
-    expect(check.bodyText).toContain("offline-lexicon (the headline ECS)");
+    // The lexicon baseline is named for what it is, in its table and its chart panels, and is not the headline ECS.
+    expect(check.bodyText).toContain("ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge");
+    expect(check.bodyText).not.toContain("(the headline ECS)");
+    expect(dissociation.text).toContain("not a model judge");
     expect(check.bodyText).not.toContain("No comparisons");
   });
 

@@ -50,30 +50,33 @@ describe("aeb report", () => {
     expect(read(dir, "summary.json")).toBe(before.summary);
   });
 
-  it("shows what aeb run's summary.json holds: the offline-lexicon ECS, its per-judge table, the comparisons and the length confound", async () => {
+  it("shows what aeb run's summary.json holds: no headline ECS from the lexicon baseline, its own table under that name, the comparisons and the length confound", async () => {
     const summary = JSON.parse(read(base, "summary.json")) as {
-      judges: { ecs: string[] };
+      judges: { ecs: string[]; headlineEcs: string | null; heuristicEcs: Record<string, string> };
       conditions: Array<{ name: string; ecs: { mean: number } | null; ecsByJudge: Record<string, { mean: { mean: number } | null; judged: number }> }>;
       comparisons: Array<{ metric: string; test: string; a: string; b: string; n: number; p: number; pHolm: number; r: number | null }>;
       lengthConfound: Array<{ a: string; b: string; coefficient: number }>;
     };
-    expect(summary.judges.ecs).toEqual(["offline-lexicon"]);
+    expect(summary.judges).toEqual({ ecs: ["offline-lexicon"], hid: [], headlineEcs: null, heuristicEcs: { "offline-lexicon": "offline-lexicon" } });
     const markdown = read(base, "report.md");
     const page = read(base, "report.html");
-    // The headline's ECS is the offline judge's mean, not n/a.
+    // The offline lexicon judge is a heuristic: no headline ECS, and a note that says why.
     const attuned = summary.conditions.find((condition) => condition.name === "attuned")!;
-    expect(attuned.ecs).not.toBeNull();
-    expect(markdown).toMatch(new RegExp(`\\| attuned \\| ${PER_CONDITION} \\| [^|]+\\| [^|]+\\| [^|]+\\| ${attuned.ecs!.mean.toFixed(3)} \\[`));
-    expect(markdown).not.toContain("ECS is n/a");
-    expect(markdown).toContain("| ECS judges | offline-lexicon |");
-    expect(markdown).toContain("### offline-lexicon (the headline ECS)");
+    expect(attuned.ecs).toBeNull();
+    expect(markdown).toMatch(new RegExp(`\\| attuned \\| ${PER_CONDITION} \\| [^|]+\\| [^|]+\\| [^|]+\\| n/a \\(no model judge\\) \\|`));
+    expect(markdown).toContain("ECS is n/a (no model judge): offline-lexicon is the ECS lexicon baseline, which reads the user's messages only, not a model judge.");
+    expect(markdown).toContain("| ECS judges | offline-lexicon (ECS lexicon baseline: reads the user's messages only, not a model judge) |");
+    expect(markdown).toContain("### ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge");
+    expect(markdown).not.toContain("(the headline ECS)");
     expect(markdown).toContain("| condition | ECS [95% CI] | before manipulation | after manipulation | drop | judged | judge errors |");
     expect(markdown).toMatch(new RegExp(`\\| attuned \\| ${attuned.ecsByJudge["offline-lexicon"]!.mean!.mean.toFixed(3)} \\[[^|]+\\| [^|]+\\| [^|]+\\| [^|]+\\| ${PER_CONDITION} \\| 0 \\|`));
-    expect(page).toContain("<h3>offline-lexicon (the headline ECS)</h3>");
+    expect(page).toContain("<h3>ECS lexicon baseline (offline-lexicon): reads the user&#39;s messages only, not a model judge</h3>");
     // Every comparison of summary.json is a row of the report.
     expect(summary.comparisons.length).toBeGreaterThan(0);
     expect(markdown).not.toContain("No comparisons");
-    for (const metric of ["fs", "hid", "ecs", "collapse"]) expect(summary.comparisons.some((row) => row.metric === metric), metric).toBe(true);
+    for (const metric of ["fs", "hid", "ecs:offline-lexicon", "collapse"]) expect(summary.comparisons.some((row) => row.metric === metric), metric).toBe(true);
+    // The heuristic's comparisons are named after it, never `ecs`.
+    expect(summary.comparisons.some((row) => row.metric === "ecs")).toBe(false);
     for (const row of summary.comparisons) {
       const p = (value: number) => (value === 0 ? "0" : value < 0.001 ? value.toExponential(1) : value.toFixed(3));
       expect(markdown).toContain(`| ${row.metric} | ${row.test} | ${row.a} | ${row.b} | ${row.n} | ${p(row.p)} | ${p(row.pHolm)} | ${row.r === null ? "n/a" : row.r.toFixed(3)} |`);
@@ -95,9 +98,11 @@ describe("aeb report", () => {
     expect(read(dir, "dialogues.jsonl")).toBe(read(base, "dialogues.jsonl"));
     expect(read(dir, "judgements.jsonl").split("\n").filter(Boolean)).toHaveLength(CONDITIONS.length * PER_CONDITION);
     const written = { md: read(dir, "report.md"), html: read(dir, "report.html") };
-    expect(written.md).toContain("### second-lexicon (the headline ECS)");
-    expect(written.md).toContain("### offline-lexicon\n");
-    expect(written.md).toContain("| ECS judges | second-lexicon, offline-lexicon (the headline ECS is second-lexicon's) |");
+    // Both are the offline lexicon judge under two names: heuristics by their judge id, neither the headline.
+    expect(written.md).toContain("### ECS lexicon baseline (second-lexicon): reads the user's messages only, not a model judge");
+    expect(written.md).toContain("### ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge");
+    expect(written.md).toContain("| ECS judges | second-lexicon (ECS lexicon baseline: reads the user's messages only, not a model judge), offline-lexicon (ECS lexicon baseline: reads the user's messages only, not a model judge) |");
+    expect(written.md).not.toContain("(the headline ECS)");
     // aeb report re-renders what aeb judge wrote.
     rmSync(join(dir, "report.md"));
     rmSync(join(dir, "report.html"));
@@ -108,7 +113,7 @@ describe("aeb report", () => {
     rmSync(join(dir, "summary.json"));
     const recomputed = await runCli(["report", dir]);
     expect(recomputed.code, recomputed.stderr).toBe(0);
-    expect(read(dir, "report.md")).toContain("### second-lexicon\n");
+    expect(read(dir, "report.md")).toContain("### ECS lexicon baseline (second-lexicon)");
     expect(read(dir, "report.html")).toContain("ecs:second-lexicon");
   });
 
@@ -212,12 +217,13 @@ describe("aeb compare", () => {
     const out = join(root, "compare.md");
     const result = await runCli(["compare", base, other, "--out", out]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/condition\s+n matched\s+FS A\s+FS B\s+B - A\s+95% CI \(paired bootstrap\)\s+Wilcoxon p/);
-    expect(result.stdout).toMatch(new RegExp(`^formulaic\\s+${PER_CONDITION}\\s+\\d\\.\\d{3}\\s+\\d\\.\\d{3}\\s+[+-]\\d\\.\\d{3}\\s+\\[-?\\d\\.\\d{3}, -?\\d\\.\\d{3}\\]\\s+(\\S+)$`, "m"));
+    expect(result.stdout).toMatch(/condition\s+simulated user \(A \/ B\)\s+n matched\s+FS A\s+FS B\s+B - A\s+95% CI \(paired bootstrap\)\s+Wilcoxon p/);
+    expect(result.stdout).toMatch(new RegExp(`^formulaic\\s+offline\\s+${PER_CONDITION}\\s+\\d\\.\\d{3}\\s+\\d\\.\\d{3}\\s+[+-]\\d\\.\\d{3}\\s+\\[-?\\d\\.\\d{3}, -?\\d\\.\\d{3}\\]\\s+(\\S+)$`, "m"));
     expect(result.stdout).toContain(`${STARTER} scenario(s) in both runs`);
     expect(result.stdout).toContain(`attuned: 0 dialogue(s) only in A and ${STARTER} only in B are left out`);
     const markdown = readFileSync(out, "utf8");
-    expect(markdown).toContain("| condition | n matched | FS A | FS B | B - A | 95% CI (paired bootstrap) | Wilcoxon p |");
+    expect(markdown).toContain("| condition | simulated user (A / B) | n matched | FS A | FS B | B - A | 95% CI (paired bootstrap) | Wilcoxon p |");
+    expect(result.stderr).not.toContain("warning");
     const json = join(root, "compare.json");
     expect((await runCli(["compare", base, other, "--out", json])).code).toBe(0);
     const comparison = JSON.parse(readFileSync(json, "utf8"));
@@ -234,7 +240,23 @@ describe("aeb compare", () => {
   it("gives a zero difference and a degenerate interval when a run is compared with itself", async () => {
     const result = await runCli(["compare", base, base]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^attuned\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]\\s+n/a$`, "m"));
+    expect(result.stdout).toMatch(new RegExp(`^attuned\\s+offline\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]\\s+n/a$`, "m"));
+  });
+
+  it("names both simulated users and warns when the runs were scored by different ones", async () => {
+    const dir = copyOfBase("other-user");
+    // The same dialogues, recorded as if an LLM user on model "judge-model" with the aeb-paper pack had scored them.
+    const manifest = JSON.parse(read(dir, "run.json")) as { config: Record<string, unknown> };
+    manifest.config.simulator = { kind: "llm", promptPack: "aeb-paper", endpoint: { baseUrl: "http://127.0.0.1:1/v1", model: "judge-model" } };
+    writeFileSync(join(dir, "run.json"), JSON.stringify(manifest));
+    const out = join(root, "across.md");
+    const result = await runCli(["compare", base, dir, "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^attuned\\s+offline / judge-model, pack aeb-paper \\(differ\\)\\s+${PER_CONDITION}\\s`, "m"));
+    expect(result.stderr).toContain("warning: attuned: A was scored by the simulated user offline and B by judge-model, pack aeb-paper; B - A mixes any change in the agent with the two simulated users' disagreement");
+    expect(result.stdout).not.toContain("127.0.0.1");
+    const markdown = readFileSync(out, "utf8");
+    expect(markdown).toContain("- warning: formulaic: A was scored by the simulated user offline and B by judge-model, pack aeb-paper");
   });
 
   it("says so clearly when the runs share no scenario", async () => {

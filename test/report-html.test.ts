@@ -267,8 +267,9 @@ describe("report.html", () => {
     const base = summary.conditions.find((condition) => condition.name === "base")!;
     // One table per ECS judge, the first (the headline's) first.
     expect(page.indexOf("<h3>llm-judge (the headline ECS)</h3>")).toBeGreaterThan(0);
-    expect(page.indexOf("<h3>offline-lexicon</h3>")).toBeGreaterThan(page.indexOf("<h3>llm-judge (the headline ECS)</h3>"));
-    expect(markdown).toContain("| ECS judges | llm-judge, offline-lexicon (the headline ECS is llm-judge's) |");
+    const baselineTitle = "ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge";
+    expect(page.indexOf(`<h3>${baselineTitle.replace("'", "&#39;")}</h3>`)).toBeGreaterThan(page.indexOf("<h3>llm-judge (the headline ECS)</h3>"));
+    expect(markdown).toContain("| ECS judges | llm-judge (model judge, the headline ECS), offline-lexicon (ECS lexicon baseline: reads the user's messages only, not a model judge) |");
     const offline = base.ecsByJudge["offline-lexicon"]!;
     expect(markdown).toContain(`| base | ${fixed(offline.mean!.mean)} [${fixed(offline.mean!.ci95![0])}, ${fixed(offline.mean!.ci95![1])}] | 0.900 | 0.750 | 0.150 | 4 | 0 |`);
     expect(markdown).toContain(`| base | 4 | ${fixed(base.fs.mean)} [`);
@@ -295,6 +296,46 @@ describe("report.html", () => {
     const offlinePage = await renderHtmlReport(input(mixedRun()));
     expect(offlinePage).not.toContain('<section id="hid">');
     expect(offlinePage).not.toContain('<section id="usage">');
+  });
+
+  it("takes the headline ECS from the first model judge, even after the lexicon baseline, and relabels a summary written before the distinction", async () => {
+    const records = mixedRun().map((record, index) =>
+      record.status === "error" ? record : { ...record, ecs: { "offline-lexicon": ecsEntry("offline-lexicon", 0.8, 0.9, 0.75), "llm-judge": { ...ecsEntry("llm-ecs:gemma", 0.5 + index / 40, 0.7, 0.45), model: "gemma" } } },
+    );
+    const summary = summariseRun(records.map(dialogueRow), { conditionOrder: ["base", "tuned", "solo"], seed: 5, repeats: 4, judges: { ecs: ["offline-lexicon", "llm-judge"], hid: [] } });
+    expect(summary.judges).toMatchObject({ headlineEcs: "llm-judge", heuristicEcs: { "offline-lexicon": "offline-lexicon" } });
+    const base = summary.conditions.find((condition) => condition.name === "base")!;
+    expect(base.ecs).toEqual(base.ecsByJudge["llm-judge"]!.mean);
+    const metrics = new Set(summary.comparisons.map((row) => row.metric));
+    expect(metrics).toContain("ecs");
+    expect(metrics).toContain("ecs:offline-lexicon");
+    expect(summary.comparisons.find((row) => row.metric === "ecs")?.meanA).toBeCloseTo(base.ecsByJudge["llm-judge"]!.mean!.mean!, 12);
+    const headlineCell = `| ${fixed(base.ecs!.mean)} [${fixed(base.ecs!.ci95![0])}, ${fixed(base.ecs!.ci95![1])}] |`;
+    expect(renderMarkdownReport(reportInputOfRecords(summary, records))).toContain(headlineCell);
+
+    // The same dialogues under a summary.json of the older kind: no headlineEcs, `ecs` the first judge's (the baseline's), its comparisons named `ecs`.
+    const older = structuredClone(summary) as RunSummary;
+    delete older.judges.headlineEcs;
+    delete older.judges.heuristicEcs;
+    for (const condition of older.conditions) condition.ecs = condition.ecsByJudge["offline-lexicon"]!.mean;
+    older.comparisons = older.comparisons.map((row) => ({ ...row, metric: row.metric === "ecs" ? "ecs:llm-judge" : row.metric === "ecs:offline-lexicon" ? "ecs" : row.metric }));
+    const markdown = renderMarkdownReport(reportInputOfRecords(older, records));
+    expect(markdown).toContain(headlineCell);
+    expect(markdown).not.toContain(`| ${fixed(base.ecsByJudge["offline-lexicon"]!.mean!.mean)} [${fixed(base.ecsByJudge["offline-lexicon"]!.mean!.ci95![0])}, ${fixed(base.ecsByJudge["offline-lexicon"]!.mean!.ci95![1])}] | 4 |`);
+    expect(markdown).toContain("### llm-judge (the headline ECS)");
+    expect(markdown).toContain("### ECS lexicon baseline (offline-lexicon)");
+    // Its `ecs` comparisons were the baseline's: shown under that judge's name.
+    expect(markdown).toContain("### ecs:offline-lexicon");
+    expect(markdown).not.toMatch(/^### ecs$/m);
+
+    // An older summary whose only judge is the baseline: its `ecs` means are never the headline.
+    const lexiconOnly = records.map((record) => (record.ecs === undefined ? record : { ...record, ecs: { "offline-lexicon": record.ecs["offline-lexicon"]! } }));
+    const oldLexicon = summariseRun(lexiconOnly.map(dialogueRow), { conditionOrder: ["base", "tuned", "solo"], seed: 5, repeats: 4 });
+    delete oldLexicon.judges.headlineEcs;
+    for (const condition of oldLexicon.conditions) condition.ecs = condition.ecsByJudge["offline-lexicon"]!.mean;
+    const oldMarkdown = renderMarkdownReport(reportInputOfRecords(oldLexicon, lexiconOnly));
+    expect(oldMarkdown).toMatch(/^\| base \| 4 \| [^|]+\| [^|]+\| [^|]+\| n\/a \(no model judge\) \|/m);
+    expect(oldMarkdown).toContain("ECS is n/a (no model judge): offline-lexicon is the ECS lexicon baseline");
   });
 
   it("gives the same bytes for the same record, whatever the order of the dialogues", async () => {

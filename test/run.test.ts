@@ -27,6 +27,18 @@ describe("aeb run (offline)", () => {
     expect(readFileSync(join(out, "report.md"), "utf8")).toContain("# AEB run report");
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("<h1>AEB run report</h1>");
     expect(result.stdout).toContain(`files: ${join(out, "dialogues.jsonl")}, ${join(out, "summary.json")}, ${join(out, "report.md")}, ${join(out, "report.html")}`);
+    // The default judges: no heuristic ECS in the headline, the lexicon baseline printed under its own name.
+    const ecsSummary = summary as { conditions: Array<{ name: string; ecs: unknown; ecsByJudge: Record<string, { mean: { mean: number } }> }> };
+    const [headline, baseline] = result.stdout.split("\n\n");
+    // Every condition's headline ECS cell is n/a (no model judge); no lexicon score appears in the headline table.
+    for (const condition of ecsSummary.conditions) {
+      expect(condition.ecs).toBeNull();
+      expect(headline).toMatch(new RegExp(`^${condition.name}\\s.*\\sn/a \\(no model judge\\)\\s+\\d+\\s+0$`, "m"));
+      expect(headline).not.toContain(condition.ecsByJudge["offline-lexicon"]!.mean.mean.toFixed(3));
+      expect(baseline).toMatch(new RegExp(`^${condition.name}\\s+${condition.ecsByJudge["offline-lexicon"]!.mean.mean.toFixed(3)} \\[`, "m"));
+    }
+    expect(baseline?.split("\n")[0]).toBe("ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge");
+    expect(result.stdout).toContain("ECS is n/a (no model judge): offline-lexicon is a heuristic, not a model judge");
   });
 
   it("gives byte-identical dialogues (as a set) and summary.json for the same seed, whatever the concurrency", async () => {

@@ -80,11 +80,19 @@ const readRecords = (dir: string) =>
     .filter(Boolean)
     .map((line) => DialogueRecordSchema.parse(JSON.parse(line)) as DialogueRecord & { sage: { id: string } });
 
-/** The row of a condition in the text leaderboard, as cells. */
+/** The text leaderboard's rows as cells (simulated user, rank, condition, ...). */
+function leaderboardCells(stdout: string): string[][] {
+  const lines = stdout.split("\n");
+  const start = lines.findIndex((line) => line.startsWith("simulated user "));
+  const end = lines.indexOf("", start);
+  return lines.slice(start + 2, end).map((line) => line.trim().split(/\s{2,}/));
+}
+
+/** The row of a condition in the text leaderboard, as cells: [simulated user, rank, condition, dialogues, Sentient, ...]. */
 function leaderboardRow(stdout: string, condition: string): string[] {
-  const line = stdout.split("\n").find((row) => row.startsWith(`${condition} `));
-  if (line === undefined) throw new Error(`no row for ${condition} in:\n${stdout}`);
-  return line.trim().split(/\s{2,}/);
+  const row = leaderboardCells(stdout).find((cells) => cells[2] === condition);
+  if (row === undefined) throw new Error(`no row for ${condition} in:\n${stdout}`);
+  return row;
 }
 
 describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result files${NEEDS}`, () => {
@@ -103,10 +111,14 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { conditions: Array<{ name: string; n: number }> };
     expect(summary.conditions.map((condition) => condition.name)).toEqual(resultFiles.map(conditionOf));
     expect(readFileSync(join(out, "report.md"), "utf8")).toContain("gpt-4.1");
-    // Both reports, with the offline ECS judge's scores; aeb report re-renders them as the import wrote them.
+    // Both reports, with the offline ECS judge's scores under the name that says what it is; aeb report re-renders them as the import wrote them.
     const written = { md: readFileSync(join(out, "report.md"), "utf8"), html: readFileSync(join(out, "report.html"), "utf8") };
     expect(written.html).toContain("gpt-4.1");
-    expect(written.md).toContain("### offline-lexicon (the headline ECS)");
+    expect(written.md).toContain("### ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge");
+    expect(written.md).toContain("ECS is n/a (no model judge)");
+    // import.json records which simulated user scored each file: its folder's, without --simulator.
+    const manifest = JSON.parse(readFileSync(join(out, "import.json"), "utf8")) as { files: Array<{ simulator: string; simulatorFrom: string }> };
+    expect(manifest.files.map((file) => [file.simulator, file.simulatorFrom])).toEqual(resultFiles.map(() => ["deepseek-v3", "folder"]));
     const rerendered = await runCli(["report", out]);
     expect(rerendered.code, rerendered.stderr).toBe(0);
     expect(readFileSync(join(out, "report.md"), "utf8")).toBe(written.md);
@@ -136,18 +148,23 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
     }
 
     const row = leaderboardRow((await runCli(["leaderboard", out])).stdout, conditionOf(file));
-    expect(row.slice(1, 5)).toEqual([String(reading.n), reading.mean.toFixed(2), String(reading.successes), String(reading.failures)]);
+    expect(row.slice(3, 7)).toEqual([String(reading.n), reading.mean.toFixed(2), String(reading.successes), String(reading.failures)]);
   });
 
   it("scores gpt-4.1 at 68.15 with 35 successes and 13 failures (SAGE's table: 68.2, 35, 13)", async () => {
     const fromDirectory = await runCli(["leaderboard", out]);
     expect(fromDirectory.code).toBe(0);
     const gpt41 = leaderboardRow(fromDirectory.stdout, "gpt-4.1");
-    expect(gpt41.slice(0, 7)).toEqual(["gpt-4.1", "100", "68.15", "35", "13", "0.681", "13.0%"]);
-    expect(gpt41[7]).toMatch(/^0\.\d{3}$/); // ECS by the offline lexicon judge, scored at import
+    expect(gpt41.slice(0, 9)).toEqual(["deepseek-v3", "1", "gpt-4.1", "100", "68.15", "35", "13", "0.681", "13.0%"]);
+    // The import scored ECS with the offline lexicon judge, a heuristic: never in the leaderboard's ECS.
+    expect(gpt41[9]).toBe("n/a (no model judge)");
     const fromFiles = await runCli(["leaderboard", ...resultFiles]);
-    expect(fromFiles.stdout.split("\n").slice(0, 6)).toEqual(fromDirectory.stdout.split("\n").slice(0, 6));
-    expect(fromFiles.stdout).toContain("else by the offline lexicon judge");
+    expect(leaderboardCells(fromFiles.stdout).map((cells) => cells.slice(0, 9))).toEqual(leaderboardCells(fromDirectory.stdout).map((cells) => cells.slice(0, 9)));
+    expect(leaderboardRow(fromFiles.stdout, "gpt-4.1")[9]).toBe("n/a (no ECS judge)");
+    expect(fromFiles.stdout).toContain("One simulated user (deepseek-v3)");
+    // --simulator names SAGE's simulator where the folder does not.
+    const named = await runCli(["leaderboard", resultFiles[0]!, "--simulator", "DeepSeek-V3 (SAGE)"]);
+    expect(leaderboardCells(named.stdout)[0]?.[0]).toBe("DeepSeek-V3 (SAGE)");
   });
 
   it("keeps the raw U+2028 of openai-o4mini_result.jsonl inside the texts", async () => {
@@ -176,6 +193,11 @@ describe.skipIf(!ready)(`aeb import sage on malformed lines${NEEDS}`, () => {
     expect(result.stdout).toContain("-> condition broken: 2 dialogues, 2 line(s) skipped");
     expect(readRecords(out)).toHaveLength(2);
     expect(JSON.parse(readFileSync(join(out, "import.json"), "utf8")).files[0].skippedLines).toEqual([2, 4]);
+    // The file's folder is a temporary one, so the simulated user is named with --simulator, recorded and shown.
+    const named = join(temporaryDirectory(), "named");
+    expect((await runCli(["import", "sage", broken, "--out", named, "--simulator", "gpt-4o"])).stdout).toMatch(/\ngpt-4o\s+1\s+broken\s+2\s/);
+    expect(JSON.parse(readFileSync(join(named, "import.json"), "utf8")).files[0]).toMatchObject({ simulator: "gpt-4o", simulatorFrom: "flag" });
+    expect(leaderboardRow((await runCli(["leaderboard", named])).stdout, "broken")[0]).toBe("gpt-4o");
   });
 
   it("with --strict fails, names the lines and writes nothing", async () => {
@@ -201,10 +223,22 @@ describe.skipIf(!ready)(`aeb import sage on malformed lines${NEEDS}`, () => {
     const intoRun = await runCli(["import", "sage", gpt, "--out", run, "--force"]);
     expect(intoRun.code).toBe(1);
     expect(intoRun.stderr).toContain("holds a run of `aeb run`");
-    const board = await runCli(["leaderboard", run]);
-    expect(board.code).toBe(0);
-    const summary = JSON.parse(readFileSync(join(run, "summary.json"), "utf8")) as { conditions: Array<{ name: string; ecs: { mean: number } }> };
-    expect(leaderboardRow(board.stdout, "attuned")[7]).toBe(summary.conditions.find((condition) => condition.name === "attuned")!.ecs.mean.toFixed(3));
+    // The offline run beside SAGE's files: two simulated users, two groups, each ranked on its own.
+    const board = await runCli(["leaderboard", ...resultFiles, run]);
+    expect(board.code, board.stderr).toBe(0);
+    const rows = leaderboardCells(board.stdout);
+    expect(rows.map((cells) => cells[0])).toEqual([...resultFiles.map(() => "deepseek-v3"), ...["formulaic", "sycophant", "advice", "labeler", "attuned"].map(() => "offline")]);
+    // The ranking restarts in each group: 1..4 for SAGE's simulator, 1..5 for the offline user.
+    expect(rows.map((cells) => cells[1])).toEqual(["1", "2", "3", "4", "1", "2", "3", "4", "5"]);
+    expect(rows.slice(0, 4).map((cells) => cells[2])).toEqual(["gpt-4.1", "claude3.7", "deepseek-v3-1227", "openai-o4mini"]);
+    expect(board.stdout).toContain("2 simulated users (deepseek-v3, offline): each row is ranked only against rows scored by the same simulated user, and the ranking restarts in each group.");
+    // No heuristic ECS in any row: the offline run's lexicon baseline is not a model judge.
+    expect(rows.every((cells) => cells[9]!.startsWith("n/a"))).toBe(true);
+    // The default run's only ECS judge is the lexicon baseline: the summary has no headline ECS, and neither has the leaderboard.
+    const summary = JSON.parse(readFileSync(join(run, "summary.json"), "utf8")) as { conditions: Array<{ name: string; ecs: { mean: number } | null }> };
+    expect(summary.conditions.find((condition) => condition.name === "attuned")!.ecs).toBeNull();
+    expect(leaderboardRow(board.stdout, "attuned").slice(0, 3)).toEqual(["offline", "1", "attuned"]);
+    expect(leaderboardRow(board.stdout, "attuned")[9]).toBe("n/a (no model judge)");
   });
 });
 
@@ -213,6 +247,7 @@ describe("aeb leaderboard and aeb import on bad arguments", () => {
     expect((await runCli(["leaderboard", "/nonexistent/dir"])).stderr).toContain("/nonexistent/dir does not exist");
     expect((await runCli(["leaderboard", temporaryDirectory()])).stderr).toMatch(/has no dialogues\.jsonl/);
     expect((await runCli(["leaderboard", temporaryDirectory(), "--format", "csv"])).stderr).toContain('expected one of text, markdown, json, got "csv"');
+    expect((await runCli(["leaderboard", temporaryDirectory(), "--simulator", " "])).stderr).toContain('option \'--simulator <name>\' argument \' \' is invalid. expected a non-empty name on one line, got " "');
   });
 
   it("requires --out and at least one file", async () => {

@@ -15,12 +15,15 @@ function meanWithCI(values: number[], seed: number): MeanWithCI {
   return bootstrapMeanCI(values, { seed });
 }
 
-/** Summarises one condition's dialogues; the bootstrap seed derives from the run seed and the name. */
+/**
+ * Summarises one condition's dialogues; the bootstrap seed derives from the run seed and the name.
+ * `judges.headlineEcs` names the ECS judge whose mean becomes `ecs` (a model judge; null for none).
+ */
 export function summariseCondition(
   name: string,
   rows: readonly DialogueRow[],
   runSeed: number,
-  judges: { ecs: readonly string[]; hid: readonly string[] } = { ecs: [], hid: [] },
+  judges: { ecs: readonly string[]; hid: readonly string[]; headlineEcs: string | null } = { ecs: [], hid: [], headlineEcs: null },
 ): ConditionSummary {
   const scored = rows.filter((row) => row.status === "done");
   const metrics = scored.map((row) => row.metrics);
@@ -60,7 +63,8 @@ export function summariseCondition(
     const judgeErrors = scored.filter((row) => row.hid[judge]?.error === true).length;
     hidByJudge[judge] = { mean: values.length === 0 ? null : meanWithCI(values, deriveSeed(runSeed, name, "hid", judge)), judged: values.length, judgeErrors };
   }
-  const primaryEcs = judges.ecs[0] === undefined ? undefined : ecsByJudge[judges.ecs[0]];
+  // The headline ECS is a model judge's only (analysis/ecs-judges.ts); a heuristic stays in ecsByJudge.
+  const primaryEcs = judges.headlineEcs === null ? undefined : ecsByJudge[judges.headlineEcs];
   return {
     name,
     n: scored.length,

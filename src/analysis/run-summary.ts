@@ -1,6 +1,7 @@
 import { rowEcs, rowHid, sortedById, type DialogueRow } from "../metrics/dialogue-row.js";
 import { compareConditions, type MetricReader } from "./compare-conditions.js";
 import { summariseCondition } from "./condition-summary.js";
+import { classifyEcsJudges, ecsMetricName, noModelJudgeNote } from "./ecs-judges.js";
 import type { RunSummary, UsageEntry } from "./summary-schema.js";
 
 export interface SummaryOptions {
@@ -39,6 +40,7 @@ export function summariseRun(rows: readonly DialogueRow[], options: SummaryOptio
     ecs: [...configured.ecs, ...found.ecs.filter((name) => !configured.ecs.includes(name))],
     hid: [...configured.hid, ...found.hid.filter((name) => !configured.hid.includes(name))],
   };
+  const ecsKinds = classifyEcsJudges(sorted, judges.ecs);
   const names = [...options.conditionOrder, ...new Set(sorted.map((row) => row.condition).filter((name) => !options.conditionOrder.includes(name)))];
   const conditions = names
     .map((name) =>
@@ -46,17 +48,20 @@ export function summariseRun(rows: readonly DialogueRow[], options: SummaryOptio
         name,
         sorted.filter((row) => row.condition === name),
         options.seed,
-        judges,
+        { ...judges, headlineEcs: ecsKinds.headline },
       ),
     )
     .filter((summary) => summary.n + summary.errors > 0);
   const notes: string[] = [];
+  const noModelJudge = noModelJudgeNote(ecsKinds);
+  if (noModelJudge !== null) notes.push(noModelJudge);
   for (const condition of conditions) {
     if (condition.errors > 0) notes.push(`${condition.name}: ${condition.errors} dialogue(s) ended in error and are excluded from every statistic`);
     if (condition.n < 2) notes.push(`${condition.name}: only ${condition.n} scored dialogue(s); no interval is given`);
   }
   const metrics: Record<string, MetricReader<DialogueRow>> = { fs: (row) => row.metrics.fs, hid: (row) => row.metrics.hid };
-  judges.ecs.forEach((judge, index) => (metrics[index === 0 ? "ecs" : `ecs:${judge}`] = (row) => rowEcs(row, judge)));
+  // Only a model judge's ECS is `ecs`; a heuristic's is `ecs:NAME` like any other judge's.
+  for (const judge of judges.ecs) metrics[ecsMetricName(judge, ecsKinds.headline)] = (row) => rowEcs(row, judge);
   for (const judge of judges.hid) metrics[`hid:${judge}`] = (row) => rowHid(row, judge);
   const compared = compareConditions(
     sorted,
@@ -68,7 +73,7 @@ export function summariseRun(rows: readonly DialogueRow[], options: SummaryOptio
     format: 1,
     seed: options.seed,
     repeats: options.repeats,
-    judges,
+    judges: { ...judges, headlineEcs: ecsKinds.headline, heuristicEcs: Object.fromEntries(ecsKinds.heuristics.map((heuristic) => [heuristic.name, heuristic.id])) },
     scenarios: new Set(sorted.map((row) => row.scenarioId)).size,
     dialogues: sorted.length,
     errors: sorted.filter((row) => row.status === "error").length,

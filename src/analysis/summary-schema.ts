@@ -61,7 +61,10 @@ export const ConditionSummarySchema = z.strictObject({
   collapseCi95: interval.nullable(),
   /** The simulated user's own hidden-intention detection; null when no turn had a verdict. */
   hid: MeanWithCISchema.nullable(),
-  /** ECS of the first ECS judge; null without one. */
+  /**
+   * The headline ECS: the mean of the headline ECS judge (`judges.headlineEcs`, the first ECS judge
+   * that is a model); null without one. A heuristic judge's mean is never here, only in `ecsByJudge`.
+   */
   ecs: MeanWithCISchema.nullable(),
   meanReplyChars: maybeNumber,
   meanReplyWords: maybeNumber,
@@ -74,7 +77,7 @@ export const ConditionSummarySchema = z.strictObject({
   /** Turns per flag over scored dialogues. */
   flags: z.record(z.string(), z.number().int().min(0)),
   byType: z.record(z.string(), TypeSummarySchema),
-  /** ECS per judge (the first is `ecs`). */
+  /** ECS per judge, heuristics included (the headline judge's mean is also `ecs`). */
   ecsByJudge: z.record(z.string(), EcsJudgeSummarySchema),
   /** Independent HID judges, reported beside the simulator's HID, never instead. */
   hidByJudge: z.record(z.string(), HidJudgeSummarySchema),
@@ -83,7 +86,7 @@ export type ConditionSummary = z.infer<typeof ConditionSummarySchema>;
 
 /** One row of summary.json's `comparisons`. */
 export const ComparisonSchema = z.strictObject({
-  /** `fs`, `hid`, `ecs` (first ECS judge), `ecs:NAME`, `hid:NAME`, or `collapse`. */
+  /** `fs`, `hid`, `ecs` (the headline ECS judge, a model), `ecs:NAME` (any other ECS judge, heuristics included), `hid:NAME`, or `collapse`. */
   metric: z.string(),
   test: z.enum(["mannwhitney", "wilcoxon", "mcnemar"]),
   a: z.string(),
@@ -151,8 +154,26 @@ export const RunSummarySchema = z.strictObject({
   /** The run seed; every bootstrap seed derives from it. */
   seed: z.number().int().min(0),
   repeats: z.number().int().min(1),
-  /** ECS judges in order (the first gives each condition's `ecs`) and independent HID judges. */
-  judges: z.strictObject({ ecs: z.array(z.string()), hid: z.array(z.string()) }),
+  /** ECS judges in order and independent HID judges, and which ECS judge gives the headline. */
+  judges: z.strictObject({
+    /** Every ECS judge, in order: the config's, then any found only on the dialogues. */
+    ecs: z.array(z.string()),
+    hid: z.array(z.string()),
+    /**
+     * The headline ECS judge: the first ECS judge that is a model (its judgements' `judge` id is
+     * not a heuristic's); it gives each condition's `ecs` and the comparisons named `ecs`. Null
+     * when no model judge ran. Absent in summaries written before the distinction (their `ecs`
+     * is the first judge's, whatever it is: the reports then decide from the dialogues).
+     */
+    headlineEcs: z.string().nullable().optional(),
+    /**
+     * ECS judges that are heuristics, not models, by name, each with the id of the heuristic it is
+     * (`offline-lexicon`: the affect-lexicon baseline, which reads the user's messages only):
+     * reported in `ecsByJudge` and compared as `ecs:NAME`, never as the headline ECS. Absent in
+     * summaries written before the distinction.
+     */
+    heuristicEcs: z.record(z.string(), z.string()).optional(),
+  }),
   /** Distinct scenarios among the dialogues. */
   scenarios: z.number().int().min(0),
   dialogues: z.number().int().min(0),

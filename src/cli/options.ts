@@ -18,3 +18,10 @@ export function positiveNumber(value: string): number {
   if (!Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError(`expected a positive number, got "${value}"`);
   return parsed;
 }
+
+/** A name shown in tables (a simulated user, a label): not empty, one line. */
+export function displayName(value: string): string {
+  const trimmed = value.trim();
+  if (trimmed === "" || /[\r\n]/u.test(trimmed)) throw new InvalidArgumentError(`expected a non-empty name on one line, got ${JSON.stringify(value)}`);
+  return trimmed;
+}

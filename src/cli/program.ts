@@ -18,6 +18,7 @@ import { registerPromptsCommand } from "./commands/prompts.js";
 import { registerExportCommand } from "./commands/export.js";
 import { registerChatCommand } from "./commands/chat.js";
 import { registerViewCommand } from "./commands/view.js";
+import { registerAgreementCommand } from "./commands/agreement.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerMockLlmCommand(program);
   registerImportCommand(program);
   registerLeaderboardCommand(program);
+  registerAgreementCommand(program);
   registerServeCommand(program);
   registerPromptsCommand(program);
   registerExportCommand(program);

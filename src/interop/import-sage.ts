@@ -13,6 +13,7 @@ import { reportInputOfRecords } from "../report/report-model.js";
 import { writeReportFiles } from "../report/write-reports.js";
 import { readSageResultFile, SageImportError, type SageResultFile } from "./sage-results.js";
 import { withOfflineEcs } from "./offline-ecs.js";
+import { simulatorOfSageFolder, type ImportManifest } from "./simulated-users.js";
 
 export { IMPORT_MANIFEST_FILE } from "../record/files.js";
 
@@ -30,11 +31,12 @@ export interface SageImportResult {
 /**
  * Imports SAGE result files into `outDir` as an AEB results directory: `dialogues.jsonl` (one
  * condition per file), `summary.json`, `report.md` and `report.html` scored by this project's metrics, and
- * `import.json` (which files, how many lines skipped). Invalid lines are skipped and reported
+ * `import.json` (which files, how many lines skipped, which simulated user scored each: `simulator`,
+ * else the file's folder, see interop/simulated-users.ts). Invalid lines are skipped and reported
  * in the result; with `strict` any invalid line fails the import before anything is written.
  * An existing `dialogues.jsonl` is replaced only with `force`; a directory of `aeb run` is refused.
  */
-export async function importSageResults(paths: readonly string[], outDir: string, options: { strict?: boolean; force?: boolean; judge?: boolean } = {}): Promise<SageImportResult> {
+export async function importSageResults(paths: readonly string[], outDir: string, options: { strict?: boolean; force?: boolean; judge?: boolean; simulator?: string } = {}): Promise<SageImportResult> {
   if (paths.length === 0) throw new SageImportError("no SAGE result file given");
   const files = paths.map((path) => readSageResultFile(path));
   const byCondition = new Map<string, string>();
@@ -61,10 +63,17 @@ export async function importSageResults(paths: readonly string[], outDir: string
   const summary = summariseRun(records.map(dialogueRow), { conditionOrder: files.map((file) => file.condition), seed: IMPORT_SUMMARY_SEED, repeats: 1 });
   writeSummaryFile(outDir, summary);
   await writeReportFiles(outDir, reportInputOfRecords(summary, records));
-  const manifest = {
+  const manifest: ImportManifest = {
     format: 1,
     source: "sage-results",
-    files: files.map((file) => ({ file: file.file, condition: file.condition, dialogues: file.records.length, skippedLines: file.skipped.map((line) => line.line) })),
+    files: files.map((file) => ({
+      file: file.file,
+      condition: file.condition,
+      dialogues: file.records.length,
+      skippedLines: file.skipped.map((line) => line.line),
+      simulator: options.simulator ?? simulatorOfSageFolder(file.file),
+      simulatorFrom: options.simulator === undefined ? "folder" : "flag",
+    })),
   };
   writeFileSync(join(outDir, IMPORT_MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   return { files, records, summary, outDir };

@@ -70,7 +70,8 @@ describe("DialogueRow", () => {
     expect(rows[1]!.hid["hid-judge"]).toEqual({ value: null, error: true });
     expect(rows[7]!.ecs["llm-judge"]).toBeUndefined();
     const summary = summariseRun(rows, { conditionOrder: ["formulaic", "attuned"], seed: 7, repeats: 2 });
-    expect(summary.judges).toEqual({ ecs: ["offline-lexicon", "llm-judge"], hid: ["hid-judge"] });
+    // The model judge gives the headline ECS though the lexicon baseline comes first (analysis/ecs-judges.ts).
+    expect(summary.judges).toEqual({ ecs: ["offline-lexicon", "llm-judge"], hid: ["hid-judge"], headlineEcs: "llm-judge", heuristicEcs: { "offline-lexicon": "offline-lexicon" } });
   });
 
   it("gives reports that need only the worst dialogues' records", async () => {

@@ -6,6 +6,12 @@ import { dialogueMetrics, type DialogueMetrics } from "./dialogue-metrics.js";
  * (the summary takes numbers, the reports only finite ones), anything else becomes null.
  */
 export interface EcsRow {
+  /**
+   * The judgement's `judge` field: the id of the judge that made it (`offline-lexicon`,
+   * `llm-ecs:MODEL`...), which says what kind of judge it is whatever name the config gave it;
+   * null when the entry carries none.
+   */
+  judge: string | null;
   score: number | null;
   before: number | null;
   after: number | null;
@@ -51,8 +57,9 @@ const numberOrNull = (value: unknown): number | null => (typeof value === "numbe
 
 /** The row of one ECS entry (`record.ecs[judge]`, or a judgement line's). */
 export function ecsRowOf(entry: unknown): EcsRow {
-  const fields = (entry ?? {}) as { score?: unknown; before?: unknown; after?: unknown; drop?: unknown; errors?: { length?: number } };
+  const fields = (entry ?? {}) as { judge?: unknown; score?: unknown; before?: unknown; after?: unknown; drop?: unknown; errors?: { length?: number } };
   return {
+    judge: typeof fields.judge === "string" ? fields.judge : null,
     score: numberOrNull(fields.score),
     before: numberOrNull(fields.before),
     after: numberOrNull(fields.after),

@@ -2,6 +2,11 @@
  * `aeb compare`: the same condition in two runs, dialogue by dialogue. Dialogues are matched on
  * (condition, scenario id, repeat); errored dialogues are left out (and counted) on both sides, so
  * a pair exists only where both runs scored that dialogue. A pure function of the two records.
+ *
+ * Each side names the simulated user of each condition. Runs scored by different simulated users
+ * are compared all the same (that is how a model is compared across simulators), but the table
+ * shows both users and the comparison carries a warning: the difference then mixes whatever
+ * changed in the agent with the simulators' disagreement (`aeb agreement` measures the latter).
  */
 import type { DialogueRecord } from "../core/dialogue.js";
 import { deriveSeed } from "../core/random.js";
@@ -17,10 +22,15 @@ export interface RunSide {
   records: readonly DialogueRecord[];
   /** The run's condition order (from run.json); conditions it does not name follow alphabetically. */
   conditionOrder?: readonly string[];
+  /** The simulated user of each condition (interop/simulated-users.ts); `unknown` when not given. */
+  simulatedUser?: (condition: string) => string;
 }
 
 export interface ConditionComparison {
   condition: string;
+  /** The simulated user that scored this condition in A, and in B. */
+  simulatedUserA: string;
+  simulatedUserB: string;
   /** Dialogues scored in both runs (same scenario and repeat). */
   matched: number;
   /** Scored dialogues of this condition with no partner in the other run. */
@@ -50,8 +60,14 @@ export interface RunComparison {
   conditions: ConditionComparison[];
   onlyInA: string[];
   onlyInB: string[];
+  /** Conditions compared across two different simulated users (each has a warning). */
+  acrossSimulatedUsers: string[];
+  /** Said loudly (stderr, and first in the written comparison): the comparisons that cross simulated users. */
+  warnings: string[];
   notes: string[];
 }
+
+const unknownUser = () => "unknown";
 
 const key = (record: DialogueRecord) => `${record.scenarioId}\u0000${String(record.repeat).padStart(9, "0")}`;
 
@@ -95,6 +111,8 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number } =
     const values = differences.map((pair) => pair.difference);
     conditions.push({
       condition,
+      simulatedUserA: (a.simulatedUser ?? unknownUser)(condition),
+      simulatedUserB: (b.simulatedUser ?? unknownUser)(condition),
       matched: keys.length,
       unmatchedA: mapA.size - keys.length,
       unmatchedB: mapB.size - keys.length,
@@ -107,6 +125,11 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number } =
     });
   }
 
+  const acrossSimulatedUsers = conditions.filter((row) => row.simulatedUserA !== row.simulatedUserB);
+  const warnings = acrossSimulatedUsers.map(
+    (row) =>
+      `${row.condition}: A was scored by the simulated user ${row.simulatedUserA} and B by ${row.simulatedUserB}; B - A mixes any change in the agent with the two simulated users' disagreement (aeb agreement measures it), so read it as a comparison of simulators as much as of runs`,
+  );
   const notes: string[] = [];
   const errorsA = a.records.length - scoredA.length;
   const errorsB = b.records.length - scoredB.length;
@@ -123,15 +146,18 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number } =
     conditions,
     onlyInA: conditionsA.filter((name) => !conditionsB.includes(name)),
     onlyInB: conditionsB.filter((name) => !conditionsA.includes(name)),
+    acrossSimulatedUsers: acrossSimulatedUsers.map((row) => row.condition),
+    warnings,
     notes,
   };
 }
 
-export const COMPARISON_HEADER = ["condition", "n matched", "FS A", "FS B", "B - A", "95% CI (paired bootstrap)", "Wilcoxon p"];
+export const COMPARISON_HEADER = ["condition", "simulated user (A / B)", "n matched", "FS A", "FS B", "B - A", "95% CI (paired bootstrap)", "Wilcoxon p"];
 
 export function comparisonRows(comparison: RunComparison): string[][] {
   return comparison.conditions.map((row) => [
     row.condition,
+    row.simulatedUserA === row.simulatedUserB ? row.simulatedUserA : `${row.simulatedUserA} / ${row.simulatedUserB} (differ)`,
     String(row.matched),
     fixed(row.fsMeanA),
     fixed(row.fsMeanB),
@@ -141,16 +167,16 @@ export function comparisonRows(comparison: RunComparison): string[][] {
   ]);
 }
 
-/** The lines around the table that say what was compared and what was left out. */
-function comparisonLines(comparison: RunComparison): string[] {
-  const lines: string[] = [];
+/** The lines around the table that say what was compared and what was left out (and, with `warnings`, what crosses simulated users). */
+function comparisonLines(comparison: RunComparison, withWarnings: boolean): string[] {
+  const lines: string[] = withWarnings ? comparison.warnings.map((warning) => `warning: ${warning}`) : [];
   if (comparison.onlyInA.length > 0) lines.push(`conditions only in A (not compared): ${comparison.onlyInA.join(", ")}`);
   if (comparison.onlyInB.length > 0) lines.push(`conditions only in B (not compared): ${comparison.onlyInB.join(", ")}`);
   lines.push(...comparison.notes);
   return lines;
 }
 
-/** The comparison for a terminal. */
+/** The comparison for a terminal (its warnings go to stderr, see {@link RunComparison.warnings}). */
 export function renderComparisonText(comparison: RunComparison): string {
   return [
     `A: ${comparison.a.label} (${comparison.a.dialogues} dialogues)`,
@@ -159,7 +185,7 @@ export function renderComparisonText(comparison: RunComparison): string {
     "",
     textTable(COMPARISON_HEADER, comparisonRows(comparison)),
     "",
-    ...comparisonLines(comparison),
+    ...comparisonLines(comparison, false),
   ]
     .join("\n")
     .trimEnd();
@@ -178,7 +204,7 @@ export function renderComparisonMarkdown(comparison: RunComparison): string {
     "",
     "B - A is the mean of the matched differences FS(B) - FS(A); its 95% CI is a seeded percentile bootstrap over the matched pairs; the p-value is a two-sided Wilcoxon signed-rank test on the same differences (n/a when every difference is zero).",
     "",
-    ...comparisonLines(comparison).map((line) => `- ${markdownText(line)}`),
+    ...comparisonLines(comparison, true).map((line) => `- ${markdownText(line)}`),
     "",
   ].join("\n");
 }

@@ -1,3 +1,5 @@
+import { classifyEcsJudges, type EcsJudgeKinds } from "../analysis/ecs-judges.js";
+import type { RunSummary } from "../analysis/summary-schema.js";
 import type { DialogueRecord } from "../core/dialogue.js";
 import type { DialogueRow } from "../metrics/dialogue-row.js";
 
@@ -63,4 +65,23 @@ export function readRowEcs(row: DialogueRow): { entries: EcsEntry[]; unreadable:
 /** The ECS judges that scored at least one of these dialogues, in name order. */
 export function ecsJudgesOfRows(rows: readonly DialogueRow[]): string[] {
   return [...new Set(rows.flatMap((row) => readRowEcs(row).entries.map((entry) => entry.judge)))].sort();
+}
+
+/**
+ * The ECS judges of a report sorted into model judges and heuristics (analysis/ecs-judges.ts): the
+ * headline is summary.json's `judges.headlineEcs` where the summary has that field, else the first
+ * model judge found from the dialogues' judge ids (an older summary took its first judge, whatever
+ * it was, and is relabelled here). Heuristics always come from the dialogues' judge ids.
+ */
+export function reportEcsKinds(summary: RunSummary, rows: readonly DialogueRow[], judges: readonly string[]): EcsJudgeKinds {
+  const kinds = classifyEcsJudges(rows, judges);
+  const recorded = (summary as unknown as { judges?: { headlineEcs?: unknown } }).judges?.headlineEcs;
+  if (recorded === null || typeof recorded === "string") return { ...kinds, headline: recorded };
+  return kinds;
+}
+
+/** A judge's name as a chart panel shows it: a heuristic's says what it is. */
+export function ecsPanelLabel(judge: string, kinds: EcsJudgeKinds): string {
+  const heuristic = kinds.heuristics.find((candidate) => candidate.name === judge);
+  return heuristic === undefined ? judge : `${judge} (${heuristic.label}, not a model judge)`;
 }

@@ -32,8 +32,11 @@ export function replyLengthCells(condition: ConditionSummary, withTokens: boolea
   return [fixed(condition.meanReplyChars, 0), ...(withTokens ? [fixed(condition.meanReplyTokens ?? Number.NaN, 1)] : [])];
 }
 
-/** The paper's headline table: per condition FS, collapse rate, HID, ECS, reply length. */
-export function headlineRows(conditions: readonly ConditionSummary[]): string[][] {
+/**
+ * The paper's headline table: per condition FS, collapse rate, HID, ECS, reply length. ECS is the
+ * headline (model) judge's, `condition.ecs`; `missingEcs` is what a condition without it shows.
+ */
+export function headlineRows(conditions: readonly ConditionSummary[], missingEcs = "n/a"): string[][] {
   const withTokens = hasReplyTokens(conditions);
   return conditions.map((condition) => [
     condition.name,
@@ -41,11 +44,14 @@ export function headlineRows(conditions: readonly ConditionSummary[]): string[][
     withCI(condition.fs),
     percent(condition.collapseRate),
     withCI(condition.hid),
-    withCI(condition.ecs),
+    condition.ecs === null ? missingEcs : withCI(condition.ecs),
     ...replyLengthCells(condition, withTokens),
     String(condition.errors),
   ]);
 }
+
+/** The headline's ECS cell when ECS judges ran but none is a model (analysis/ecs-judges.ts). */
+export const NO_MODEL_JUDGE = "n/a (no model judge)";
 
 export const HEADLINE_HEADER = ["condition", "n", "FS [95% CI]", "collapse", "HID", "ECS", "reply chars", "errors"];
 

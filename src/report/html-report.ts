@@ -10,7 +10,8 @@ import { fixed, signed } from "./format.js";
 import { html, rawHtml, type SafeHtml } from "./html.js";
 import { buildReportModel, WORST_PER_CONDITION, type ReportInput, type Table } from "./report-model.js";
 
-const STYLE = `
+/** The page style of the reports (report.html, agreement.html): generic fonts only, nothing loaded. */
+export const REPORT_STYLE = `
 :root { color-scheme: light; --ink: #1d2330; --muted: #5b6474; --line: #dde1e8; --soft: #f5f7fa; --accent: #2f5d9a; }
 * { box-sizing: border-box; }
 body { margin: 0; background: #fff; color: var(--ink); font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
@@ -59,8 +60,8 @@ details.think p { white-space: pre-wrap; margin: 2px 0; }
 footer { margin-top: 48px; color: var(--muted); font-size: 13px; }
 `;
 
-/** Columns that hold numbers are right-aligned: every column from `textColumns` on. */
-function tableHtml(table: Table, textColumns = 1): SafeHtml {
+/** A table as HTML; columns that hold numbers are right-aligned: every column from `textColumns` on. */
+export function tableHtml(table: Table, textColumns = 1): SafeHtml {
   const cls = (column: number) => (column >= textColumns ? "num" : undefined);
   return html`<div class="table-wrap"><table>
 <thead><tr>${table.header.map((cell, column) => html`<th${classAttribute(cls(column))}>${cell}</th>`)}</tr></thead>
@@ -147,7 +148,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<string> {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>${model.title}</title>
-<style>${rawHtml(STYLE)}</style>
+<style>${rawHtml(REPORT_STYLE)}</style>
 </head>
 <body>
 <main>
@@ -159,7 +160,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<string> {
 <section id="headline">
 <h2>Headline (per condition)</h2>
 ${tableHtml(model.headline)}
-<p class="note">FS: mean final score (final emotion / 100) with a seeded percentile-bootstrap 95% CI. Collapse: share of dialogues that ended in failure, with a Wilson 95% CI. HID: hidden-intention detection by the simulator's verdicts, from the manipulation turn on. ECS: emotional consistency under the first ECS judge. Reply chars: mean visible reply length. Errors: dialogues that ended in error, excluded from every statistic.</p>
+<p class="note">FS: mean final score (final emotion / 100) with a seeded percentile-bootstrap 95% CI. Collapse: share of dialogues that ended in failure, with a Wilson 95% CI. HID: hidden-intention detection by the simulator's verdicts, from the manipulation turn on. ECS: emotional consistency under the headline ECS judge, the first that is a model (a heuristic such as the lexicon baseline is never shown here; it is in the ECS section under its own name). Reply chars: mean visible reply length. Errors: dialogues that ended in error, excluded from every statistic.</p>
 ${model.headlineNotes.map((note) => html`<p class="note">${note}</p>`)}
 </section>
 
@@ -170,7 +171,7 @@ ${tableHtml(model.byType)}
 
 <section id="ecs">
 <h2>ECS by judge</h2>
-${model.ecsByJudge.map(({ judge, headline, table }) => html`<h3>${judge}${headline ? " (the headline ECS)" : ""}</h3>${tableHtml(table)}`)}
+${model.ecsByJudge.map(({ title, table }) => html`<h3>${title}</h3>${tableHtml(table)}`)}
 ${model.ecsByJudge.length > 0 ? html`<p class="note">ECS: how well the judge, reading only the visible conversation, predicted the emotion the user reported after each reply (1 is perfect), with a seeded bootstrap 95% CI over dialogues. Before / after: over the turns before the manipulation turn and from it on; drop: before minus after. Judged: dialogues the judge scored; judge errors: turns it could not read (left out of the scores).</p>` : ""}
 ${model.ecsByJudgeNote === null ? "" : html`<p class="note">${model.ecsByJudgeNote}</p>`}
 </section>

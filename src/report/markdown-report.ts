@@ -49,9 +49,7 @@ export function renderMarkdownReport(input: RunSummary | ReportInput): string {
     "## ECS by judge",
     "",
   ];
-  for (const { judge, headline, table } of model.ecsByJudge) {
-    lines.push(`### ${markdownText(judge)}${headline ? " (the headline ECS)" : ""}`, "", markdownTable(table.header, table.rows), "");
-  }
+  for (const { title, table } of model.ecsByJudge) lines.push(`### ${markdownText(title)}`, "", markdownTable(table.header, table.rows), "");
   if (model.ecsByJudgeNote !== null) lines.push(markdownText(model.ecsByJudgeNote), "");
   if (model.hidJudges !== null) lines.push("## HID: the simulated user and the independent judges", "", markdownTable(model.hidJudges.header, model.hidJudges.rows), "");
   if (model.usage !== null || model.usageNote !== null) {

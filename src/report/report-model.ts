@@ -14,8 +14,9 @@ import { dialogueRow, sortedById, type DialogueRow } from "../metrics/dialogue-r
 import type { RunSetup } from "../record/load-run.js";
 import type { Invocation } from "../record/manifest.js";
 import { typeOrder } from "./charts/chart-data.js";
-import { ecsJudgesOfRows, readRowEcs } from "./ecs.js";
-import { cellValue, fixed, formatP, hasReplyTokens, headlineHeader, percent, replyLengthCells, withCI } from "./format.js";
+import { heuristicEcsTitle, noModelJudgeNote } from "../analysis/ecs-judges.js";
+import { ecsJudgesOfRows, readRowEcs, reportEcsKinds } from "./ecs.js";
+import { cellValue, fixed, formatP, hasReplyTokens, headlineHeader, NO_MODEL_JUDGE, percent, replyLengthCells, withCI } from "./format.js";
 import { comparisonsByMetric, judgeSections, summaryEcsJudges, summarySections } from "./summary-sections.js";
 
 /** Everything a report is made from: the saved record, as rows, with the few transcripts it shows. */
@@ -43,8 +44,11 @@ export interface ReportModel {
   /** Sentences under the headline table (what n/a means...). */
   headlineNotes: string[];
   byType: Table;
-  /** One table per ECS judge (`summary.conditions[].ecsByJudge`), the headline's judge first. */
-  ecsByJudge: Array<{ judge: string; headline: boolean; table: Table }>;
+  /**
+   * One table per ECS judge (`summary.conditions[].ecsByJudge`), in the summary's order, with the
+   * title the reports give it: the headline's says so, a heuristic's says what it is.
+   */
+  ecsByJudge: Array<{ judge: string; title: string; headline: boolean; heuristic: boolean; table: Table }>;
   /** Said in the ECS section when there is no table (or some entries could not be read). */
   ecsByJudgeNote: string | null;
   /** The simulator's HID beside each independent HID judge's; null when no independent HID judge ran. */
@@ -166,6 +170,27 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
   const namedJudges = summaryEcsJudges(summary);
   const judges = [...namedJudges, ...scoringJudges.filter((judge) => !namedJudges.includes(judge))];
   const judgeTables = judgeSections(summary);
+  /** Which judge gives the headline ECS (a model judge, or none) and which are heuristics. */
+  const ecsKinds = reportEcsKinds(summary, rows, judges);
+  const headlineJudge = ecsKinds.headline;
+  const heuristicOf = (judge: string) => ecsKinds.heuristics.find((heuristic) => heuristic.name === judge);
+  const headlineTable = judgeTables.ecs.find((table) => table.judge === headlineJudge);
+  const hasHeadlineField = (summary.judges as { headlineEcs?: unknown } | undefined)?.headlineEcs !== undefined;
+  /** The headline ECS of the condition at `index` of the summary: a model judge's mean, never a heuristic's. */
+  const headlineEcsCell = (index: number, condition: ConditionSummary): string => {
+    if (headlineJudge === null) return judges.length === 0 ? "n/a" : NO_MODEL_JUDGE;
+    if (headlineTable !== undefined) {
+      const cell = headlineTable.cells[index]?.cell ?? null;
+      return cell === null ? "n/a" : withCI(cell.mean);
+    }
+    // A summary without per-judge tables: its `ecs` is the headline's only if it is the judge it names first.
+    return hasHeadlineField || headlineJudge === namedJudges[0] ? withCI(condition.ecs) : "n/a";
+  };
+  const describeJudge = (judge: string) => {
+    const heuristic = heuristicOf(judge);
+    if (heuristic !== undefined) return `${judge} (${heuristic.label}: ${heuristic.description})`;
+    return judge === headlineJudge ? `${judge} (model judge, the headline ECS)` : `${judge} (model judge)`;
+  };
   const presets = [...new Set(rows.map((row) => row.preset))].sort();
   const types = typeOrder(conditions.flatMap((condition) => Object.keys(condition.byType)));
 
@@ -177,7 +202,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     ["run seed", String(summary.seed)],
     ["trajectory types", types.join(", ") || "none"],
     ["presets", presets.join(", ") || "unknown"],
-    ["ECS judges", judges.length === 0 ? "none (no ECS judge ran)" : judges.length > 1 && namedJudges.length > 0 ? `${judges.join(", ")} (the headline ECS is ${namedJudges[0]}'s)` : judges.join(", ")],
+    ["ECS judges", judges.length === 0 ? "none (no ECS judge ran)" : judges.map(describeJudge).join(", ")],
     ["HID", judgeTables.hid.length === 0 ? "the simulated user's verdicts" : `the simulated user's verdicts; independent HID judges: ${judgeTables.hid.map((table) => table.judge).join(", ")}`],
   ];
   if (input.setup?.simulator !== undefined) facts.push(["simulated user", describePlugin(input.setup.simulator)]);
@@ -185,16 +210,20 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
   for (const condition of input.setup?.conditions ?? []) if (condition.agent !== undefined) facts.push([`agent of ${condition.name}`, describePlugin(condition.agent)]);
 
   const headlineNotes: string[] = [];
-  if (conditions.every((condition) => condition.ecs === null)) {
-    if (judges.length === 0) headlineNotes.push("ECS is n/a: no ECS judge ran.");
-    else if (namedJudges.length === 0) headlineNotes.push(`ECS is n/a: summary.json has no ECS means, although the dialogues carry scores from ${scoringJudges.join(", ")} (the charts use them).`);
-    else {
-      const others = scoringJudges.filter((judge) => judge !== namedJudges[0]);
-      headlineNotes.push(`ECS is n/a: the headline's ECS judge, ${namedJudges[0]}, scored no dialogue${others.length > 0 ? ` (the ECS tables and charts show ${others.join(", ")})` : ""}.`);
-    }
-  } else if (namedJudges.length > 0) {
+  const heuristicsNamed = ecsKinds.heuristics.map((heuristic) => `the ${heuristic.label} (${heuristic.name}) ${heuristic.description}`).join("; ");
+  const modelJudges = judges.filter((judge) => heuristicOf(judge) === undefined);
+  if (judges.length === 0) headlineNotes.push("ECS is n/a: no ECS judge ran.");
+  else if (namedJudges.length === 0 && conditions.every((condition) => condition.ecs === null)) {
+    headlineNotes.push(`ECS is n/a: summary.json has no ECS means, although the dialogues carry scores from ${scoringJudges.join(", ")} (the charts use them).`);
+  } else if (headlineJudge === null) {
+    headlineNotes.push(noModelJudgeNote(ecsKinds) ?? `ECS is n/a: ${NO_MODEL_JUDGE}.`);
+  } else if (conditions.every((condition, index) => headlineEcsCell(index, condition) === "n/a")) {
+    const others = scoringJudges.filter((judge) => judge !== headlineJudge);
+    headlineNotes.push(`ECS is n/a: the headline's ECS judge, ${headlineJudge}, scored no dialogue${others.length > 0 ? ` (the ECS tables and charts show ${others.join(", ")})` : ""}.`);
+  } else {
     headlineNotes.push(
-      `ECS: the ${namedJudges[0]} judge's mean score${judges.length > 1 ? " (the first ECS judge)" : ""}; the ECS section below has ${judges.length > 1 ? "every judge's scores" : "its scores"} before and after the manipulation turn.`,
+      `ECS: the ${headlineJudge} judge's mean score (a model judge${modelJudges.length > 1 ? ", the first of several" : ""}); the ECS section below has ${judges.length > 1 ? "every judge's scores" : "its scores"} before and after the manipulation turn.` +
+        (heuristicsNamed === "" ? "" : ` Not in this column: ${heuristicsNamed}; it is in the ECS section under that name.`),
     );
   }
   if (judgeTables.hid.length > 0) headlineNotes.push(`HID is the simulated user's own verdicts; the independent HID judges (${judgeTables.hid.map((table) => table.judge).join(", ")}) are beside it in the HID table.`);
@@ -204,11 +233,14 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
 
   const sections = summarySections(summary);
   const comparisonHeader = ["metric", "test", "a", "b", "n", "p", "Holm p", "r", "mean a", "mean b"];
+  // An older summary named its first ECS judge's comparisons `ecs` whatever the judge was; shown by name unless it is the headline.
+  const legacyEcsJudge = !hasHeadlineField && namedJudges[0] !== undefined && namedJudges[0] !== headlineJudge ? namedJudges[0] : null;
+  const metricName = (metric: string) => (metric === "ecs" && legacyEcsJudge !== null ? `ecs:${legacyEcsJudge}` : metric);
   const comparisons = comparisonsByMetric(sections.comparisons).map(({ metric, rows }) => ({
-    metric,
+    metric: metricName(metric),
     table: {
       header: comparisonHeader,
-      rows: rows.map((row) => [row.metric, row.test, row.a, row.b, cellValue(row.n), formatP(row.p), formatP(row.pHolm), fixed(row.r), fixed(row.meanA), fixed(row.meanB)]),
+      rows: rows.map((row) => [metricName(row.metric), row.test, row.a, row.b, cellValue(row.n), formatP(row.p), formatP(row.pHolm), fixed(row.r), fixed(row.meanA), fixed(row.meanB)]),
     },
   }));
   let comparisonsNote: string | null = null;
@@ -218,7 +250,8 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
       ? null
       : [
           "Metrics: fs the final score; hid the simulated user's HID",
-          namedJudges.length > 0 ? `; ecs the headline ECS judge's score (${namedJudges[0]}), ecs:NAME another ECS judge's` : "; ecs:NAME an ECS judge's score",
+          headlineJudge !== null ? `; ecs the headline ECS judge's score (${headlineJudge}, a model judge), ecs:NAME another ECS judge's` : "; ecs:NAME an ECS judge's score (there is no headline ECS: no model judge ran)",
+          ecsKinds.heuristics.length > 0 ? ` (${ecsKinds.heuristics.map((heuristic) => `ecs:${heuristic.name} is the ${heuristic.label}, not a model judge`).join("; ")})` : "",
           "; hid:NAME an independent HID judge's verdict; collapse the share of dialogues that collapsed.",
           " Tests: mannwhitney over dialogues; wilcoxon over the per-scenario means of the scenarios both conditions ran; mcnemar (exact) on collapses, matched by scenario and repeat.",
           " Holm p: adjusted over all comparisons of one metric and test.",
@@ -254,9 +287,16 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     lengthConfoundNote = `${lengthConfoundNote ?? ""} ${entries(sections.unreadableLengthConfound, "length-confound")} could not be read (missing a, b, coefficient or p) and ${sections.unreadableLengthConfound === 1 ? "is" : "are"} not shown.`.trim();
   }
 
+  const ecsTitle = (judge: string) => {
+    const heuristic = heuristicOf(judge);
+    if (heuristic !== undefined) return heuristicEcsTitle(heuristic);
+    return judge === headlineJudge ? `${judge} (the headline ECS)` : judge;
+  };
   const ecsByJudge = judgeTables.ecs.map(({ judge, cells }) => ({
     judge,
-    headline: judge === namedJudges[0],
+    title: ecsTitle(judge),
+    headline: judge === headlineJudge,
+    heuristic: heuristicOf(judge) !== undefined,
     table: {
       header: ["condition", "ECS [95% CI]", "before manipulation", "after manipulation", "drop", "judged", "judge errors"],
       rows: cells.map(({ condition, cell }) =>
@@ -316,13 +356,13 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     facts,
     headline: {
       header: headlineHeader(conditions, ["condition", "n", "FS [95% CI]", "collapse [95% CI]", "HID", "ECS", "reply chars", "errors"]),
-      rows: conditions.map((condition) => [
+      rows: conditions.map((condition, index) => [
         condition.name,
         String(condition.n),
         fsCell(condition),
         collapseCell(condition),
         withCI(condition.hid),
-        withCI(condition.ecs),
+        headlineEcsCell(index, condition),
         ...replyLengthCells(condition, withReplyTokens),
         String(condition.errors),
       ]),

@@ -5,6 +5,7 @@
  * fails when they drift from the zod schemas).
  */
 import { z } from "zod";
+import { AgreementReportSchema } from "../analysis/agreement-schema.js";
 import { RunSummarySchema } from "../analysis/summary-schema.js";
 import { DialogueRecordSchema } from "../core/dialogue.js";
 import { JudgementLineSchema } from "../record/judgements.js";
@@ -30,6 +31,7 @@ export const SCHEMA_FILES: readonly SchemaFile[] = [
   { file: "run-manifest.schema.json", title: "AEB run manifest", description: "run.json of a run directory: its result definition, config and provenance (docs/output-format.md).", schema: RunManifestSchema, io: "output" },
   { file: "judgement-line.schema.json", title: "AEB judgement line", description: "One line of judgements.jsonl (docs/output-format.md).", schema: JudgementLineSchema, io: "output" },
   { file: "usage-event.schema.json", title: "AEB usage event", description: "One line of usage.jsonl (docs/output-format.md).", schema: UsageEventSchema, io: "output" },
+  { file: "agreement.schema.json", title: "AEB simulated-user agreement", description: "agreement.json of `aeb agreement --out DIR` (docs/agreement.md).", schema: AgreementReportSchema, io: "output" },
 ];
 
 /** Each schema file's text, as committed under schemas/. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bootstrapMeanCI } from "./bootstrap.js";
+import { bootstrapMeanCI, bootstrapStatisticCI } from "./bootstrap.js";
+import { pearson } from "./pearson.js";
 import { StatsInputError } from "./errors.js";
 import { difference, scipyVectors } from "./fixtures/scipy-vectors.js";
 
@@ -48,5 +49,35 @@ describe("bootstrapMeanCI", () => {
     expect(() => bootstrapMeanCI([1, 2], { seed: 1, resamples: 0 })).toThrow("resamples must be an integer >= 1");
     expect(() => bootstrapMeanCI([1, 2], { seed: 1, confidence: 1 })).toThrow(StatsInputError);
     expect(() => bootstrapMeanCI([1, 2], { seed: -3 })).toThrow("seed must be an integer >= 0");
+  });
+});
+
+describe("bootstrapStatisticCI", () => {
+  const pearsonOf = (x: readonly number[], y: readonly number[]) => (indices: readonly number[]) => {
+    const xs = indices.map((index) => x[index] as number);
+    const ys = indices.map((index) => y[index] as number);
+    return pearson(xs, ys).r;
+  };
+
+  it("draws the same indices as bootstrapMeanCI, so the mean as a statistic gives its interval", () => {
+    const values = [0.2, 0.9, 0.4, 0.4, 0.7, 1, 0.1];
+    const meanOf = (indices: readonly number[]) => indices.reduce((sum, index) => sum + (values[index] as number), 0) / indices.length;
+    expect(bootstrapStatisticCI(values.length, meanOf, { seed: 8, resamples: 500 }).ci95).toEqual(bootstrapMeanCI(values, { seed: 8, resamples: 500 }).ci95);
+  });
+
+  it.each(scipyVectors().bootstrapStatistic)(
+    "reproduces the Python re-implementation with scipy's pearsonr per resample: seed $seed",
+    ({ x, y, resamples, confidence, seed, low, high, undefinedResamples }) => {
+      const result = bootstrapStatisticCI(x.length, pearsonOf(x, y), { resamples, confidence, seed });
+      expect(result.resamples).toBe(resamples);
+      expect(result.undefinedResamples).toBe(undefinedResamples);
+      expect(difference(result.ci95![0], low)).toBeLessThanOrEqual(1e-12);
+      expect(difference(result.ci95![1], high)).toBeLessThanOrEqual(1e-12);
+    },
+  );
+
+  it("gives no interval when the statistic is undefined in every resample", () => {
+    expect(bootstrapStatisticCI(3, () => Number.NaN, { seed: 1, resamples: 10 })).toEqual({ ci95: null, resamples: 10, undefinedResamples: 10 });
+    expect(() => bootstrapStatisticCI(0, () => 1, { seed: 1 })).toThrow("bootstrapStatisticCI: size must be an integer >= 1");
   });
 });

@@ -79,3 +79,43 @@ function percentile(sorted: Float64Array, q: number): number {
   const high = sorted[above] as number;
   return low + (high - low) * fraction;
 }
+
+/** A percentile-bootstrap interval of any statistic, with how many resamples left it undefined. */
+export interface BootstrapStatisticResult {
+  /** Percentile interval over the resamples where the statistic was defined; null when none was. */
+  ci95: [number, number] | null;
+  /** Resamples drawn. */
+  resamples: number;
+  /** Resamples where the statistic was NaN (e.g. a correlation of tied values), left out of the interval. */
+  undefinedResamples: number;
+}
+
+/**
+ * Seeded percentile bootstrap of a statistic of `size` units: each round draws `size` unit
+ * indices with replacement (`rng.int(0, size − 1)`, one after another, as
+ * {@link bootstrapMeanCI} draws) and hands them, in draw order, to `statistic`. Rounds where the
+ * statistic is NaN are counted and left out; the interval is taken over the others, with the
+ * same interpolation as {@link bootstrapMeanCI}. For statistics of matched units (a correlation
+ * over resampled scenarios, a difference of paired means); scripts/make-agreement-vectors.py
+ * repeats the procedure in Python.
+ */
+export function bootstrapStatisticCI(size: number, statistic: (indices: readonly number[]) => number, options: BootstrapOptions): BootstrapStatisticResult {
+  requireInteger(size, "bootstrapStatisticCI: size", 1);
+  const resamples = options.resamples ?? DEFAULT_RESAMPLES;
+  const confidence = options.confidence ?? DEFAULT_CONFIDENCE;
+  requireInteger(resamples, "bootstrapStatisticCI: resamples", 1);
+  requireOpenUnitInterval(confidence, "bootstrapStatisticCI: confidence");
+  requireInteger(options.seed, "bootstrapStatisticCI: seed", 0);
+  const rng = createRng(options.seed);
+  const values: number[] = [];
+  const indices = new Array<number>(size);
+  for (let round = 0; round < resamples; round++) {
+    for (let draw = 0; draw < size; draw++) indices[draw] = rng.int(0, size - 1);
+    const value = statistic(indices);
+    if (!Number.isNaN(value)) values.push(value);
+  }
+  if (values.length === 0) return { ci95: null, resamples, undefinedResamples: resamples };
+  const sorted = Float64Array.from(values).sort();
+  const tail = (1 - confidence) / 2;
+  return { ci95: [percentile(sorted, tail), percentile(sorted, 1 - tail)], resamples, undefinedResamples: resamples - values.length };
+}

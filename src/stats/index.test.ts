@@ -6,6 +6,7 @@ describe("stats index", () => {
     const expected = [
       "StatsInputError",
       "bootstrapMeanCI",
+      "bootstrapStatisticCI",
       "wilsonInterval",
       "mannWhitneyU",
       "wilcoxonSignedRank",
@@ -16,6 +17,8 @@ describe("stats index", () => {
       "olsTerm",
       "lengthConfound",
       "spearman",
+      "pearson",
+      "kendallTauB",
       "averageRanks",
       "normalCdf",
       "normalSf",

@@ -5,7 +5,7 @@
 export { StatsInputError } from "./errors.js";
 
 // Tests and intervals.
-export { bootstrapMeanCI, type BootstrapMeanResult, type BootstrapOptions } from "./bootstrap.js";
+export { bootstrapMeanCI, bootstrapStatisticCI, type BootstrapMeanResult, type BootstrapOptions, type BootstrapStatisticResult } from "./bootstrap.js";
 export { wilsonInterval } from "./wilson.js";
 export { mannWhitneyU, type MannWhitneyResult } from "./mann-whitney.js";
 export { wilcoxonSignedRank, type WilcoxonResult } from "./wilcoxon.js";
@@ -14,6 +14,8 @@ export { holmAdjust } from "./holm.js";
 export { ols, olsTerm, INTERCEPT, type OlsPredictor, type OlsResult, type OlsTerm } from "./ols.js";
 export { lengthConfound, type ConditionEffect, type LengthConfoundResult } from "./length-confound.js";
 export { spearman, type SpearmanResult } from "./spearman.js";
+export { pearson, type PearsonResult } from "./pearson.js";
+export { kendallTauB, type KendallResult } from "./kendall.js";
 
 // Building blocks.
 export { averageRanks, tieCorrectionSum, type Ranking } from "./ranks.js";

@@ -4,6 +4,8 @@ import { importSageResults } from "../../interop/import-sage.js";
 import { buildLeaderboard, renderLeaderboard } from "../../interop/leaderboard.js";
 import { SageImportError, type SkippedLine } from "../../interop/sage-results.js";
 import { renderReplay, replayFailures, replaySageResultFile } from "../../interop/sage-replay.js";
+import { simulatedUsersOfDirectory } from "../../interop/simulated-users.js";
+import { displayName } from "../options.js";
 
 interface ImportSageFlags {
   out?: string;
@@ -11,6 +13,7 @@ interface ImportSageFlags {
   force?: boolean;
   verify?: boolean;
   judge: boolean;
+  simulator?: string;
 }
 
 /** One skipped line for stderr: file, line number, and the reason indented under it. */
@@ -35,7 +38,8 @@ export function registerImportCommand(program: Command): void {
       "after",
       "\nExamples:\n  aeb import sage ../shared/data/sage/results-deepseek-v3-simulator/*_result.jsonl --out runs/sage-import\n  aeb leaderboard runs/sage-import\n  aeb import sage ../shared/data/sage/results-deepseek-v3-simulator/*_result.jsonl --verify\n",
     )
-    .option("--no-judge", "do not score ECS with the offline lexicon judge")
+    .option("--no-judge", "do not score ECS with the offline lexicon judge (a heuristic baseline, shown under that name, never as the headline ECS)")
+    .option("--simulator <name>", "the simulated user that scored the files (SAGE's simulator model), recorded in import.json; default: each file's folder name (results-deepseek-v3-simulator -> deepseek-v3)", displayName)
     .action(async (files: string[], flags: ImportSageFlags) => {
       if (flags.verify === true) {
         const replays = [];
@@ -49,12 +53,13 @@ export function registerImportCommand(program: Command): void {
         console.log("");
       }
       if (flags.out === undefined) throw new SageImportError("--out DIR is required to import (or --verify to only check the files)");
-      const result = await importSageResults(files, flags.out, { strict: flags.strict, force: flags.force, judge: flags.judge });
+      const result = await importSageResults(files, flags.out, { strict: flags.strict, force: flags.force, judge: flags.judge, ...(flags.simulator !== undefined ? { simulator: flags.simulator } : {}) });
       const skipped = result.files.flatMap((file) => file.skipped);
       for (const line of skipped) console.error(describeSkippedLine(line));
       if (skipped.length > 0) console.error(`skipped ${skipped.length} malformed line(s); the rest was imported (--strict fails instead)`);
       for (const file of result.files) console.log(`${file.file} -> condition ${file.condition}: ${file.records.length} dialogues${file.skipped.length > 0 ? `, ${file.skipped.length} line(s) skipped` : ""}`);
-      console.log(`\n${renderLeaderboard(await buildLeaderboard([{ source: flags.out, records: result.records, skipped }]), "text")}`);
+      const simulatedUser = simulatedUsersOfDirectory(flags.out).of;
+      console.log(`\n${renderLeaderboard(buildLeaderboard([{ source: flags.out, records: result.records, skipped, simulatedUser }]), "text")}`);
       console.log(`\nfiles: ${join(flags.out, "dialogues.jsonl")}, ${join(flags.out, "summary.json")}, ${join(flags.out, "report.md")}, ${join(flags.out, "report.html")}`);
     });
 }

@@ -9,7 +9,8 @@ import { loadRunConfig, parseRunConfig, type RunConfig } from "../../runner/run-
 import { runBenchmark } from "../../runner/run-benchmark.js";
 import { estimatePlanCost, type PlanCost } from "../../runner/plan-cost.js";
 import { policyChatModel } from "../../mock/policy-chat-model.js";
-import { headlineHeader, headlineRows, textTable } from "../../report/format.js";
+import { textTable } from "../../report/format.js";
+import { renderTerminalSummary } from "../../report/terminal-summary.js";
 import { nonNegativeInteger, positiveInteger, positiveNumber } from "../options.js";
 import { RunProgress } from "../progress.js";
 import { invocationArgs } from "../invocation.js";
@@ -239,7 +240,7 @@ export function registerRunCommand(program: Command): void {
         process.removeListener("SIGTERM", onSignal);
       }
       progress.stop();
-      console.log(textTable(headlineHeader(result.summary.conditions), headlineRows(result.summary.conditions)));
+      console.log(renderTerminalSummary(result.summary));
       console.log(`\n${result.summary.dialogues} dialogues (${result.ran} run now, ${result.skipped} kept from before) -> ${outDir}`);
       console.log(`files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}, ${join(outDir, "report.html")}`);
       if (result.stopped) {

@@ -1,7 +1,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { DialogueRow } from "../../metrics/dialogue-row.js";
 import type { RunSummary } from "../../analysis/summary-schema.js";
-import { readRowEcs } from "../ecs.js";
+import { ecsPanelLabel, readRowEcs, reportEcsKinds } from "../ecs.js";
 import { conditionOrder, scoredRows, typeOrder } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
 import { CHART_CONFIG, NO_ECS_MESSAGE, conditionScale } from "./theme.js";
@@ -34,13 +34,16 @@ export function ecsPhaseRows(rows: readonly DialogueRow[]): EcsPhaseRow[] {
  * turn is 0 have no "before" point.
  */
 export function ecsBeforeAfterSpec(summary: RunSummary, rows: readonly DialogueRow[]): TopLevelSpec {
-  const values = ecsPhaseRows(rows);
-  if (values.length === 0) {
+  const phaseRows = ecsPhaseRows(rows);
+  if (phaseRows.length === 0) {
     const anyEcs = scoredRows(rows).some((row) => readRowEcs(row).entries.length > 0);
     return anyEcs
       ? placeholderSpec("no ECS before/after values", "the ECS judge recorded no `before` or `after` scores")
       : placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this chart");
   }
+  // A heuristic's panel says what it is (analysis/ecs-judges.ts).
+  const kinds = reportEcsKinds(summary, rows, [...new Set(phaseRows.map((row) => row.judge))]);
+  const values = phaseRows.map((row) => ({ ...row, judge: ecsPanelLabel(row.judge, kinds) }));
   const judges = [...new Set(values.map((value) => value.judge))].sort();
   const types = typeOrder(values.map((value) => value.type));
   const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };

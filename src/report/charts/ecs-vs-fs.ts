@@ -1,7 +1,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { DialogueRow } from "../../metrics/dialogue-row.js";
 import type { RunSummary } from "../../analysis/summary-schema.js";
-import { readRowEcs } from "../ecs.js";
+import { ecsPanelLabel, readRowEcs, reportEcsKinds } from "../ecs.js";
 import { conditionOrder, scoredRows } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
 import { CHART_CONFIG, NO_ECS_MESSAGE, conditionScale } from "./theme.js";
@@ -19,8 +19,11 @@ export function ecsFsPoints(rows: readonly DialogueRow[]): Array<{ id: string; c
  * without moving up (no higher ECS) improved outcomes without making the user more legible.
  */
 export function ecsVsFsSpec(summary: RunSummary, rows: readonly DialogueRow[]): TopLevelSpec {
-  const values = ecsFsPoints(rows);
-  if (values.length === 0) return placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this plot");
+  const points = ecsFsPoints(rows);
+  if (points.length === 0) return placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this plot");
+  // A heuristic's panel says what it is (analysis/ecs-judges.ts).
+  const kinds = reportEcsKinds(summary, rows, [...new Set(points.map((point) => point.judge))]);
+  const values = points.map((point) => ({ ...point, judge: ecsPanelLabel(point.judge, kinds) }));
   const judges = [...new Set(values.map((value) => value.judge))].sort();
   const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };
   const inUnit = values.every((value) => value.ecs >= 0 && value.ecs <= 1);

@@ -1,0 +1,27 @@
+/**
+ * What `aeb run` and `aeb judge` print when they finish: the headline table, then each heuristic
+ * ECS judge under the name that says what it is (never in the headline), then why the headline
+ * ECS is n/a when no model judge ran. A pure function of summary.json.
+ */
+import { HEURISTIC_ECS_JUDGES, heuristicEcsTitle, type HeuristicEcsJudge } from "../analysis/ecs-judges.js";
+import type { RunSummary } from "../analysis/summary-schema.js";
+import { headlineHeader, headlineRows, NO_MODEL_JUDGE, textTable, withCI } from "./format.js";
+
+/** The summary's heuristic ECS judges (`judges.heuristicEcs`: name -> judge id) with what each is. */
+function heuristicsOf(summary: RunSummary): Array<{ name: string } & HeuristicEcsJudge> {
+  return Object.entries(summary.judges.heuristicEcs ?? {}).map(([name, id]) => ({ name, ...(HEURISTIC_ECS_JUDGES[id] ?? { label: "ECS heuristic", description: "not a model judge" }) }));
+}
+
+export function renderTerminalSummary(summary: RunSummary): string {
+  const noModelJudge = summary.judges.ecs.length > 0 && summary.judges.headlineEcs === null;
+  const parts = [textTable(headlineHeader(summary.conditions), headlineRows(summary.conditions, noModelJudge ? NO_MODEL_JUDGE : "n/a"))];
+  for (const heuristic of heuristicsOf(summary)) {
+    const rows = summary.conditions.map((condition) => {
+      const cell = condition.ecsByJudge[heuristic.name];
+      return [condition.name, cell?.mean === null || cell === undefined ? "n/a" : withCI(cell.mean), String(cell?.judged ?? 0)];
+    });
+    parts.push(`${heuristicEcsTitle(heuristic)}\n${textTable(["condition", "ECS [95% CI]", "judged"], rows)}`);
+  }
+  if (noModelJudge) parts.push(`ECS is ${NO_MODEL_JUDGE}: ${summary.judges.ecs.join(", ")} ${summary.judges.ecs.length > 1 ? "are heuristics" : "is a heuristic"}, not a model judge; the headline shows ECS only from a model judge (judges.ecs with kind: llm).`);
+  return parts.join("\n\n");
+}
