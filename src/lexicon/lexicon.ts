@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { dataPath, loadDataFile } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
+import { withOneSidedWordBoundaries } from "./word-boundaries.js";
 
 export const LanguageSchema = z.enum(["en", "zh"]);
 export type Language = z.infer<typeof LanguageSchema>;
@@ -56,12 +57,25 @@ export interface Lexicon {
   examples: Record<LexicalMove, string>;
 }
 
+/** The source of each compiled pattern as the lexicon file writes it ({EMOTION} expanded), for tests. */
+const writtenSources = new WeakMap<RegExp, string>();
+
+/** A compiled lexicon pattern's source as written in the lexicon file (before word-boundaries.ts rewrote it). */
+export function patternAsWritten(pattern: RegExp): string {
+  return writtenSources.get(pattern) ?? pattern.source;
+}
+
 function compile(source: string, emotionAlternation: string, where: string): RegExp {
+  const expanded = source.replaceAll("{EMOTION}", emotionAlternation);
   try {
-    return new RegExp(source.replaceAll("{EMOTION}", emotionAlternation), "iu");
+    new RegExp(expanded, "iu");
   } catch (error) {
     throw new AebError(`lexicon pattern ${where} does not compile: ${(error as Error).message}`);
   }
+  // The same matches as the pattern as written, much faster on long replies (see word-boundaries.ts).
+  const pattern = new RegExp(withOneSidedWordBoundaries(expanded), "iu");
+  writtenSources.set(pattern, expanded);
+  return pattern;
 }
 
 const cache = new Map<Language, Lexicon>();
