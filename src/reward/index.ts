@@ -3,3 +3,4 @@ export * from "./formulaic-comfort.js";
 export * from "./repetition.js";
 export * from "./injection.js";
 export * from "./adjustments.js";
+export * from "./reward-mode.js";
