@@ -3,9 +3,12 @@
  * port, and exits cleanly on SIGTERM.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ResetResponse, StepResponse } from "../src/server/api-schemas.js";
-import { CLI, runCli } from "./helpers/cli.js";
+import { DialogueRecordSchema } from "../src/core/dialogue.js";
+import { CLI, runCli, temporaryDirectory } from "./helpers/cli.js";
 
 const children: ChildProcess[] = [];
 
@@ -60,13 +63,19 @@ describe("aeb serve", () => {
     expect(server.output().stderr).not.toContain("no AEB_SERVER_SECRET");
   });
 
-  it("warns when no secret is set, and never prints the secret or the bearer token", async () => {
-    const server = serve([], { AEB_SERVER_TOKEN: "cli-bearer-token-value" });
-    await server.url;
+  it("warns when no secret is set, never prints the secret or the bearer token, and exits 1 when the shutdown timeout cuts a step", async () => {
+    const server = serve(["--mock-user-latency", "3000", "--shutdown-timeout", "1"], { AEB_SERVER_TOKEN: "cli-bearer-token-value" });
+    const url = await server.url;
+    const headers = { ...json, authorization: "Bearer cli-bearer-token-value" };
+    const reset = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers, body: JSON.stringify({ seed: 3 }) })).json()) as ResetResponse;
+    const inFlight = fetch(`${url}/v1/step`, { method: "POST", headers, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }) }).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 200));
     server.child.kill("SIGTERM");
-    await server.exited;
+    expect(await server.exited).toBe(1);
+    expect(await inFlight).toBeInstanceOf(Error);
     const { stdout, stderr } = server.output();
     expect(stderr).toMatch(/no AEB_SERVER_SECRET; using a random secret/);
+    expect(stderr).toMatch(/shutdown timeout: 1 request\(s\) still in flight after 1 s were cut/);
     expect(stdout).toContain("bearer token required");
     expect(`${stdout}${stderr}`).not.toContain("cli-bearer-token-value");
   });
@@ -83,8 +92,9 @@ describe("aeb serve", () => {
     expect(badPreset.stderr).toMatch(/expected one of aeb, sage, rlver, scenario/);
   });
 
-  it("runs several workers on one port: any worker serves any step, metrics add up, sessions are off", async () => {
-    const server = serve(["--workers", "2"], { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret", AEB_SERVER_TOKEN: "bearer" });
+  it("runs several workers on one port: any worker serves any step, metrics add up, sessions are off, the primary writes the recording", async () => {
+    const recording = join(temporaryDirectory(), "train");
+    const server = serve(["--workers", "2", "--record", recording], { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret", AEB_SERVER_TOKEN: "bearer" });
     const url = await server.url;
     const headers = { ...json, authorization: "Bearer bearer" };
     const resets: ResetResponse[] = [];
@@ -103,7 +113,22 @@ describe("aeb serve", () => {
     const session = await fetch(`${url}/v1/sessions`, { method: "POST", headers, body: "{}" });
     expect(session.status).toBe(501);
     expect(await session.json()).toMatchObject({ code: "sessions_unavailable" });
+    // Play the episodes to their end, each step on a new connection (so on either worker).
+    for (const reset of resets) {
+      let state = { token: reset.token, messages: reset.messages, done: false };
+      while (!state.done) {
+        const reply = "Tell me more about what happened.";
+        const step = (await (await fetch(`${url}/v1/step`, { method: "POST", headers: { ...headers, connection: "close" }, body: JSON.stringify({ ...state, done: undefined, reply }) })).json()) as StepResponse;
+        state = { token: step.token, messages: [...state.messages, { role: "assistant", content: reply }, { role: "user", content: step.message }], done: step.done };
+      }
+    }
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
+    const lines = readFileSync(join(recording, "dialogues.jsonl"), "utf8").split("\n");
+    expect(lines.pop()).toBe("");
+    const records = lines.map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
+    expect(records).toHaveLength(resets.length);
+    expect(new Set(records.map((record) => record.id)).size).toBe(resets.length);
+    expect(records.every((record) => record.condition === "train" && record.status === "done")).toBe(true);
   });
 });
