@@ -117,6 +117,18 @@ describe("recorded episodes", () => {
   });
 });
 
+describe("a failing writer", () => {
+  it("never fails the step that finished the episode", async () => {
+    const server = await buildServer({ scenarios, user: new OfflineSimulatedUser(), secret: SECRET, recording: { condition: "train", write: () => { throw new Error("disk full"); } } });
+    try {
+      const { started } = await play(server.app, { scenarioId: scenarios[5]!.id, seed: 1 }, "step");
+      expect(started.episodeId).toBeDefined();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("the --record directory", () => {
   it("gets each episode once, one line each, and aeb report reads it as a run of condition train", async () => {
     const { app } = await serving;

@@ -97,12 +97,17 @@ describe("bad input: a 4xx with a JSON error that says what is wrong", () => {
 
   it("wrong types are refused, never coerced", async () => {
     const { app } = await start();
-    for (const body of [{ seed: "1" }, { seed: 1.5 }, { seed: -1 }, { repeat: "0" }, { preset: "AEB" }, { rewardMode: "sparse" }, { scenarioId: 7 }, { type: "sad" }]) {
+    for (const body of [{ seed: "1" }, { seed: 1.5 }, { seed: -1 }, { repeat: "0" }, { preset: "AEB" }, { rewardMode: "sparse" }, { scenarioId: 7 }, { type: "sad" }, { trainerStep: -1 }, { trainerStep: "3" }, { tags: "train" }]) {
       const response = await post(app, "/v1/reset", body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.code).toBe("invalid_request");
       expect(response.body.issues?.[0]?.path).toBe(Object.keys(body)[0]);
     }
+    const tagged = await post(app, "/v1/reset", { tags: { split: 1 } });
+    expect(tagged.body.issues?.[0]?.path).toBe("tags.split");
+    const manyTags = await post(app, "/v1/reset", { tags: Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`t${index}`, "x"])) });
+    expect(manyTags.status).toBe(400);
+    expect(manyTags.body.error).toMatch(/at most 16 tags/);
     const started = await reset(app);
     for (const reply of [5, null, ["hi"], { text: "hi" }]) {
       const response = await post(app, "/v1/step", { token: started.token, messages: started.messages, reply });

@@ -57,7 +57,7 @@ export const ResetRequestSchema = z.strictObject({
    * `condition` names the record's condition (default the server's `--record-condition`).
    */
   tags: z
-    .record(z.string().min(1).max(MAX_TAG_CHARS), z.string().max(MAX_TAG_CHARS))
+    .record(z.string().min(1).max(MAX_TAG_CHARS), z.string().min(1).max(MAX_TAG_CHARS))
     .refine((tags) => Object.keys(tags).length <= MAX_TAGS, { message: `at most ${MAX_TAGS} tags` })
     .optional(),
 });

@@ -195,7 +195,17 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
     pool,
     maxBatchSize,
     batchBodyLimit: options.batchBodyLimitBytes ?? 8 * 1024 * 1024,
-    recordEpisode: recording?.write,
+    recordEpisode:
+      recording === undefined
+        ? undefined
+        : (record) => {
+            // The step has been played and answered: a failed write is logged, never the client's error.
+            try {
+              recording.write(record);
+            } catch (error) {
+              app.log.error({ err: error, episode: record.id }, "could not record a finished episode");
+            }
+          },
   };
   registerOperationsRoutes(app, context, { isClosing: () => closing, metricsText });
   registerEnvironmentRoutes(app, context);
