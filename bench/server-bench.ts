@@ -11,14 +11,18 @@
  * 3. batch: one server process while 5 MB batches of 256 long replies are sent back to back to
  *    /v1/step/batch; meanwhile a closed loop asks /healthz every 10 ms and another sends single
  *    short steps. Their latency percentiles say whether the event loop stayed free.
- * 4. mock: `aeb serve --mock-user-latency L` (every simulated-user call sleeps L ms, as a model call
+ * 4. linear: in this process, the CPU time of one episode step (`step()` of the built library, the
+ *    offline user and the detectors) for replies of 2,500 to 20,000 characters of several kinds
+ *    (ordinary text, and the shapes that used to make lexicon matching quadratic): the cost per
+ *    step should grow in proportion to the reply's length.
+ * 5. mock: `aeb serve --mock-user-latency L` (every simulated-user call sleeps L ms, as a model call
  *    would). A closed-loop client with sub-millisecond timing sends the short steps; the server's
  *    overhead per step = client-observed latency minus the time spent inside the simulated user
  *    (from the server's /metrics, so timer overshoot counts as model time).
  *
  * Settings (environment): BENCH_DURATION seconds per measurement (default 10), BENCH_CONNECTIONS
  * (default 64), BENCH_MOCK_LATENCY_MS per model call (default 25), BENCH_SECTIONS (comma-separated,
- * default short,long,batch,mock), BENCH_CLI (the aeb CLI to measure, default this checkout's
+ * default short,long,batch,linear,mock), BENCH_CLI (the aeb CLI to measure, default this checkout's
  * dist/cli/main.js: point it at another build to compare), BENCH_SERVE_ARGS (extra `aeb serve`
  * flags), BENCH_CPU_PROF (a directory: one-process servers write a V8 CPU profile there),
  * BENCH_JSON (a file for the results as JSON).
@@ -37,7 +41,7 @@ const cli = process.env.BENCH_CLI ?? join(root, "dist", "cli", "main.js");
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const mockLatencyMs = Number(process.env.BENCH_MOCK_LATENCY_MS ?? 25);
-const sections = new Set((process.env.BENCH_SECTIONS ?? "short,long,batch,mock").split(","));
+const sections = new Set((process.env.BENCH_SECTIONS ?? "short,long,batch,linear,mock").split(","));
 const serveArgs = (process.env.BENCH_SERVE_ARGS ?? "").split(" ").filter(Boolean);
 const cpuProfileDir = process.env.BENCH_CPU_PROF;
 /** Server processes to measure with the offline user: one, and one per core. */
@@ -48,11 +52,18 @@ const secret = "bench-secret-bench-secret-bench-secret";
 const bearer = "bench-token-bench-token";
 const headers = { "content-type": "application/json", authorization: `Bearer ${bearer}` };
 
-/** The bits of the built library the bench uses (loaded from dist/ at run time). */
+/** The bits of the built library the bench uses (loaded at run time from the build BENCH_CLI belongs to). */
 interface AebLibrary {
   createReferenceAgent(id: string): {
     reply(input: { history: Array<{ role: "user" | "assistant"; content: string }>; language: "en" | "zh"; turnIndex: number; seed: number; dialogueId: string }): Promise<{ text: string }>;
   };
+  loadScenarioDirectory(path: string): Array<{ id: string; language: "en" | "zh"; preset: string; suite: string }>;
+  filterScenarios<T>(scenarios: T[], filter: { suite?: string }): T[];
+  BUILTIN_SCENARIO_DIR: string;
+  OfflineSimulatedUser: new () => unknown;
+  getPreset(name: string): unknown;
+  startEpisode(scenario: unknown, preset: unknown, seed: number): unknown;
+  step(state: unknown, reply: { text: string }, context: { scenario: unknown; preset: unknown; user: unknown; dialogueId: string }): Promise<unknown>;
 }
 
 interface Served {
@@ -349,6 +360,44 @@ async function underBatches(library: AebLibrary, shortBodies: string[]): Promise
   };
 }
 
+/** Replies of a given length: ordinary text, and shapes that once made matching quadratic. */
+const REPLY_KINDS: Record<string, (length: number) => string> = {
+  "ordinary text": (length) =>
+    "It sounds like you're feeling hurt and frustrated that your manager blamed you in front of everyone. That was unfair, and you didn't deserve it. What happened after the meeting? "
+      .repeat(Math.ceil(length / 170))
+      .slice(0, length),
+  "blank lines": (length) => "\n \t".repeat(length / 3).slice(0, length),
+  "unclosed “ quotes": (length) => "“a ".repeat(length / 3).slice(0, length),
+  "one word full of apostrophes": (length) => `a${"'".repeat(length - 2)}b`,
+};
+const LINEAR_LENGTHS = [2_500, 5_000, 10_000, 20_000];
+
+/**
+ * Mean CPU milliseconds of one step, by reply kind and length (in this process, the measured
+ * build's library): 30 steps after 3 warm-up ones, garbage collection included, so a step is
+ * charged for the memory it allocates whenever the collector happens to run.
+ */
+async function stepCpu(library: AebLibrary): Promise<Record<string, Record<number, number>>> {
+  const scenario = library.filterScenarios(library.loadScenarioDirectory(library.BUILTIN_SCENARIO_DIR), { suite: "starter" }).find((item) => item.language === "en")!;
+  const preset = library.getPreset(scenario.preset);
+  const user = new library.OfflineSimulatedUser();
+  const state = library.startEpisode(scenario, preset, 1);
+  const table: Record<string, Record<number, number>> = {};
+  for (const [kind, make] of Object.entries(REPLY_KINDS)) {
+    table[kind] = {};
+    for (const length of LINEAR_LENGTHS) {
+      const reply = make(length);
+      const play = () => library.step(state, { text: reply }, { scenario, preset, user, dialogueId: "bench" });
+      for (let run = 0; run < 3; run += 1) await play();
+      const before = process.cpuUsage();
+      for (let run = 0; run < 30; run += 1) await play();
+      const used = process.cpuUsage(before);
+      (table[kind] as Record<number, number>)[length] = (used.user + used.system) / 1000 / 30;
+    }
+  }
+  return table;
+}
+
 async function mockLlm(bodies: string[]): Promise<Array<Record<string, number>>> {
   const mock = await serve(["--mock-user-latency", String(mockLatencyMs)]);
   await closedLoop(mock.url, bodies, Math.min(3, duration), connections); // warm-up
@@ -381,7 +430,7 @@ async function mockLlm(bodies: string[]): Promise<Array<Record<string, number>>>
 }
 
 async function main(): Promise<void> {
-  const library = (await import(pathToFileURL(join(root, "dist", "index.js")).href)) as AebLibrary;
+  const library = (await import(pathToFileURL(join(dirname(cli), "..", "index.js")).href)) as AebLibrary;
   const loadBefore = loadavg()[0] ?? 0;
   console.log(
     `# AEB environment server benchmark\n\nmachine: ${cpus().length} CPU(s) (${cpus()[0]?.model ?? "unknown"}), Node ${process.version}; server and load generator on the same machine, in separate processes; load average before: ${loadBefore.toFixed(2)}; CLI: ${cli}${serveArgs.length > 0 ? ` ${serveArgs.join(" ")}` : ""}\n`,
@@ -410,6 +459,18 @@ async function main(): Promise<void> {
     console.log(`\n${batch.batches} batches, ${fixed(batch.batchMs.mean, 0)} ms each on average (max ${fixed(batch.batchMs.max, 0)} ms); failures: ${batch.failures}\n`);
   }
 
+  let linear: Record<string, Record<number, number>> | undefined;
+  if (sections.has("linear")) {
+    linear = await stepCpu(library);
+    console.log("## CPU of one episode step by reply length (mean of 30, garbage collection included; in-process, offline user and detectors)\n");
+    console.log(`| reply | ${LINEAR_LENGTHS.map((length) => `${length.toLocaleString("en")} chars`).join(" | ")} | 20,000 / 10,000 |`);
+    console.log(`|---|${LINEAR_LENGTHS.map(() => "---").join("|")}|---|`);
+    for (const [kind, row] of Object.entries(linear)) {
+      console.log(`| ${kind} | ${LINEAR_LENGTHS.map((length) => `${fixed(row[length] as number)} ms`).join(" | ")} | ${fixed((row[20_000] as number) / (row[10_000] as number), 1)}x |`);
+    }
+    console.log("");
+  }
+
   let mockRows: Array<Record<string, number>> = [];
   if (sections.has("mock")) {
     mockRows = await mockLlm(bodies);
@@ -435,6 +496,7 @@ async function main(): Promise<void> {
     durationSeconds: duration,
     throughput: rows,
     underBatches: batch,
+    stepCpuMs: linear,
     mockLlm: sections.has("mock") ? { latencyPerCallMs: mockLatencyMs, rows: mockRows } : undefined,
   };
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(summary, null, 2)}\n`);

@@ -1,4 +1,5 @@
 import type { Agent, AgentReply } from "../agents/agent.js";
+import { codePointCount } from "../core/code-points.js";
 import type { Adjustment, DialogueRecord, TurnRecord } from "../core/dialogue.js";
 import { applyChange } from "../core/emotion.js";
 import { AebError } from "../core/errors.js";
@@ -91,7 +92,7 @@ export async function step(state: EpisodeState, agentReply: AgentReply, context:
 
   const turn: TurnRecord = {
     index: state.turnIndex,
-    agent: { text: agentReply.text, ...(agentReply.think !== undefined ? { think: agentReply.think } : {}), chars: [...agentReply.text].length },
+    agent: { text: agentReply.text, ...(agentReply.think !== undefined ? { think: agentReply.think } : {}), chars: codePointCount(agentReply.text) },
     user: {
       text: reply.text,
       emotion,

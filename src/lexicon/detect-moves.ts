@@ -53,9 +53,11 @@ export function withoutQuotations(text: string): string {
   };
   let result = "";
   let copiedUpTo = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const quotation = QUOTATIONS.find((candidate) => candidate.open === text[index]);
-    if (quotation === undefined) continue;
+  const opening = new RegExp(`[${QUOTATIONS.map((quotation) => quotation.open).join("")}]`, "g");
+  for (let found = opening.exec(text); found !== null; found = opening.exec(text)) {
+    const { index } = found;
+    const mark = found[0];
+    const quotation = QUOTATIONS.find((candidate) => candidate.open === mark) as (typeof QUOTATIONS)[number];
     let end = closeAfter(quotation.close, index + 1);
     if (end !== -1 && quotation.endsAtNewline) {
       const newline = closeAfter("\n", index + 1);
@@ -64,7 +66,7 @@ export function withoutQuotations(text: string): string {
     if (end === -1) continue;
     result += `${text.slice(copiedUpTo, index)} … `;
     copiedUpTo = end + 1;
-    index = end;
+    opening.lastIndex = end + 1;
   }
   return copiedUpTo === 0 ? text : result + text.slice(copiedUpTo);
 }

@@ -1,3 +1,4 @@
+import { codePointCount } from "../core/code-points.js";
 import type { ChatTurn, DialogueRecord, TurnRecord } from "../core/dialogue.js";
 import type { Preset } from "../core/preset.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
@@ -39,7 +40,7 @@ export function finishedEpisodeRecord({ payload, record, scenario, preset, histo
     const agentText = history[2 * index + 1]?.content ?? "";
     return {
       index,
-      agent: { text: agentText, chars: [...agentText].length },
+      agent: { text: agentText, chars: codePointCount(agentText) },
       user: {
         text: history[2 * index + 2]?.content ?? "",
         emotion: summary.emotion,
