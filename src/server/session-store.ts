@@ -220,7 +220,9 @@ export class SessionStore {
     session.endReason = result.endReason;
     session.totalReward += result.reward;
     const answered: SessionStepOutcome = { ...outcome, session, replayed: false };
-    session.lastStep = { turnIndex, reply, outcome: answered };
+    // A retry is answered from this, and never recorded again: the episode's record is not kept.
+    const { finished: _finished, ...kept } = answered;
+    session.lastStep = { turnIndex, reply, outcome: kept };
     const bytes = sessionBytes(session);
     if (this.sessions.has(session.id)) this.heldBytes += bytes - session.bytes;
     session.bytes = bytes;

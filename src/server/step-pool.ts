@@ -86,9 +86,10 @@ export class StepPool {
     if (this.closed) return Promise.reject(new EnvironmentError(503, "shutting_down", "this server is shutting down; send the request to another replica or retry", { retryable: true, retryAfterSeconds: 1 }));
     const thread = this.threads.reduce((least, candidate) => (candidate.pending.size < least.pending.size ? candidate : least));
     const id = this.nextId++;
-    // A copy of its own, so the transfer cannot detach a buffer shared with other requests.
-    const own = new Uint8Array(body.byteLength);
-    own.set(body);
+    // Transferred, not copied; a body that shares its memory (a pooled small buffer) is copied first,
+    // so the transfer cannot detach memory other requests use.
+    const ownsItsMemory = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
+    const own = ownsItsMemory ? body : new Uint8Array(body);
     return new Promise<PlayedBatch>((resolve, reject) => {
       const onAbort = () => {
         if (this.pending.has(id)) thread.worker.postMessage({ type: "cancel", id } satisfies PoolRequest);
@@ -107,7 +108,7 @@ export class StepPool {
       });
       thread.pending.add(id);
       signal?.addEventListener("abort", onAbort, { once: true });
-      thread.worker.postMessage({ type: "batch", id, body: own } satisfies PoolRequest, [own.buffer]);
+      thread.worker.postMessage({ type: "batch", id, body: own } satisfies PoolRequest, [own.buffer as ArrayBuffer]);
     });
   }
 
