@@ -216,7 +216,15 @@ export function registerServeCommand(program: Command): void {
         stepThreads: flags.stepThreads ?? defaultStepThreads(flags.workers),
         ...(flags.record !== undefined ? { recording: { condition: flags.recordCondition, write } } : {}),
       });
-      const url = await server.listen({ host: flags.host, port: flags.port });
+      let url: string;
+      try {
+        url = await server.listen({ host: flags.host, port: flags.port });
+      } catch (error) {
+        // A port in use: close what was started (the step pool's threads would keep the process alive).
+        await server.close();
+        recorder?.close();
+        throw error;
+      }
       if (isClusterWorker()) announceListening(url);
       else console.log(describe(url, user.id));
 
