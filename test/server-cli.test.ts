@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { createServer, type AddressInfo } from "node:net";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import type { ResetResponse, StepResponse } from "../src/server/api-schemas.js";
 import { DialogueRecordSchema } from "../src/core/dialogue.js";
 import { CLI, runCli, temporaryDirectory } from "./helpers/cli.js";
@@ -80,13 +81,21 @@ describe("aeb serve", () => {
     expect(`${stdout}${stderr}`).not.toContain("cli-bearer-token-value");
   });
 
-  it("refuses to listen beyond loopback without a bearer token, and refuses a short secret", () => {
+  it("refuses to listen beyond loopback without a bearer token, refuses a short secret and a port in use", async () => {
+    const occupant = createServer();
+    await new Promise<void>((resolve) => occupant.listen(0, "127.0.0.1", resolve));
+    const busyPort = (occupant.address() as AddressInfo).port;
+    onTestFinished(() => void occupant.close());
     const open = runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { env: { AEB_SERVER_TOKEN: "" } });
     expect(open.code).toBe(1);
     expect(open.stderr).toMatch(/needs a bearer token: set AEB_SERVER_TOKEN/);
     const short = runCli(["serve", "--port", "0"], { env: { AEB_SERVER_SECRET: "short" } });
     expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/at least 16 bytes/);
+    // A port in use is a clear error, and the process exits (its threads do not keep it alive).
+    const taken = runCli(["serve", "--port", String(busyPort)], { env: { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret" } });
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(new RegExp(`port ${busyPort} on 127\\.0\\.0\\.1 is already in use.*choose another --port`));
     const badPreset = runCli(["serve", "--preset", "happy"]);
     expect(badPreset.code).not.toBe(0);
     expect(badPreset.stderr).toMatch(/expected one of aeb, sage, rlver, scenario/);

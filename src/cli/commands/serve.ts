@@ -223,6 +223,9 @@ export function registerServeCommand(program: Command): void {
         // A port in use: close what was started (the step pool's threads would keep the process alive).
         await server.close();
         recorder?.close();
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "EADDRINUSE") throw new ConfigError(`port ${flags.port} on ${flags.host} is already in use (another aeb serve?); choose another --port`);
+        if (code === "EADDRNOTAVAIL" || code === "EACCES") throw new ConfigError(`cannot listen on ${flags.host}:${flags.port} (${code}); check --host and --port`);
         throw error;
       }
       if (isClusterWorker()) announceListening(url);
