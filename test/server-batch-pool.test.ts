@@ -3,6 +3,7 @@
  * one bad step failing alone, bad requests refused as a whole, and the event loop free while a
  * large batch is played: health checks and single steps are answered before it finishes.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { createReferenceAgent } from "../src/agents/reference-agents.js";
@@ -61,6 +62,17 @@ describe("batches in the step pool", () => {
     expect((await pooled).pool?.size).toBe(1);
     expect((await start({ user: new DelayedSimulatedUser({ latencyMs: 0 }) })).pool).toBeUndefined();
     expect((await start({ stepThreads: 0 })).pool).toBeUndefined();
+  });
+
+  it.skipIf(process.platform !== "linux")("runs its threads at a lower CPU priority than the event loop (Linux)", async () => {
+    await pooled;
+    const niceOf = (task: string) => {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+    };
+    const nice = readdirSync("/proc/self/task").map(niceOf);
+    expect(niceOf(String(process.pid))).toBe(0);
+    expect(nice).toContain(10);
   });
 
   it("answers each step as a single step would, byte for byte; a bad step fails alone", async () => {

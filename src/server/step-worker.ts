@@ -5,6 +5,8 @@
  * scenarios, same secret, the offline simulated user: identical tokens and rewards), and returns
  * the response body ready to send, with what the main thread needs for metrics and the recorder.
  */
+import { readlinkSync } from "node:fs";
+import { constants, setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { OfflineSimulatedUser } from "../simulated-user/offline-user.js";
 import type { Appraisal, AppraisalInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
@@ -16,6 +18,21 @@ import type { BatchReply, PoolRequest, StepPoolInit, StepStat } from "./step-poo
 const init = workerData as StepPoolInit;
 const port = parentPort;
 if (port === null) throw new Error("step-worker.ts runs as a worker thread of the step pool");
+
+/**
+ * Batches are background work: when the cores are busy, the event loop (health checks, single
+ * steps) should run first. On Linux the nice value is a property of each thread, so this thread
+ * lowers its own; elsewhere, or where it is not allowed, it keeps the process's priority.
+ */
+function yieldToTheEventLoop(): void {
+  try {
+    const threadId = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, constants.priority.PRIORITY_BELOW_NORMAL);
+  } catch {
+    // Not Linux, or not permitted.
+  }
+}
+yieldToTheEventLoop();
 
 /** Time spent in each stage of the simulated user during the current step. */
 let stageSeconds: Array<{ stage: "appraise" | "reply"; seconds: number; ok: boolean }> = [];
