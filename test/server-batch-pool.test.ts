@@ -70,9 +70,10 @@ describe("batches in the step pool", () => {
       const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
       return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
     };
-    const nice = readdirSync("/proc/self/task").map(niceOf);
-    expect(niceOf(String(process.pid))).toBe(0);
-    expect(nice).toContain(10);
+    const main = niceOf(String(process.pid));
+    const lowered = readdirSync("/proc/self/task").map(niceOf).filter((nice) => nice > main);
+    expect(lowered.length).toBeGreaterThan(0);
+    expect(Math.min(...lowered)).toBe(Math.max(main, 10));
   });
 
   it("answers each step as a single step would, byte for byte; a bad step fails alone", async () => {

@@ -6,7 +6,7 @@
  * the response body ready to send, with what the main thread needs for metrics and the recorder.
  */
 import { readlinkSync } from "node:fs";
-import { constants, setPriority } from "node:os";
+import { constants, getPriority, setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { OfflineSimulatedUser } from "../simulated-user/offline-user.js";
 import type { Appraisal, AppraisalInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
@@ -27,7 +27,8 @@ if (port === null) throw new Error("step-worker.ts runs as a worker thread of th
 function yieldToTheEventLoop(): void {
   try {
     const threadId = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, constants.priority.PRIORITY_BELOW_NORMAL);
+    // Never raise it: a process started with `nice 15` keeps 15 in its threads.
+    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, Math.max(getPriority(threadId), constants.priority.PRIORITY_BELOW_NORMAL));
   } catch {
     // Not Linux, or not permitted.
   }
