@@ -71,6 +71,7 @@ describe("batches in the step pool", () => {
       return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
     };
     const main = niceOf(String(process.pid));
+    if (main >= 10) return; // the tests themselves run at low priority: nothing lower to see
     const lowered = readdirSync("/proc/self/task").map(niceOf).filter((nice) => nice > main);
     expect(lowered.length).toBeGreaterThan(0);
     expect(Math.min(...lowered)).toBe(Math.max(main, 10));
