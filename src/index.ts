@@ -33,8 +33,9 @@ export { classifyEcsJudges, HEURISTIC_ECS_JUDGES, type EcsJudgeKinds, type Heuri
 export { parseJsonl } from "./core/jsonl.js";
 export { parseProfileSource, loadProfileScenarios, profileToScenario, SageProfileSchema, PROFILE_SCHEMES, type ProfileSource, type ProfileScheme, type ProfileLoad, type SkippedProfileLine, type SageProfile } from "./scenarios/sage-profiles.js";
 export * from "./interop/index.js";
-export { buildServer, assertSafeBinding, isLoopbackHost, type ServerOptions, type EnvironmentServer } from "./server/app.js";
-export { Environment, rewardOf, type EnvironmentOptions, type StepOutcome, type EpisodeFields } from "./server/environment.js";
+export { buildServer, assertSafeBinding, isLoopbackHost, MIN_BEARER_TOKEN_CHARS, type ServerOptions, type EnvironmentServer } from "./server/app.js";
+export { Environment, type EnvironmentOptions, type StepOutcome, type EpisodeFields } from "./server/environment.js";
+export { EpisodeRecorder } from "./server/episode-recorder.js";
 export { EnvironmentError, type EnvironmentErrorCode, type ErrorBody } from "./server/environment-error.js";
 export { StateTokenCodec, hashHistory, type TokenPayload } from "./server/state-token.js";
 export {
@@ -42,13 +43,11 @@ export {
   ResetResponseSchema,
   StepRequestSchema,
   StepResponseSchema,
-  RewardModeSchema,
   PresetChoiceSchema,
   type ResetRequest,
   type ResetResponse,
   type StepRequest,
   type StepResponse,
-  type RewardMode,
   type PresetChoice,
 } from "./server/api-schemas.js";
 export { DelayedSimulatedUser, SimulatedModelError } from "./server/delayed-user.js";

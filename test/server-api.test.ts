@@ -24,6 +24,7 @@ import {
   type StepResponse,
 } from "../src/server/api-schemas.js";
 import { buildServer, type EnvironmentServer } from "../src/server/app.js";
+import { Environment } from "../src/server/environment.js";
 import { SessionStore } from "../src/server/session-store.js";
 
 const scenarios = filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite: "starter" });
@@ -189,8 +190,8 @@ describe("sessions", () => {
     SessionCreatedSchema.parse(created.body);
     expect(created.body).not.toHaveProperty("token");
     const stateless = await playEpisode(app, { scenarioId: scenarios[4]!.id, seed: 4, rewardMode: "delta" });
-    for (const expected of stateless.steps) {
-      const step = await post<StepResponse>(app, `/v1/sessions/${created.body.sessionId}/step`, { reply: expected.reply });
+    for (const [turnIndex, expected] of stateless.steps.entries()) {
+      const step = await post<StepResponse>(app, `/v1/sessions/${created.body.sessionId}/step`, { reply: expected.reply, turnIndex });
       expect(step.status).toBe(200);
       SessionStepResponseSchema.parse(step.body);
       expect(step.body).toMatchObject({ message: expected.message, emotion: expected.emotion, reward: expected.reward, done: expected.done });
@@ -200,7 +201,7 @@ describe("sessions", () => {
     const parsed = SessionStateSchema.parse(state.json());
     expect(parsed.messages).toEqual(stateless.messages);
     expect(parsed.totalReward).toBeCloseTo(stateless.steps.reduce((sum, step) => sum + step.reward, 0), 10);
-    const again = await post<{ code: string }>(app, `/v1/sessions/${created.body.sessionId}/step`, { reply: "more" });
+    const again = await post<{ code: string }>(app, `/v1/sessions/${created.body.sessionId}/step`, { reply: "more", turnIndex: stateless.steps.length });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe("episode_done");
     expect((await app.inject({ method: "DELETE", url: `/v1/sessions/${created.body.sessionId}` })).statusCode).toBe(204);
@@ -225,6 +226,82 @@ describe("sessions", () => {
     now = 3000;
     expect(() => store.get(first.id)).toThrow(/no session/);
     expect(store.create(reset).id).toBeDefined();
+  });
+});
+
+describe("session steps are idempotent", () => {
+  async function session(app: FastifyInstance) {
+    const created = await post<{ sessionId: string; messages: Message[] }>(app, "/v1/sessions", { scenarioId: scenarios[2]!.id, seed: 5 });
+    expect(created.status).toBe(201);
+    return created.body.sessionId;
+  }
+  const stepOf = (app: FastifyInstance, id: string, body: Record<string, unknown>) => post<StepResponse & { code?: string; error?: string }>(app, `/v1/sessions/${id}/step`, body);
+
+  it("twenty identical simultaneous steps play one turn, and all get its answer", async () => {
+    const app = await startServer();
+    const id = await session(app);
+    const body = { reply: "That sounds like it really stung, in front of everyone.", turnIndex: 0 };
+    const answers = await Promise.all(Array.from({ length: 20 }, () => stepOf(app, id, body)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    expect(new Set(answers.map((answer) => answer.raw)).size).toBe(1);
+    const state = (await app.inject({ method: "GET", url: `/v1/sessions/${id}` })).json() as { turnIndex: number; messages: Message[] };
+    expect(state.turnIndex).toBe(1);
+    expect(state.messages).toHaveLength(3);
+    const metrics = (await app.inject({ method: "GET", url: "/metrics" })).body;
+    expect(metrics).toContain('aeb_env_steps_total{api="session",outcome="ok"} 1');
+    expect(metrics).toContain('aeb_env_steps_total{api="session",outcome="replayed"} 19');
+  });
+
+  it("a retry of the last step gets the recorded answer; an old turn or another reply is refused with 409", async () => {
+    const app = await startServer();
+    const id = await session(app);
+    const first = await stepOf(app, id, { reply: "What happened next?", turnIndex: 0 });
+    expect(first.status).toBe(200);
+    const retried = await stepOf(app, id, { reply: "What happened next?", turnIndex: 0 });
+    expect(retried.raw).toBe(first.raw);
+    const otherReply = await stepOf(app, id, { reply: "Something else entirely.", turnIndex: 0 });
+    expect(otherReply.status).toBe(409);
+    expect(otherReply.body).toMatchObject({ code: "stale_turn", retryable: false });
+    expect(otherReply.body.error).toMatch(/turn 0 of this session was already played with another reply.*send turnIndex 1/);
+    expect((await stepOf(app, id, { reply: "Go on.", turnIndex: 1 })).status).toBe(200);
+    const old = await stepOf(app, id, { reply: "What happened next?", turnIndex: 0 });
+    expect(old.status).toBe(409);
+    expect(old.body.code).toBe("stale_turn");
+    expect(old.body.error).toMatch(/already played; the session is at turn 2/);
+    const ahead = await stepOf(app, id, { reply: "Later.", turnIndex: 5 });
+    expect(ahead.status).toBe(409);
+    expect(ahead.body).toMatchObject({ code: "turn_mismatch" });
+    const missing = await stepOf(app, id, { reply: "No turn." });
+    expect(missing.status).toBe(400);
+    expect((missing.body as unknown as { issues: Array<{ path: string }> }).issues[0]!.path).toBe("turnIndex");
+  });
+});
+
+describe("sessions are bounded by memory as well as count", () => {
+  it("refuses a new session once 90% of the memory budget is held, and a step that would pass it, naming the budget", async () => {
+    const app = await startServer();
+    const reset = (await post<ResetResponse>(app, "/v1/reset", { scenarioId: scenarios[0]!.id })).body;
+    const store = new SessionStore({ idleTimeoutMs: 60_000, maxSessions: 1000, maxBytes: 64 * 1024 });
+    const opened: string[] = [];
+    let refusal: Error | undefined;
+    for (let index = 0; index < 100 && refusal === undefined; index += 1) {
+      try {
+        opened.push(store.create(reset).id);
+      } catch (error) {
+        refusal = error as Error;
+      }
+    }
+    expect(refusal?.message).toMatch(/holds 90% of its session memory budget \(0\.1 MiB; about .* held by \d+ sessions\)/);
+    expect(store.bytes).toBeLessThanOrEqual(0.9 * 64 * 1024);
+    expect(opened.length).toBeGreaterThan(3);
+    // A step of an open session may use the rest of the budget, but not more.
+    const environment = new Environment({ scenarios, user: new OfflineSimulatedUser(), secret: SECRET });
+    const long = "I hear how much that hurt. ".repeat(700);
+    await expect(store.step(opened[0]!, 0, long, (request) => environment.step(request))).rejects.toThrow(/hold their memory budget/);
+    store.delete(opened[1]!);
+    store.delete(opened[2]!);
+    const played = await store.step(opened[0]!, 0, "What happened?", (request) => environment.step(request));
+    expect(played.session.turnIndex).toBe(1);
   });
 });
 

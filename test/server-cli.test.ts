@@ -3,9 +3,13 @@
  * port, and exits cleanly on SIGTERM.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { afterAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createServer, type AddressInfo } from "node:net";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import type { ResetResponse, StepResponse } from "../src/server/api-schemas.js";
-import { CLI, runCli } from "./helpers/cli.js";
+import { DialogueRecordSchema } from "../src/core/dialogue.js";
+import { CLI, runCli, runCliProcess, temporaryDirectory } from "./helpers/cli.js";
 
 const children: ChildProcess[] = [];
 
@@ -60,31 +64,46 @@ describe("aeb serve", () => {
     expect(server.output().stderr).not.toContain("no AEB_SERVER_SECRET");
   });
 
-  it("warns when no secret is set, and never prints the secret or the bearer token", async () => {
-    const server = serve([], { AEB_SERVER_TOKEN: "cli-bearer-token-value" });
-    await server.url;
+  it("warns when no secret is set, never prints the secret or the bearer token, and exits 1 when the shutdown timeout cuts a step", async () => {
+    const server = serve(["--mock-user-latency", "3000", "--shutdown-timeout", "1"], { AEB_SERVER_TOKEN: "cli-bearer-token-value" });
+    const url = await server.url;
+    const headers = { ...json, authorization: "Bearer cli-bearer-token-value" };
+    const reset = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers, body: JSON.stringify({ seed: 3 }) })).json()) as ResetResponse;
+    const inFlight = fetch(`${url}/v1/step`, { method: "POST", headers, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }) }).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 200));
     server.child.kill("SIGTERM");
-    await server.exited;
+    expect(await server.exited).toBe(1);
+    expect(await inFlight).toBeInstanceOf(Error);
     const { stdout, stderr } = server.output();
     expect(stderr).toMatch(/no AEB_SERVER_SECRET; using a random secret/);
+    expect(stderr).toMatch(/shutdown timeout: 1 request\(s\) still in flight after 1 s were cut/);
     expect(stdout).toContain("bearer token required");
     expect(`${stdout}${stderr}`).not.toContain("cli-bearer-token-value");
   });
 
-  it("refuses to listen beyond loopback without a bearer token, and refuses a short secret", async () => {
+  it("refuses to listen beyond loopback without a bearer token, refuses a short secret and a port in use", async () => {
+    const occupant = createServer();
+    await new Promise<void>((resolve) => occupant.listen(0, "127.0.0.1", resolve));
+    const busyPort = (occupant.address() as AddressInfo).port;
+    onTestFinished(() => void occupant.close());
     const open = await runCli(["serve", "--host", "0.0.0.0", "--port", "0"], { env: { AEB_SERVER_TOKEN: "" } });
     expect(open.code).toBe(1);
     expect(open.stderr).toMatch(/needs a bearer token: set AEB_SERVER_TOKEN/);
     const short = await runCli(["serve", "--port", "0"], { env: { AEB_SERVER_SECRET: "short" } });
     expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/at least 16 bytes/);
+    // A port in use is a clear error, and the process exits (its threads do not keep it alive): a real process, with the built step worker.
+    const taken = await runCliProcess(["serve", "--port", String(busyPort)], { env: { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret" } });
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(new RegExp(`port ${busyPort} on 127\\.0\\.0\\.1 is already in use.*choose another --port`));
     const badPreset = await runCli(["serve", "--preset", "happy"]);
     expect(badPreset.code).not.toBe(0);
     expect(badPreset.stderr).toMatch(/expected one of aeb, aeb-plus, sage, rlver, scenario/);
   });
 
-  it("runs several workers on one port: any worker serves any step, metrics add up, sessions are off", async () => {
-    const server = serve(["--workers", "2"], { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret", AEB_SERVER_TOKEN: "bearer" });
+  it("runs several workers on one port: any worker serves any step, metrics add up, sessions are off, the primary writes the recording", async () => {
+    const recording = join(temporaryDirectory(), "train");
+    const server = serve(["--workers", "2", "--record", recording], { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret", AEB_SERVER_TOKEN: "bearer" });
     const url = await server.url;
     const headers = { ...json, authorization: "Bearer bearer" };
     const resets: ResetResponse[] = [];
@@ -103,7 +122,22 @@ describe("aeb serve", () => {
     const session = await fetch(`${url}/v1/sessions`, { method: "POST", headers, body: "{}" });
     expect(session.status).toBe(501);
     expect(await session.json()).toMatchObject({ code: "sessions_unavailable" });
+    // Play the episodes to their end, each step on a new connection (so on either worker).
+    for (const reset of resets) {
+      let state = { token: reset.token, messages: reset.messages, done: false };
+      while (!state.done) {
+        const reply = "Tell me more about what happened.";
+        const step = (await (await fetch(`${url}/v1/step`, { method: "POST", headers: { ...headers, connection: "close" }, body: JSON.stringify({ ...state, done: undefined, reply }) })).json()) as StepResponse;
+        state = { token: step.token, messages: [...state.messages, { role: "assistant", content: reply }, { role: "user", content: step.message }], done: step.done };
+      }
+    }
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
+    const lines = readFileSync(join(recording, "dialogues.jsonl"), "utf8").split("\n");
+    expect(lines.pop()).toBe("");
+    const records = lines.map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
+    expect(records).toHaveLength(resets.length);
+    expect(new Set(records.map((record) => record.id)).size).toBe(resets.length);
+    expect(records.every((record) => record.condition === "train" && record.status === "done")).toBe(true);
   });
 });

@@ -2,6 +2,7 @@
  * Bad input, forgery and replay, auth, limits, model failures and graceful shutdown: every bad
  * request gets a 4xx with a JSON error that says what is wrong, and the server keeps serving.
  */
+import http from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
@@ -96,12 +97,17 @@ describe("bad input: a 4xx with a JSON error that says what is wrong", () => {
 
   it("wrong types are refused, never coerced", async () => {
     const { app } = await start();
-    for (const body of [{ seed: "1" }, { seed: 1.5 }, { seed: -1 }, { repeat: "0" }, { preset: "AEB" }, { rewardMode: "sparse" }, { scenarioId: 7 }, { type: "sad" }]) {
+    for (const body of [{ seed: "1" }, { seed: 1.5 }, { seed: -1 }, { repeat: "0" }, { preset: "AEB" }, { rewardMode: "sparse" }, { scenarioId: 7 }, { type: "sad" }, { trainerStep: -1 }, { trainerStep: "3" }, { tags: "train" }]) {
       const response = await post(app, "/v1/reset", body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.code).toBe("invalid_request");
       expect(response.body.issues?.[0]?.path).toBe(Object.keys(body)[0]);
     }
+    const tagged = await post(app, "/v1/reset", { tags: { split: 1 } });
+    expect(tagged.body.issues?.[0]?.path).toBe("tags.split");
+    const manyTags = await post(app, "/v1/reset", { tags: Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`t${index}`, "x"])) });
+    expect(manyTags.status).toBe(400);
+    expect(manyTags.body.error).toMatch(/at most 16 tags/);
     const started = await reset(app);
     for (const reply of [5, null, ["hi"], { text: "hi" }]) {
       const response = await post(app, "/v1/step", { token: started.token, messages: started.messages, reply });
@@ -265,6 +271,25 @@ describe("tokens: no forged emotion, no replay against another history", () => {
     expect(other.body.code).toBe("simulator_changed");
   });
 
+  it("accepts one spelling of a signature only: no padding, no standard-base64 letters, no other trailing bits", async () => {
+    const { app } = await start();
+    const started = await reset(app);
+    const [version, body, signature] = started.token.split(".") as [string, string, string];
+    const bytes = Buffer.from(signature, "base64url");
+    const last = signature.at(-1)!;
+    // 32 bytes in 43 characters leave 2 spare bits in the last one: flipping them decodes to the same bytes.
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const sibling = `${signature.slice(0, -1)}${alphabet[alphabet.indexOf(last) ^ 1]}`;
+    expect(Buffer.from(sibling, "base64url")).toEqual(bytes);
+    const spellings = [`${signature}=`, bytes.toString("base64"), sibling, ` ${signature}`];
+    for (const spelling of spellings.filter((item) => item !== signature)) {
+      const response = await post(app, "/v1/step", { token: `${version}.${body}.${spelling}`, messages: started.messages, reply: "hi" });
+      expect(response.status, spelling).toBe(400);
+      expect(response.body.code).toBe("invalid_token");
+    }
+    expect((await post(app, "/v1/step", { token: started.token, messages: started.messages, reply: "hi" })).status).toBe(200);
+  });
+
   it("signs deterministically, binds the history by hash, and never accepts a short secret", () => {
     const codec = new StateTokenCodec(SECRET);
     const payload: TokenPayload = {
@@ -308,6 +333,27 @@ describe("auth", () => {
     expect((await app.inject({ method: "GET", url: "/nowhere" })).statusCode).toBe(401); // routes are not revealed either
   });
 
+  it("counts failed authentications: a client that keeps guessing is refused (429) until the window ends", async () => {
+    const { app } = await start({ authToken: "right-token-right-token", authFailureLimit: 3 });
+    const guesses = [];
+    for (let index = 0; index < 3; index += 1) guesses.push((await post(app, "/v1/reset", {}, { authorization: `Bearer guess-${index}` })).status);
+    expect(guesses).toEqual([401, 401, 401]);
+    const blocked = await post(app, "/v1/reset", {}, { authorization: "Bearer right-token-right-token" });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toMatchObject({ code: "rate_limited", retryable: true });
+    expect(blocked.body.error).toMatch(/too many failed authentications/);
+    expect(Number(blocked.headers["retry-after"])).toBeGreaterThan(0);
+    expect((await app.inject({ method: "GET", url: "/healthz" })).statusCode).toBe(200);
+  });
+
+  it("counts refused requests towards the rate limit too", async () => {
+    const { app } = await start({ authToken: "right-token-right-token", rateLimit: { max: 3, windowMs: 60_000 } });
+    for (let index = 0; index < 3; index += 1) expect((await post(app, "/v1/reset", {}, { authorization: "Bearer wrong" })).status).toBe(401);
+    const limited = await post(app, "/v1/reset", {}, { authorization: "Bearer right-token-right-token" });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toMatch(/at most 3 per 60 s/);
+  });
+
   it("refuses to listen beyond loopback without a bearer token", async () => {
     expect(isLoopbackHost("127.0.0.1")).toBe(true);
     expect(isLoopbackHost("::1")).toBe(true);
@@ -316,7 +362,10 @@ describe("auth", () => {
     expect(isLoopbackHost("10.0.0.5")).toBe(false);
     expect(() => assertSafeBinding("0.0.0.0", undefined)).toThrow(/needs a bearer token/);
     expect(() => assertSafeBinding("0.0.0.0", "")).toThrow(/needs a bearer token/);
-    expect(() => assertSafeBinding("0.0.0.0", "token")).not.toThrow();
+    // Beyond loopback the token must be long enough not to be guessed (the rule is named).
+    expect(() => assertSafeBinding("0.0.0.0", "token")).toThrow(/at least 16 characters/);
+    expect(() => assertSafeBinding("0.0.0.0", "a-bearer-token-of-32-characters!")).not.toThrow();
+    expect(() => assertSafeBinding("127.0.0.1", "short")).not.toThrow();
     const server = await start();
     await expect(server.listen({ host: "0.0.0.0", port: 0 })).rejects.toThrow(/needs a bearer token/);
   });
@@ -368,18 +417,75 @@ describe("simulated-user failures", () => {
     expect(slow.body).toMatchObject({ code: "step_timeout", retryable: true });
   });
 
-  it("a session plays one step at a time (409 while one is in flight)", async () => {
+  it("a session plays one step at a time (409 for another reply while one is in flight)", async () => {
     const user = new DelayedSimulatedUser({ latencyMs: 1000 });
     const { app } = await start({ user });
     const created = (await post<{ sessionId: string }>(app, "/v1/sessions", { scenarioId: scenarios[0]!.id })).body;
     const [first, second] = await Promise.all([
-      post(app, `/v1/sessions/${created.sessionId}/step`, { reply: "one" }),
-      // The second step is sent once the first is inside the simulated user.
-      untilCalled(user).then(() => post(app, `/v1/sessions/${created.sessionId}/step`, { reply: "two" })),
+      post(app, `/v1/sessions/${created.sessionId}/step`, { reply: "one", turnIndex: 0 }),
+      // The second step, another reply for the same turn, is sent once the first is inside the simulated user.
+      untilCalled(user).then(() => post(app, `/v1/sessions/${created.sessionId}/step`, { reply: "two", turnIndex: 0 })),
     ]);
     expect(first.status).toBe(200);
     expect(second.status).toBe(409);
     expect(second.body).toMatchObject({ code: "session_busy", retryable: true });
+  });
+});
+
+/** One keep-alive connection: requests go out on the same socket, one at a time. */
+function keepAliveClient(url: string) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const request = (method: string, path: string, body?: unknown) =>
+    new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; socket: unknown }>((resolve, reject) => {
+      const target = new URL(path, url);
+      const outgoing = http.request({ hostname: target.hostname, port: target.port, path: target.pathname, method, agent, headers: { "content-type": "application/json" } }, (response) => {
+        let text = "";
+        response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text, socket: outgoing.socket }));
+      });
+      outgoing.on("error", reject);
+      outgoing.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+  return { request, close: () => agent.destroy() };
+}
+
+describe("graceful shutdown (SIGTERM)", () => {
+  it("answers requests on idle keep-alive connections with 503 and Connection: close while in-flight steps finish", async () => {
+    const user = new DelayedSimulatedUser({ latencyMs: 400 });
+    const server = await start({ user });
+    const url = await server.listen({ host: "127.0.0.1", port: 0 });
+    const idle = keepAliveClient(url);
+    const warm = await idle.request("GET", "/healthz");
+    expect(warm.status).toBe(200);
+    const started = JSON.parse((await idle.request("POST", "/v1/reset", { scenarioId: scenarios[0]!.id })).body) as ResetResponse;
+    const busy = keepAliveClient(url);
+    const inFlight = busy.request("POST", "/v1/step", { token: started.token, messages: started.messages, reply: "Still with you." });
+    await untilCalled(user);
+    const stopped = server.shutdown(5000);
+    // The idle connection is still open: its next request is answered, not reset.
+    const refused = await idle.request("POST", "/v1/reset", { scenarioId: scenarios[0]!.id });
+    expect(refused.socket).toBe(warm.socket);
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body)).toMatchObject({ code: "shutting_down", retryable: true });
+    expect(refused.headers.connection).toBe("close");
+    const health = keepAliveClient(url);
+    await expect(health.request("GET", "/healthz")).rejects.toThrow(); // no new connections
+    const answered = await inFlight;
+    expect(answered.status).toBe(200);
+    expect(answered.headers.connection).toBe("close");
+    expect(await stopped).toEqual({ cutRequests: 0 });
+    for (const client of [idle, busy, health]) client.close();
+  });
+
+  it("reports the requests a shutdown timeout cuts", async () => {
+    const user = new DelayedSimulatedUser({ latencyMs: 2000 });
+    const server = await start({ user });
+    const url = await server.listen({ host: "127.0.0.1", port: 0 });
+    const started = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ scenarioId: scenarios[0]!.id }) })).json()) as ResetResponse;
+    const inFlight = fetch(`${url}/v1/step`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: started.token, messages: started.messages, reply: "hi" }) });
+    await untilCalled(user);
+    expect(await server.shutdown(50)).toEqual({ cutRequests: 1 });
+    await expect(inFlight).rejects.toThrow();
   });
 });
 

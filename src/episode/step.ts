@@ -1,4 +1,5 @@
 import type { Agent, AgentReply } from "../agents/agent.js";
+import { codePointCount } from "../core/code-points.js";
 import type { DialogueRecord, TurnRecord } from "../core/dialogue.js";
 import { applyChange } from "../core/emotion.js";
 import { AebError } from "../core/errors.js";
@@ -159,7 +160,7 @@ function unappraisedLastTurn(state: EpisodeState, agentReply: AgentReply): { sta
 }
 
 function agentRecord(agentReply: AgentReply): TurnRecord["agent"] {
-  return { text: agentReply.text, ...(agentReply.think !== undefined ? { think: agentReply.think } : {}), chars: [...agentReply.text].length };
+  return { text: agentReply.text, ...(agentReply.think !== undefined ? { think: agentReply.think } : {}), chars: codePointCount(agentReply.text) };
 }
 
 export interface EpisodeSpec {

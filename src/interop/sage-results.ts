@@ -1,5 +1,5 @@
 /**
- * SAGE result files (spec section 8) as AEB dialogue records.
+ * SAGE result files as AEB dialogue records (the format: docs/sage-interop.md).
  *
  * A result file is JSONL, one dialogue a line: `id`, `emo_point` (final emotion, a string or a
  * number), `emo_state`, `player`, `scene`, `character`/`main_cha`, `topic`, `task`, and `history`

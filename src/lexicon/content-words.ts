@@ -30,11 +30,23 @@ function computeContentWords(text: string, lexicon: Lexicon): Set<string> {
     return words;
   }
   for (const raw of text.toLowerCase().match(/[a-z][a-z'’-]*/g) ?? []) {
-    const word = raw.replace(/[’]/g, "'").replace(/^'+|'+$/g, "");
+    const word = trimApostrophes(raw.replace(/[’]/g, "'"));
     if (word.length < 3 || lexicon.stopwords.has(word)) continue;
     words.add(stem(word));
   }
   return words;
+}
+
+/**
+ * The word without apostrophes at either end (`word.replace(/^'+|'+$/g, "")`, without the
+ * regular expression's quadratic retries inside a long run of apostrophes).
+ */
+export function trimApostrophes(word: string): string {
+  let start = 0;
+  let end = word.length;
+  while (start < end && word[start] === "'") start += 1;
+  while (end > start && word[end - 1] === "'") end -= 1;
+  return word.slice(start, end);
 }
 
 /** A light suffix stripper so "promoted" meets "promotion" and "exams" meets "exam". */

@@ -28,9 +28,47 @@ export function detectMoves(reply: string, userText: string, lexicon: Lexicon, k
   return found;
 }
 
-/** The reply with quoted passages (“...”, "...", 「...」) blanked out. */
+/** Quotation marks whose passages are blanked out: opening mark, closing mark, and whether a newline ends the passage unclosed. */
+const QUOTATIONS: ReadonlyArray<{ open: string; close: string; endsAtNewline: boolean }> = [
+  { open: "“", close: "”", endsAtNewline: false },
+  { open: "「", close: "」", endsAtNewline: false },
+  { open: '"', close: '"', endsAtNewline: true },
+];
+
+/**
+ * The reply with quoted passages (“...”, "...", 「...」) blanked out: what
+ * `text.replace(/“[^”]*”|「[^」]*」|"[^"\n]*"/gu, " … ")` gives, in one pass. The regular expression
+ * looks for the closing mark again from every unclosed opening mark, which is quadratic in a
+ * reply full of them; here each closing mark is looked up once.
+ */
 export function withoutQuotations(text: string): string {
-  return text.replace(/“[^”]*”|「[^」]*」|"[^"\n]*"/gu, " … ");
+  // Where the next closing mark of each kind is, from the last search (-1: none further on).
+  const nextClose = new Map<string, number>();
+  const closeAfter = (close: string, from: number): number => {
+    const known = nextClose.get(close);
+    if (known !== undefined && (known === -1 || known >= from)) return known;
+    const found = text.indexOf(close, from);
+    nextClose.set(close, found);
+    return found;
+  };
+  let result = "";
+  let copiedUpTo = 0;
+  const opening = new RegExp(`[${QUOTATIONS.map((quotation) => quotation.open).join("")}]`, "g");
+  for (let found = opening.exec(text); found !== null; found = opening.exec(text)) {
+    const { index } = found;
+    const mark = found[0];
+    const quotation = QUOTATIONS.find((candidate) => candidate.open === mark) as (typeof QUOTATIONS)[number];
+    let end = closeAfter(quotation.close, index + 1);
+    if (end !== -1 && quotation.endsAtNewline) {
+      const newline = closeAfter("\n", index + 1);
+      if (newline !== -1 && newline < end) end = -1;
+    }
+    if (end === -1) continue;
+    result += `${text.slice(copiedUpTo, index)} … `;
+    copiedUpTo = end + 1;
+    opening.lastIndex = end + 1;
+  }
+  return copiedUpTo === 0 ? text : result + text.slice(copiedUpTo);
 }
 
 export function firstMatch(text: string, patterns: readonly RegExp[]): string | null {

@@ -10,7 +10,7 @@ const nullableNumber = z.union([z.number(), z.nan()]).nullable().optional();
 /** The same, but the field must be present. */
 const requiredNumber = z.union([z.number(), z.nan()]).nullable();
 
-/** One pairwise comparison (spec section 5); extra fields are allowed and ignored. */
+/** One pairwise comparison (docs/statistics.md); extra fields are allowed and ignored. */
 export const ComparisonRowSchema = z.looseObject({
   metric: z.string(),
   test: z.string(),

@@ -4,3 +4,4 @@ export * from "./repetition.js";
 export * from "./injection.js";
 export * from "./empty-reply.js";
 export * from "./adjustments.js";
+export * from "./reward-mode.js";

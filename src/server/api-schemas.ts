@@ -2,6 +2,9 @@ import { z } from "zod";
 import { AdjustmentSchema, EndReasonSchema, HidVerdictSchema } from "../core/dialogue.js";
 import { PresetName } from "../core/preset.js";
 import { TrajectoryTypeSchema } from "../core/trajectory-type.js";
+import { RewardModeSchema } from "../reward/reward-mode.js";
+
+export { RewardModeSchema, type RewardMode } from "../reward/reward-mode.js";
 
 /**
  * The HTTP API of the environment server, as zod schemas: requests are validated with them (no
@@ -14,10 +17,9 @@ export const MAX_REPLY_CHARS = 20_000;
 export const MAX_TOKEN_CHARS = 65_536;
 /** Most messages a history may hold (an opening plus 100 turns). */
 export const MAX_MESSAGES = 201;
-
-/** `final` (RLVER): emotion / 100 at the terminal step, 0 before. `delta`: (e_t - e_{t-1}) / 100 every step. */
-export const RewardModeSchema = z.enum(["final", "delta"]);
-export type RewardMode = z.infer<typeof RewardModeSchema>;
+/** Most tags a reset may carry, and the longest tag name or value. */
+export const MAX_TAGS = 16;
+export const MAX_TAG_CHARS = 100;
 
 /** A preset by name, or `scenario` for the preset the scenario file names (what `aeb run` uses). */
 export const PresetChoiceSchema = z.enum([...PresetName.options, "scenario"]);
@@ -43,12 +45,22 @@ export const ResetRequestSchema = z.strictObject({
   seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   /** Repeat index, as `aeb run --repeats`; default 0. */
   repeat: z.number().int().min(0).max(1_000_000).optional(),
-  /** Emotion preset (spec section 1); default the server's (`rlver` unless configured). */
+  /** Emotion rules (start, clamps, thresholds, turn limit); default the server's (`rlver` unless configured). */
   preset: PresetChoiceSchema.optional(),
-  /** Reward mode (spec section 7); default the server's (`final` unless configured). */
+  /** Reward mode (`reward/reward-mode.ts`); default the server's (`final` unless configured). */
   rewardMode: RewardModeSchema.optional(),
   /** Identity of the episode for the simulated user's caches and logs; default derived from scenario, seed and repeat. */
   episodeId: z.string().min(1).max(200).optional(),
+  /** The trainer's step (global step) this episode belongs to; written on the episode's record by `aeb serve --record`. */
+  trainerStep: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  /**
+   * Free labels for the episode's record (`aeb serve --record`), e.g. `{"split": "train", "run": "grpo-7b"}`;
+   * `condition` names the record's condition (default the server's `--record-condition`).
+   */
+  tags: z
+    .record(z.string().min(1).max(MAX_TAG_CHARS), z.string().min(1).max(MAX_TAG_CHARS))
+    .refine((tags) => Object.keys(tags).length <= MAX_TAGS, { message: `at most ${MAX_TAGS} tags` })
+    .optional(),
 });
 export type ResetRequest = z.infer<typeof ResetRequestSchema>;
 
@@ -172,7 +184,14 @@ export const SessionCreatedSchema = z.strictObject({
   done: z.boolean(),
 });
 
-export const SessionStepRequestSchema = z.strictObject({ reply: z.string().max(MAX_REPLY_CHARS) });
+export const SessionStepRequestSchema = z.strictObject({
+  reply: z.string().max(MAX_REPLY_CHARS),
+  /**
+   * The turn this reply answers: the session's `turnIndex` as last returned (0 after create). A retry
+   * of the last step (same turn, same reply) gets the recorded answer; an older turn is refused (409).
+   */
+  turnIndex: z.number().int().min(0).max(MAX_MESSAGES),
+});
 
 export const SessionStepResponseSchema = z.strictObject({ sessionId: z.string(), ...StepResultFields });
 

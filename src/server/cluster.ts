@@ -1,16 +1,19 @@
 import cluster, { type Worker } from "node:cluster";
 import { AggregatorRegistry, type Registry } from "prom-client";
+import type { DialogueRecord } from "../core/dialogue.js";
 
 /**
  * `aeb serve --workers N`: N server processes on one port (node:cluster), one per core. Any worker
  * can serve any stateless step, as any replica can, because they share the token secret. The
  * session API keeps state in one process, so it is off in this mode. /metrics, whichever worker
- * answers it, is the sum over all workers (aggregated by the primary).
+ * answers it, is the sum over all workers (aggregated by the primary). With `--record`, workers send
+ * their finished episodes to the primary, the one writer of the directory.
  */
 
 const LISTENING = "aeb:listening";
 const METRICS_REQUEST = "aeb:metrics-request";
 const METRICS_RESPONSE = "aeb:metrics-response";
+const EPISODE = "aeb:episode";
 /** Set in the environment of the workers the primary forks. */
 export const CLUSTER_WORKER_VARIABLE = "AEB_CLUSTER_WORKER";
 
@@ -20,6 +23,7 @@ interface ClusterMessage {
   url?: string;
   text?: string;
   error?: string;
+  record?: DialogueRecord;
 }
 
 export function isClusterWorker(): boolean {
@@ -35,25 +39,36 @@ export interface ClusterPrimaryOptions {
   log: (line: string) => void;
   /** Called once, when every worker listens. */
   onListening: (url: string) => void;
+  /** Called with each finished episode a worker sends (`--record`). */
+  onEpisode?: (record: DialogueRecord) => void;
+}
+
+/** How the workers ended after a shutdown signal: clean when every one exited 0 (nothing cut by the timeout). */
+export interface ClusterStopped {
+  clean: boolean;
 }
 
 /**
  * Runs the primary: forks the workers, reports when all listen, restarts a worker that dies, answers
- * the workers' metrics requests, and on SIGINT/SIGTERM asks every worker to finish its in-flight
- * steps and exit. Resolves when all workers have exited after a shutdown signal; rejects if a worker
+ * the workers' metrics requests and episodes, and on SIGINT/SIGTERM asks every worker to finish its
+ * in-flight steps and exit. Resolves when all workers have exited after a shutdown signal (unclean
+ * when one exited non-zero: its shutdown timeout cut requests, or it was killed); rejects if a worker
  * exits before every worker listens (a port in use, a bad flag).
  */
-export function runClusterPrimary(options: ClusterPrimaryOptions): Promise<void> {
+export function runClusterPrimary(options: ClusterPrimaryOptions): Promise<ClusterStopped> {
   const aggregator = new AggregatorRegistry();
   const listening = new Set<number>();
   let ready = false;
   let stopping = false;
+  let clean = true;
 
   const fork = (): Worker => cluster.fork({ ...options.env, [CLUSTER_WORKER_VARIABLE]: "1" });
 
-  return new Promise<void>((resolve, reject) => {
+  return new Promise<ClusterStopped>((resolve, reject) => {
     const onMessage = (worker: Worker, message: ClusterMessage) => {
-      if (message?.type === LISTENING && typeof message.url === "string") {
+      if (message?.type === EPISODE && message.record !== undefined) {
+        options.onEpisode?.(message.record);
+      } else if (message?.type === LISTENING && typeof message.url === "string") {
         listening.add(worker.id);
         if (!ready && listening.size >= options.workers) {
           ready = true;
@@ -69,6 +84,10 @@ export function runClusterPrimary(options: ClusterPrimaryOptions): Promise<void>
     const onExit = (worker: Worker, code: number | null, signal: string | null) => {
       listening.delete(worker.id);
       if (stopping) {
+        if (code !== 0 || signal !== null) {
+          clean = false;
+          options.log(`worker ${worker.process.pid} stopped with ${signal ?? `exit code ${code}`}`);
+        }
         if (Object.keys(cluster.workers ?? {}).length === 0) finish();
         return;
       }
@@ -105,7 +124,7 @@ export function runClusterPrimary(options: ClusterPrimaryOptions): Promise<void>
     };
     const finish = () => {
       cleanup();
-      resolve();
+      resolve({ clean });
     };
 
     cluster.on("message", onMessage);
@@ -119,6 +138,24 @@ export function runClusterPrimary(options: ClusterPrimaryOptions): Promise<void>
 /** In a worker: tells the primary this worker listens. */
 export function announceListening(url: string): void {
   process.send?.({ type: LISTENING, url });
+}
+
+let episodesInTransit = 0;
+const episodesSent: Array<() => void> = [];
+
+/** In a worker: sends a finished episode to the primary, which writes the `--record` directory. */
+export function sendEpisodeToPrimary(record: DialogueRecord): void {
+  episodesInTransit += 1;
+  process.send?.({ type: EPISODE, record } satisfies ClusterMessage, undefined, undefined, () => {
+    episodesInTransit -= 1;
+    if (episodesInTransit === 0) for (const resolve of episodesSent.splice(0)) resolve();
+  });
+}
+
+/** In a worker: resolves once every episode sent so far has left for the primary (before disconnecting). */
+export function episodesDelivered(): Promise<void> {
+  if (episodesInTransit === 0) return Promise.resolve();
+  return new Promise((resolve) => episodesSent.push(resolve));
 }
 
 /**

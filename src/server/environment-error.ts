@@ -20,6 +20,8 @@ export type EnvironmentErrorCode =
   | "episode_done"
   | "session_not_found"
   | "session_busy"
+  | "stale_turn"
+  | "turn_mismatch"
   | "too_many_sessions"
   | "sessions_unavailable"
   | "simulator_unavailable"

@@ -1,4 +1,4 @@
-import { createHash, randomInt } from "node:crypto";
+import { createHash, randomBytes, randomInt } from "node:crypto";
 import { getPreset, type Preset } from "../core/preset.js";
 import { createRng, deriveSeed } from "../core/random.js";
 import { EpisodeError, startEpisode, step } from "../episode/step.js";
@@ -7,15 +7,12 @@ import { loadLexicon } from "../lexicon/lexicon.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { manipulationTurnOf } from "../scenarios/type-defaults.js";
 import type { Appraisal, AppraisalInput, OpeningInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
-import type { Message, PresetChoice, ResetRequest, ResetResponse, RewardMode, ScenarioSummary, StepRequest, StepResponse } from "./api-schemas.js";
+import type { DialogueRecord } from "../core/dialogue.js";
+import { rewardOf, type RewardMode } from "../reward/reward-mode.js";
+import type { Message, PresetChoice, ResetRequest, ResetResponse, ScenarioSummary, StepRequest, StepResponse } from "./api-schemas.js";
 import { EnvironmentError } from "./environment-error.js";
-import { hashHistory, StateTokenCodec, type TokenPayload } from "./state-token.js";
-
-/** Spec section 7: `final` pays emotion / 100 at the terminal step and 0 before; `delta` pays the change / 100 every step. */
-export function rewardOf(mode: RewardMode, emotionBefore: number, emotionAfter: number, done: boolean): number {
-  if (mode === "delta") return (emotionAfter - emotionBefore) / 100;
-  return done ? emotionAfter / 100 : 0;
-}
+import { finishedEpisodeRecord } from "./episode-record.js";
+import { hashHistory, StateTokenCodec, type RecordingState, type TokenPayload } from "./state-token.js";
 
 export interface EnvironmentOptions {
   /** The scenarios this server plays (ids must be unique, as the loaders guarantee). */
@@ -32,6 +29,12 @@ export interface EnvironmentOptions {
   stepTimeoutMs?: number;
   /** Draws the run seed of a reset that gives none; injectable for tests. */
   drawSeed?: () => number;
+  /**
+   * Record finished episodes (`aeb serve --record`): tokens then carry what the record needs, and the
+   * step that ends an episode returns its dialogue record. `condition` is the record's condition when
+   * the reset's tags name none.
+   */
+  recording?: { condition: string; drawNonce?: () => string };
 }
 
 /** A failure inside the simulated user (a model call, an unreadable output), kept apart from server bugs. */
@@ -70,10 +73,12 @@ function markFailures(user: SimulatedUser): SimulatedUser {
 /** What identifies an episode in responses. */
 export type EpisodeFields = Pick<ResetResponse, "episodeId" | "scenario" | "preset" | "rewardMode" | "seed" | "repeat" | "episodeSeed" | "maxTurns">;
 
-/** The result of a step, with what the server needs besides the response (for metrics). */
+/** The result of a step, with what the server needs besides the response (metrics, the recorder). */
 export interface StepOutcome {
   response: StepResponse;
   rewardMode: RewardMode;
+  /** When the step ended a recorded episode: its record, in the run-record format of `aeb run`. */
+  finished?: DialogueRecord;
 }
 
 /**
@@ -92,6 +97,7 @@ export class Environment {
   private readonly defaultRewardMode: RewardMode;
   private readonly stepTimeoutMs: number;
   private readonly drawSeed: () => number;
+  private readonly recording: { condition: string; drawNonce: () => string } | undefined;
 
   constructor(options: EnvironmentOptions) {
     this.simulatorId = options.user.id;
@@ -106,6 +112,7 @@ export class Environment {
     this.defaultRewardMode = options.defaultRewardMode ?? "final";
     this.stepTimeoutMs = options.stepTimeoutMs ?? 60_000;
     this.drawSeed = options.drawSeed ?? (() => randomInt(0, 2 ** 32));
+    this.recording = options.recording === undefined ? undefined : { condition: options.recording.condition, drawNonce: options.recording.drawNonce ?? (() => randomBytes(9).toString("base64url")) };
     // Fail at start, not on the first request, if a preset is unknown.
     if (this.defaultPreset !== "scenario") getPreset(this.defaultPreset);
     for (const scenario of this.ordered) {
@@ -167,6 +174,7 @@ export class Environment {
       done: false,
       endReason: null,
       historyHash: hashHistory(state.history),
+      ...(this.recording === undefined ? {} : { record: this.recordingState(request) }),
     };
     return {
       ...this.episodeFields(payload, scenario, preset),
@@ -226,6 +234,24 @@ export class Environment {
 
     const { turn, state: next } = result;
     const reward = rewardOf(payload.rewardMode, payload.emotion, next.emotion, next.done);
+    const record: RecordingState | undefined =
+      payload.record === undefined
+        ? undefined
+        : {
+            ...payload.record,
+            turns: [
+              ...payload.record.turns,
+              {
+                ...(turn.user.appraised === false ? { appraised: false as const } : {}),
+                emotion: turn.user.emotion,
+                delta: turn.user.delta ?? 0,
+                simulatorDelta: turn.user.simulatorDelta ?? 0,
+                adjustments: turn.user.adjustments,
+                flags: turn.user.flags,
+                ...(turn.user.hid !== undefined ? { hid: turn.user.hid } : {}),
+              },
+            ],
+          };
     const nextPayload: TokenPayload = {
       ...payload,
       emotion: next.emotion,
@@ -234,9 +260,11 @@ export class Environment {
       done: next.done,
       endReason: next.endReason,
       historyHash: hashHistory(next.history),
+      ...(record !== undefined ? { record } : {}),
     };
     return {
       rewardMode: payload.rewardMode,
+      ...(record !== undefined && next.done ? { finished: finishedEpisodeRecord({ payload: nextPayload, record, scenario, preset, history: next.history }) } : {}),
       response: {
         // A reply the preset does not appraise (sage's at its limit) gets no answer and moves nothing.
         message: turn.user.text ?? "",
@@ -252,6 +280,18 @@ export class Environment {
         turnIndex: next.turnIndex,
         token: this.codec.sign(nextPayload),
       },
+    };
+  }
+
+  /** The recording state a reset starts: a fresh nonce, the condition, the trainer's step and tags. */
+  private recordingState(request: ResetRequest): RecordingState {
+    const recording = this.recording as { condition: string; drawNonce: () => string };
+    return {
+      nonce: recording.drawNonce(),
+      condition: request.tags?.condition ?? recording.condition,
+      ...(request.trainerStep !== undefined ? { trainerStep: request.trainerStep } : {}),
+      ...(request.tags !== undefined ? { tags: request.tags } : {}),
+      turns: [],
     };
   }
 

@@ -24,8 +24,9 @@ export class EnvironmentMetrics {
   private readonly simulatorDuration: Histogram<"stage">;
   private readonly inFlight: Gauge;
   private readonly httpDuration: Histogram<"route" | "method" | "status">;
+  private readonly recorded: Counter;
 
-  constructor(options: { sessions?: () => number; defaultMetrics?: boolean } = {}) {
+  constructor(options: { sessions?: () => number; sessionBytes?: () => number; defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: "aeb_" });
     this.resets = new Counter({ name: "aeb_env_resets_total", help: "Episodes started (reset or session create).", labelNames: ["preset"], registers });
@@ -45,6 +46,22 @@ export class EnvironmentMetrics {
       registers,
     });
     this.inFlight = new Gauge({ name: "aeb_env_steps_in_flight", help: "Steps being played right now.", registers });
+    this.recorded = new Counter({
+      name: "aeb_env_episodes_recorded_total",
+      help: "Finished episodes handed to the --record directory's writer (a retried last step of the stateless API is counted again but written once).",
+      registers,
+    });
+    const sessionBytes = options.sessionBytes;
+    if (sessionBytes !== undefined) {
+      new Gauge({
+        name: "aeb_env_session_memory_bytes",
+        help: "Estimated memory held by the open sessions (what --session-memory bounds).",
+        registers,
+        collect() {
+          this.set(sessionBytes());
+        },
+      });
+    }
     const sessions = options.sessions;
     if (sessions !== undefined) {
       new Gauge({
@@ -68,6 +85,11 @@ export class EnvironmentMetrics {
 
   stepFinished(api: StepApi, seconds: number, outcome: string): void {
     this.inFlight.dec();
+    this.observeStep(api, seconds, outcome);
+  }
+
+  /** A step answered (`ok`, `replayed`, or the error code), without the in-flight gauge (steps played in the step pool's threads). */
+  observeStep(api: StepApi, seconds: number, outcome: string): void {
     this.steps.inc({ api, outcome });
     if (outcome === "ok") this.stepDuration.observe({ api }, seconds);
   }
@@ -76,6 +98,10 @@ export class EnvironmentMetrics {
     this.rewards.observe({ reward_mode: result.rewardMode }, result.reward);
     for (const flag of result.flags) this.flags.inc({ flag });
     if (result.endReason !== null) this.episodesEnded.inc({ end_reason: result.endReason });
+  }
+
+  countRecorded(): void {
+    this.recorded.inc();
   }
 
   countError(code: string, status: number): void {

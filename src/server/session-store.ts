@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { EndReason } from "../core/dialogue.js";
-import type { Message, ResetResponse } from "./api-schemas.js";
+import type { Message, ResetResponse, StepResponse } from "./api-schemas.js";
 import { EnvironmentError } from "./environment-error.js";
-import type { Environment, EpisodeFields, StepOutcome } from "./environment.js";
+import type { EpisodeFields, StepOutcome } from "./environment.js";
 
 /** One episode held server-side for simple clients: the latest token and the messages it is bound to. */
 export interface Session {
@@ -17,8 +17,18 @@ export interface Session {
   totalReward: number;
   /** When the session was last used (ms, from the store's clock). */
   lastUsed: number;
-  /** A step is being played; a second one at the same time is refused. */
-  busy: boolean;
+  /** The step being played: a retry of it (same turn, same reply) waits for its answer. */
+  inFlight?: { turnIndex: number; reply: string; answer: Promise<SessionStepOutcome> };
+  /** The last step played, to answer a retry of it with the same result. */
+  lastStep?: { turnIndex: number; reply: string; outcome: SessionStepOutcome };
+  /** Estimated memory held, in bytes (see `sessionBytes`). */
+  bytes: number;
+}
+
+export interface SessionStepOutcome extends StepOutcome {
+  session: Session;
+  /** True when this answers a retry with the result recorded for the same step. */
+  replayed: boolean;
 }
 
 export interface SessionStoreOptions {
@@ -26,7 +36,31 @@ export interface SessionStoreOptions {
   idleTimeoutMs: number;
   /** At most this many open sessions; creating one more is refused (503, retryable). */
   maxSessions: number;
+  /**
+   * Memory the sessions may hold, in bytes (estimated: see `sessionBytes`). A new session is refused
+   * once 90% is used, keeping the rest for the steps of open sessions; a step is refused only if it
+   * would go beyond the budget. Default 1 GiB.
+   */
+  maxBytes?: number;
   now?: () => number;
+}
+
+/** Share of the memory budget new sessions may fill; the rest is kept for steps of open sessions. */
+const CREATE_SHARE = 0.9;
+/** Bookkeeping of one session beyond its strings (objects, maps, the episode fields), estimated. */
+const SESSION_OVERHEAD_BYTES = 2048;
+/** What the user's reply to a step may add at most, for the check before the step is played. */
+const USER_REPLY_ALLOWANCE_BYTES = 8 * 1024;
+
+/**
+ * Estimated bytes a session holds: its strings at two bytes per UTF-16 code unit (the messages, the
+ * token) plus a fixed overhead. An estimate, not a measurement, but it grows as the session does,
+ * which is what the budget needs.
+ */
+export function sessionBytes(session: Pick<Session, "messages" | "token">): number {
+  let chars = session.token.length;
+  for (const message of session.messages) chars += message.content.length;
+  return SESSION_OVERHEAD_BYTES + 2 * chars;
 }
 
 /**
@@ -34,18 +68,30 @@ export interface SessionStoreOptions {
  * `Environment.step` with the session's token, so sessions and tokens give the same rewards.
  * Sessions do not survive a restart and live on one replica: route a session's requests to the
  * replica that created it (or use the stateless API, which any replica can serve).
+ *
+ * Steps are idempotent: each names the turn it answers (`turnIndex`). The current turn is played
+ * once; a retry of it while it is being played waits for the same answer, and a retry after gets
+ * the recorded one; a step for an older turn, or the same turn with another reply, is refused (409).
  */
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
   private readonly now: () => number;
+  private readonly maxBytes: number;
   private sweeper: NodeJS.Timeout | undefined;
+  private heldBytes = 0;
 
   constructor(private readonly options: SessionStoreOptions) {
     this.now = options.now ?? Date.now;
+    this.maxBytes = options.maxBytes ?? 1024 ** 3;
   }
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** Estimated memory the open sessions hold, in bytes. */
+  get bytes(): number {
+    return this.heldBytes;
   }
 
   /** Drops idle sessions every so often, without keeping the process alive. */
@@ -64,8 +110,8 @@ export class SessionStore {
     const cutoff = this.now() - this.options.idleTimeoutMs;
     let dropped = 0;
     for (const [id, session] of this.sessions) {
-      if (session.lastUsed < cutoff && !session.busy) {
-        this.sessions.delete(id);
+      if (session.lastUsed < cutoff && session.inFlight === undefined) {
+        this.remove(id);
         dropped += 1;
       }
     }
@@ -73,12 +119,6 @@ export class SessionStore {
   }
 
   create(reset: ResetResponse): Session {
-    if (this.sessions.size >= this.options.maxSessions && this.sweep() === 0) {
-      throw new EnvironmentError(503, "too_many_sessions", `this server holds its maximum of ${this.options.maxSessions} sessions; delete finished ones, retry later, or use the stateless API`, {
-        retryable: true,
-        retryAfterSeconds: 1,
-      });
-    }
     const session: Session = {
       id: randomUUID(),
       episode: {
@@ -99,16 +139,26 @@ export class SessionStore {
       endReason: null,
       totalReward: 0,
       lastUsed: this.now(),
-      busy: false,
+      bytes: 0,
     };
+    session.bytes = sessionBytes(session);
+    const full = () => this.sessions.size >= this.options.maxSessions || this.heldBytes + session.bytes > CREATE_SHARE * this.maxBytes;
+    if (full() && (this.sweep(), full())) {
+      const which =
+        this.sessions.size >= this.options.maxSessions
+          ? `its maximum of ${this.options.maxSessions} sessions`
+          : `${Math.round(CREATE_SHARE * 100)}% of its session memory budget (${formatMebibytes(this.maxBytes)}; about ${formatMebibytes(this.heldBytes)} held by ${this.sessions.size} sessions)`;
+      throw new EnvironmentError(503, "too_many_sessions", `this server holds ${which}; delete finished sessions, retry later, or use the stateless API`, { retryable: true, retryAfterSeconds: 1 });
+    }
     this.sessions.set(session.id, session);
+    this.heldBytes += session.bytes;
     return session;
   }
 
   get(id: string): Session {
     const session = this.sessions.get(id);
-    if (session === undefined || (session.lastUsed < this.now() - this.options.idleTimeoutMs && !session.busy)) {
-      if (session !== undefined) this.sessions.delete(id);
+    if (session === undefined || (session.lastUsed < this.now() - this.options.idleTimeoutMs && session.inFlight === undefined)) {
+      if (session !== undefined) this.remove(id);
       throw new EnvironmentError(404, "session_not_found", `no session "${id}" on this server (it never existed, was deleted, expired after ${Math.round(this.options.idleTimeoutMs / 1000)} s idle, or lives on another replica)`);
     }
     session.lastUsed = this.now();
@@ -117,28 +167,76 @@ export class SessionStore {
 
   delete(id: string): void {
     this.get(id);
-    this.sessions.delete(id);
+    this.remove(id);
   }
 
-  /** Plays the session's next turn; one step at a time per session. */
-  async step(id: string, reply: string, environment: Environment, signal?: AbortSignal): Promise<StepOutcome & { session: Session }> {
+  /**
+   * Plays the session's turn `turnIndex` with `reply`, through `play` (the stateless step with the
+   * session's token and messages). See the class comment for retries and refusals.
+   */
+  async step(id: string, turnIndex: number, reply: string, play: (request: { token: string; messages: Message[]; reply: string }) => Promise<StepOutcome>): Promise<SessionStepOutcome> {
     const session = this.get(id);
-    if (session.busy) throw new EnvironmentError(409, "session_busy", "a step of this session is still being played; wait for its answer", { retryable: true, retryAfterSeconds: 1 });
-    session.busy = true;
+    const sameStep = (step: { turnIndex: number; reply: string } | undefined) => step !== undefined && step.turnIndex === turnIndex && step.reply === reply;
+    if (sameStep(session.inFlight)) return { ...(await session.inFlight!.answer), replayed: true };
+    if (sameStep(session.lastStep)) return { ...session.lastStep!.outcome, replayed: true };
+    if (session.inFlight !== undefined) {
+      throw new EnvironmentError(409, "session_busy", `turn ${session.inFlight.turnIndex} of this session is being played with another reply; wait for its answer`, { retryable: true, retryAfterSeconds: 1 });
+    }
+    if (turnIndex !== session.turnIndex) {
+      if (turnIndex < session.turnIndex) {
+        const retried = session.lastStep?.turnIndex === turnIndex ? " with another reply (a retry must repeat the reply)" : "";
+        throw new EnvironmentError(409, "stale_turn", `turn ${turnIndex} of this session was already played${retried}; the session is at turn ${session.turnIndex} (send turnIndex ${session.turnIndex})`);
+      }
+      throw new EnvironmentError(409, "turn_mismatch", `the session is at turn ${session.turnIndex}, not ${turnIndex}: send the turnIndex the last answer gave`);
+    }
+    if (session.done) {
+      throw new EnvironmentError(409, "episode_done", `the episode is over (${session.endReason ?? "done"}) after ${session.turnIndex} turn(s); create another session`);
+    }
+    const growth = 2 * (reply.length + session.token.length) + USER_REPLY_ALLOWANCE_BYTES;
+    if (this.heldBytes + growth > this.maxBytes) {
+      throw new EnvironmentError(503, "too_many_sessions", `this server's sessions hold their memory budget (${formatMebibytes(this.maxBytes)}); retry later, or use the stateless API`, {
+        retryable: true,
+        retryAfterSeconds: 1,
+      });
+    }
+    const answer = this.play(session, turnIndex, reply, play);
+    session.inFlight = { turnIndex, reply, answer };
     try {
-      const outcome = await environment.step({ token: session.token, messages: session.messages, reply }, signal);
-      const result = outcome.response;
-      session.token = result.token;
-      session.messages.push({ role: "assistant", content: reply }, { role: "user", content: result.message });
-      session.emotion = result.emotion;
-      session.turnIndex = result.turnIndex;
-      session.done = result.done;
-      session.endReason = result.endReason;
-      session.totalReward += result.reward;
-      return { ...outcome, session };
+      return await answer;
     } finally {
-      session.busy = false;
+      session.inFlight = undefined;
       session.lastUsed = this.now();
     }
   }
+
+  private async play(session: Session, turnIndex: number, reply: string, play: (request: { token: string; messages: Message[]; reply: string }) => Promise<StepOutcome>): Promise<SessionStepOutcome> {
+    const outcome = await play({ token: session.token, messages: session.messages, reply });
+    const result: StepResponse = outcome.response;
+    session.token = result.token;
+    session.messages.push({ role: "assistant", content: reply }, { role: "user", content: result.message });
+    session.emotion = result.emotion;
+    session.turnIndex = result.turnIndex;
+    session.done = result.done;
+    session.endReason = result.endReason;
+    session.totalReward += result.reward;
+    const answered: SessionStepOutcome = { ...outcome, session, replayed: false };
+    // A retry is answered from this, and never recorded again: the episode's record is not kept.
+    const { finished: _finished, ...kept } = answered;
+    session.lastStep = { turnIndex, reply, outcome: kept };
+    const bytes = sessionBytes(session);
+    if (this.sessions.has(session.id)) this.heldBytes += bytes - session.bytes;
+    session.bytes = bytes;
+    return answered;
+  }
+
+  private remove(id: string): void {
+    const session = this.sessions.get(id);
+    if (session === undefined) return;
+    this.sessions.delete(id);
+    this.heldBytes -= session.bytes;
+  }
+}
+
+function formatMebibytes(bytes: number): string {
+  return `${(bytes / 1024 ** 2).toFixed(bytes < 10 * 1024 ** 2 ? 1 : 0)} MiB`;
 }

@@ -1,8 +1,8 @@
 import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto";
 import { z } from "zod";
-import { EndReasonSchema } from "../core/dialogue.js";
+import { AdjustmentSchema, EndReasonSchema, HidVerdictSchema } from "../core/dialogue.js";
+import { RewardModeSchema } from "../reward/reward-mode.js";
 import { EnvironmentError } from "./environment-error.js";
-import { RewardModeSchema } from "./api-schemas.js";
 
 /**
  * The state token of the stateless API: the episode state minus the visible history, signed with
@@ -10,14 +10,53 @@ import { RewardModeSchema } from "./api-schemas.js";
  * the token was issued for. A token is deterministic (no time, no nonce): the same state always
  * gives the same token, which is what makes a repeated step idempotent.
  *
- * Format: `v1.<base64url(JSON payload)>.<base64url(HMAC-SHA256(key, "aeb-env-token.v1." + payload part))>`.
+ * Format: `v1.<base64url(JSON payload)>.<base64url(HMAC-SHA256(key, "aeb-env-token.v1." + payload part))>`,
+ * base64url without padding. Only that one encoding is accepted: the signature must be exactly the
+ * canonical base64url of the MAC (no padding, no `+` or `/`, no other spelling of the same bytes).
  * Signed, not encrypted: whoever holds a token can read the emotion, the seed and the simulator's
  * memory. Give tokens to the trainer, never to the policy.
  */
 export const TOKEN_VERSION = "v1";
 const SIGNING_CONTEXT = `aeb-env-token.${TOKEN_VERSION}.`;
+/** Unpadded base64url, as the payload part is written. */
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
 /** Secrets shorter than this are refused: a guessable key lets anyone forge emotions. */
 export const MIN_SECRET_BYTES = 16;
+
+/** What a recorded episode keeps of each finished turn; the turn's texts are in the messages. */
+export const TurnSummarySchema = z.strictObject({
+  /** false: the preset recorded this reply without appraising it (sage's reply at its limit); delta and simulatorDelta are then 0. */
+  appraised: z.literal(false).optional(),
+  /** Emotion after the turn. */
+  emotion: z.number().int().min(0).max(100),
+  /** Actual change (simulator change + adjustments, clamped). */
+  delta: z.number().int(),
+  /** The simulated user's own proposed change. */
+  simulatorDelta: z.number(),
+  adjustments: z.array(AdjustmentSchema),
+  flags: z.array(z.string()),
+  hid: HidVerdictSchema.optional(),
+});
+export type TurnSummary = z.infer<typeof TurnSummarySchema>;
+
+/**
+ * Carried by the tokens of a server that records episodes (`aeb serve --record`): what the record of
+ * the finished episode needs beyond the messages of its last step. Signed like the rest, so the
+ * record cannot be forged by the client.
+ */
+export const RecordingStateSchema = z.strictObject({
+  /** Random at reset: tells apart episodes that share an episode id (GRPO samples of one prompt, epochs). */
+  nonce: z.string(),
+  /** The record's condition: the reset's `tags.condition`, else the server's `--record-condition`. */
+  condition: z.string(),
+  /** The trainer's step, as the reset gave it. */
+  trainerStep: z.number().int().min(0).optional(),
+  /** The reset's tags. */
+  tags: z.record(z.string(), z.string()).optional(),
+  /** One summary per finished turn, oldest first. */
+  turns: z.array(TurnSummarySchema),
+});
+export type RecordingState = z.infer<typeof RecordingStateSchema>;
 
 export const TokenPayloadSchema = z.strictObject({
   scenarioId: z.string(),
@@ -40,6 +79,8 @@ export const TokenPayloadSchema = z.strictObject({
   endReason: EndReasonSchema.nullable(),
   /** SHA-256 (base64url) of the canonical encoding of the visible history. */
   historyHash: z.string(),
+  /** Present when the server that reset the episode records episodes. */
+  record: RecordingStateSchema.optional(),
 });
 export type TokenPayload = z.infer<typeof TokenPayloadSchema>;
 
@@ -76,9 +117,10 @@ export class StateTokenCodec {
       throw invalidToken(`the token is malformed (expected ${TOKEN_VERSION}.<payload>.<signature>)`);
     }
     const [, body, signature] = parts as [string, string, string];
-    const expected = this.mac(body);
-    const given = Buffer.from(signature, "base64url");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    // Compared as text: one canonical spelling of the MAC is accepted, not every string that decodes to it.
+    const expected = Buffer.from(this.mac(body).toString("base64url"), "latin1");
+    const given = Buffer.from(signature, "latin1");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected) || !BASE64URL.test(body)) {
       throw invalidToken("the token's signature does not verify: it was altered, or issued by a server with another secret");
     }
     let raw: unknown;

@@ -1,12 +1,14 @@
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import { PluginFactory } from "../../runner/plugins.js";
 import { selectScenarios } from "../../runner/run-benchmark.js";
 import { PresetChoiceSchema, RewardModeSchema, type PresetChoice, type RewardMode } from "../../server/api-schemas.js";
-import { assertSafeBinding, buildServer } from "../../server/app.js";
-import { announceListening, isClusterWorker, runClusterPrimary } from "../../server/cluster.js";
+import { assertSafeBinding, buildServer, type EnvironmentServer } from "../../server/app.js";
+import { announceListening, episodesDelivered, isClusterWorker, runClusterPrimary, sendEpisodeToPrimary } from "../../server/cluster.js";
 import { DelayedSimulatedUser } from "../../server/delayed-user.js";
+import { EpisodeRecorder } from "../../server/episode-recorder.js";
 import { MIN_SECRET_BYTES, randomSecret } from "../../server/state-token.js";
 import { nonNegativeInteger, positiveInteger } from "../options.js";
 import { configFromFlags } from "./run.js";
@@ -27,16 +29,21 @@ interface ServeFlags {
   maxBatch: number;
   rateLimit: number;
   rateWindow: number;
+  authFailureLimit: number;
   stepTimeout: number;
   requestTimeout: number;
   sessionTtl: number;
   maxSessions: number;
+  sessionMemory: number;
   shutdownTimeout: number;
   trustProxy?: boolean;
   logLevel: string;
   logRequests?: boolean;
   mockUserLatency?: number;
   workers: number;
+  stepThreads?: number;
+  record?: string;
+  recordCondition: string;
 }
 
 function readSecretFile(path: string, what: string): string {
@@ -53,11 +60,59 @@ const port = (value: string): number => {
   return parsed;
 };
 
+const conditionName = (value: string): string => {
+  if (!/^[\w.-]{1,100}$/.test(value)) throw new InvalidArgumentError(`expected a condition name (letters, digits, _ . -), got "${value}"`);
+  return value;
+};
+
 function choice<T extends string>(schema: { options: readonly T[] }) {
   return (value: string): T => {
     if (!(schema.options as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${schema.options.join(", ")}, got "${value}"`);
     return value as T;
   };
+}
+
+/** Threads per server process for batches: the cores left to each process, at least one. */
+export function defaultStepThreads(workers: number, cores = availableParallelism()): number {
+  return Math.max(1, Math.floor(cores / workers));
+}
+
+/**
+ * SIGTERM/SIGINT: drain (see EnvironmentServer.shutdown) and resolve with the exit code, 1 when the
+ * timeout cut requests. A second signal to a single server exits at once; a worker ignores repeats
+ * (Ctrl-C reaches it and the primary forwards SIGTERM).
+ */
+function untilShutdown(server: EnvironmentServer, timeoutSeconds: number, beforeExit: () => Promise<void>): Promise<number> {
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const shutdown = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        if (!isClusterWorker()) process.exit(130);
+        return;
+      }
+      stopping = true;
+      if (!isClusterWorker()) console.error(`aeb serve: ${signal}: finishing in-flight requests (at most ${timeoutSeconds} s), then exiting`);
+      server
+        .shutdown(timeoutSeconds * 1000)
+        .then(
+          ({ cutRequests }) => {
+            if (cutRequests === 0) return 0;
+            console.error(`aeb serve: shutdown timeout: ${cutRequests} request(s) still in flight after ${timeoutSeconds} s were cut`);
+            return 1;
+          },
+          (error: unknown) => {
+            console.error(`aeb serve: error while closing: ${(error as Error).message}`);
+            return 1;
+          },
+        )
+        .then(async (code) => {
+          await beforeExit();
+          resolve(code);
+        });
+    };
+    process.on("SIGINT", shutdown);
+    process.on("SIGTERM", shutdown);
+  });
 }
 
 export function registerServeCommand(program: Command): void {
@@ -70,10 +125,10 @@ export function registerServeCommand(program: Command): void {
     .option("--scenarios <path>", "scenario directory or file (default: the built-in suites)")
     .option("--suite <name>", "built-in suite: full, starter or classic")
     .option("--types <list>", "comma-separated trajectory types to serve")
-    .option("--host <host>", "address to listen on; beyond loopback a bearer token is required", "127.0.0.1")
+    .option("--host <host>", "address to listen on; beyond loopback a bearer token of 16+ characters is required", "127.0.0.1")
     .option("--port <n>", "port (0 picks a free one)", port, 8787)
     .addOption(new Option("--preset <name>", "preset when a reset names none (`scenario`: the scenario file's)").argParser(choice(PresetChoiceSchema)).default("rlver"))
-    .addOption(new Option("--reward-mode <mode>", "reward mode when a reset names none (spec section 7)").argParser(choice(RewardModeSchema)).default("final"))
+    .addOption(new Option("--reward-mode <mode>", "reward mode when a reset names none: final (emotion/100 at the end) or delta (change/100 per step)").argParser(choice(RewardModeSchema)).default("final"))
     .option("--secret-file <path>", "file holding the token secret (default: $AEB_SERVER_SECRET; replicas must share it)")
     .option("--auth-token-file <path>", "file holding the bearer token clients must send (default: $AEB_SERVER_TOKEN)")
     .option("--body-limit <bytes>", "largest request body", positiveInteger, 1024 * 1024)
@@ -81,19 +136,24 @@ export function registerServeCommand(program: Command): void {
     .option("--max-batch <n>", "most steps in one batch", positiveInteger, 256)
     .option("--rate-limit <n>", "requests per client and window (0: no limit)", nonNegativeInteger, 600_000)
     .option("--rate-window <seconds>", "rate limit window", positiveInteger, 60)
+    .option("--auth-failure-limit <n>", "failed authentications per client and window before its requests are refused until the window ends", positiveInteger, 30)
     .option("--step-timeout <ms>", "a step whose simulated user takes longer is answered 504 (retryable)", positiveInteger, 60_000)
     .option("--request-timeout <ms>", "time to receive a whole request", positiveInteger, 60_000)
     .option("--session-ttl <seconds>", "idle time after which a session is dropped", positiveInteger, 600)
     .option("--max-sessions <n>", "most open sessions", positiveInteger, 10_000)
-    .option("--shutdown-timeout <seconds>", "on SIGTERM/SIGINT, wait this long for in-flight steps before closing connections", positiveInteger, 30)
+    .option("--session-memory <MiB>", "memory the sessions may hold (estimated)", positiveInteger, 1024)
+    .option("--shutdown-timeout <seconds>", "on SIGTERM/SIGINT, wait this long for in-flight requests; if any are cut, exit 1", positiveInteger, 30)
     .option("--workers <n>", "server processes sharing the port (one per core); the session API needs 1", positiveInteger, 1)
+    .option("--step-threads <n>", "threads per process playing /v1/step/batch off the event loop, offline user only (0: on the event loop; default: cores / workers)", nonNegativeInteger)
+    .option("--record <dir>", "append every finished episode to DIR/dialogues.jsonl in the run-record format (aeb report DIR reads it)")
+    .option("--record-condition <name>", "condition of recorded episodes whose reset tags name none", conditionName, "train")
     .option("--trust-proxy", "trust X-Forwarded-For (behind a load balancer)")
     .option("--log-level <level>", "fatal, error, warn, info, debug or silent", "info")
     .option("--log-requests", "log every request (costly under load)")
     .addOption(new Option("--mock-user-latency <ms>", "benchmarks and tests: add this latency to every simulated-user call (a stand-in for a model)").argParser(nonNegativeInteger).hideHelp())
     .addHelpText(
       "after",
-      "\nSecrets come from the environment (or files), never from flags:\n  AEB_SERVER_SECRET  HMAC secret of the state tokens (>= 16 bytes); without it a random one is used\n  AEB_SERVER_TOKEN   bearer token clients must send; required with --host beyond loopback\n\nExamples:\n  aeb serve --suite starter --port 8787\n  AEB_SERVER_SECRET=... AEB_SERVER_TOKEN=... aeb serve --host 0.0.0.0 --workers 2 --config simulator.yaml\n",
+      "\nSecrets come from the environment (or files), never from flags:\n  AEB_SERVER_SECRET  HMAC secret of the state tokens (>= 16 bytes); without it a random one is used\n  AEB_SERVER_TOKEN   bearer token clients must send; required (>= 16 characters) with --host beyond loopback\n\nExamples:\n  aeb serve --suite starter --port 8787\n  AEB_SERVER_SECRET=... AEB_SERVER_TOKEN=... aeb serve --host 0.0.0.0 --workers 2 --config simulator.yaml --record runs/train\n",
     )
     .action(async (flags: ServeFlags) => {
       const config = configFromFlags({ config: flags.config, scenarios: flags.scenarios, suite: flags.suite, types: flags.types, progress: false });
@@ -109,23 +169,28 @@ export function registerServeCommand(program: Command): void {
         );
       }
       const describe = (url: string, userId: string) =>
-        `aeb serve: listening on ${url} (${scenarios.length} scenarios, simulated user ${userId}, preset ${flags.preset}, reward ${flags.rewardMode}${flags.workers > 1 ? `, ${flags.workers} workers` : ""}${authToken ? ", bearer token required" : ""}); docs at ${url}/docs`;
+        `aeb serve: listening on ${url} (${scenarios.length} scenarios, simulated user ${userId}, preset ${flags.preset}, reward ${flags.rewardMode}${flags.workers > 1 ? `, ${flags.workers} workers` : ""}${authToken ? ", bearer token required" : ""}${flags.record !== undefined ? `, recording to ${flags.record}` : ""}); docs at ${url}/docs`;
 
       if (flags.workers > 1 && !isClusterWorker()) {
-        // The primary only supervises; each worker runs this same command and serves.
-        await runClusterPrimary({
+        // The primary only supervises (and writes the recording); each worker runs this same command and serves.
+        const recorder = flags.record !== undefined ? new EpisodeRecorder(flags.record) : undefined;
+        const stopped = await runClusterPrimary({
           workers: flags.workers,
           env: { AEB_SERVER_SECRET: secret },
           shutdownTimeoutMs: flags.shutdownTimeout * 1000,
           log: (line) => console.error(`aeb serve: ${line}`),
           onListening: (url) => console.log(describe(url, new PluginFactory({ cacheDir: config.cache?.dir }).simulatedUser(config.simulator).id)),
-        });
-        console.error("aeb serve: stopped");
+          ...(recorder !== undefined ? { onEpisode: (record) => recorder.append(record) } : {}),
+        }).finally(() => recorder?.close());
+        if (!stopped.clean) process.exitCode = 1;
+        console.error(`aeb serve: stopped${stopped.clean ? "" : " (a worker's shutdown cut requests, or a worker was killed)"}`);
         return;
       }
 
       let user = new PluginFactory({ cacheDir: config.cache?.dir, warn: (message) => console.error(`aeb serve: ${message}`) }).simulatedUser(config.simulator);
       if (flags.mockUserLatency !== undefined) user = new DelayedSimulatedUser({ inner: user, latencyMs: flags.mockUserLatency, id: user.id });
+      const recorder = flags.record !== undefined && !isClusterWorker() ? new EpisodeRecorder(flags.record) : undefined;
+      const write = recorder !== undefined ? (record: Parameters<EpisodeRecorder["append"]>[0]) => void recorder.append(record) : sendEpisodeToPrimary;
 
       const server = await buildServer({
         scenarios,
@@ -138,48 +203,44 @@ export function registerServeCommand(program: Command): void {
         batchBodyLimitBytes: flags.batchBodyLimit,
         maxBatchSize: flags.maxBatch,
         rateLimit: flags.rateLimit === 0 ? null : { max: flags.rateLimit, windowMs: flags.rateWindow * 1000 },
+        authFailureLimit: flags.authFailureLimit,
         stepTimeoutMs: flags.stepTimeout,
         requestTimeoutMs: flags.requestTimeout,
         sessionIdleTimeoutMs: flags.sessionTtl * 1000,
         maxSessions: flags.maxSessions,
+        sessionMemoryBytes: flags.sessionMemory * 1024 * 1024,
         trustProxy: flags.trustProxy ?? false,
         logger: flags.logLevel === "silent" ? false : { level: flags.logLevel },
         logRequests: flags.logRequests ?? false,
         clusterWorker: isClusterWorker(),
+        stepThreads: flags.stepThreads ?? defaultStepThreads(flags.workers),
+        ...(flags.record !== undefined ? { recording: { condition: flags.recordCondition, write } } : {}),
       });
-      const url = await server.listen({ host: flags.host, port: flags.port });
+      let url: string;
+      try {
+        url = await server.listen({ host: flags.host, port: flags.port });
+      } catch (error) {
+        // A port in use: close what was started (the step pool's threads would keep the process alive).
+        await server.close();
+        recorder?.close();
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "EADDRINUSE") throw new ConfigError(`port ${flags.port} on ${flags.host} is already in use (another aeb serve?); choose another --port`);
+        if (code === "EADDRNOTAVAIL" || code === "EACCES") throw new ConfigError(`cannot listen on ${flags.host}:${flags.port} (${code}); check --host and --port`);
+        throw error;
+      }
       if (isClusterWorker()) announceListening(url);
       else console.log(describe(url, user.id));
 
-      await new Promise<void>((resolve) => {
-        let stopping = false;
-        const shutdown = (signal: NodeJS.Signals) => {
-          // A worker ignores repeated signals (Ctrl-C reaches it and the primary forwards SIGTERM);
-          // a second signal to a single server exits at once.
-          if (stopping) {
-            if (!isClusterWorker()) process.exit(130);
-            return;
-          }
-          stopping = true;
-          if (!isClusterWorker()) console.error(`aeb serve: ${signal}: finishing in-flight steps (at most ${flags.shutdownTimeout} s), then exiting`);
-          const force = setTimeout(() => {
-            console.error("aeb serve: shutdown timeout: closing the remaining connections");
-            server.app.server.closeAllConnections();
-          }, flags.shutdownTimeout * 1000);
-          force.unref();
-          server
-            .close()
-            .catch((error: unknown) => console.error(`aeb serve: error while closing: ${(error as Error).message}`))
-            .finally(() => {
-              clearTimeout(force);
-              if (!isClusterWorker()) console.error("aeb serve: stopped");
-              // A worker's IPC channel to the primary would keep it alive.
-              else process.disconnect?.();
-              resolve();
-            });
-        };
-        process.on("SIGINT", shutdown);
-        process.on("SIGTERM", shutdown);
+      const code = await untilShutdown(server, flags.shutdownTimeout, async () => {
+        recorder?.close();
+        if (isClusterWorker()) {
+          await episodesDelivered();
+          // A worker's IPC channel to the primary would keep it alive.
+          process.disconnect?.();
+        } else {
+          console.error("aeb serve: stopped");
+        }
       });
+      if (code !== 0) process.exitCode = code;
     });
 }
