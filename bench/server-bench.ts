@@ -62,7 +62,7 @@ interface AebLibrary {
   BUILTIN_SCENARIO_DIR: string;
   OfflineSimulatedUser: new () => unknown;
   getPreset(name: string): unknown;
-  startEpisode(scenario: unknown, preset: unknown, seed: number): unknown;
+  startEpisode(scenario: unknown, preset: unknown, seed: number): Promise<unknown>;
   step(state: unknown, reply: { text: string }, context: { scenario: unknown; preset: unknown; user: unknown; dialogueId: string }): Promise<unknown>;
 }
 
@@ -381,7 +381,7 @@ async function stepCpu(library: AebLibrary): Promise<Record<string, Record<numbe
   const scenario = library.filterScenarios(library.loadScenarioDirectory(library.BUILTIN_SCENARIO_DIR), { suite: "starter" }).find((item) => item.language === "en")!;
   const preset = library.getPreset(scenario.preset);
   const user = new library.OfflineSimulatedUser();
-  const state = library.startEpisode(scenario, preset, 1);
+  const state = await library.startEpisode(scenario, preset, 1);
   const table: Record<string, Record<number, number>> = {};
   for (const [kind, make] of Object.entries(REPLY_KINDS)) {
     table[kind] = {};
