@@ -81,6 +81,8 @@ describe("aeb report", () => {
       const p = (value: number) => (value === 0 ? "0" : value < 0.001 ? value.toExponential(1) : value.toFixed(3));
       expect(markdown).toContain(`| ${row.metric} | ${row.test} | ${row.a} | ${row.b} | ${row.n} | ${p(row.p)} | ${p(row.pHolm)} | ${row.r === null ? "n/a" : row.r.toFixed(3)} |`);
     }
+    // One sign of r for both tests, said under the tables.
+    expect(markdown).toContain("r: the effect size, positive when a tends to score higher than b, for both tests (docs/statistics.md)");
     // One length-confound row per pair of conditions.
     expect(summary.lengthConfound).toHaveLength((CONDITIONS.length * (CONDITIONS.length - 1)) / 2);
     expect(markdown).not.toContain("summary.json has no length-confound analysis");

@@ -255,7 +255,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
           "; hid:NAME an independent HID judge's verdict; collapse the share of dialogues that collapsed.",
           " Tests: mannwhitney over dialogues; wilcoxon over the per-scenario means of the scenarios both conditions ran; mcnemar (exact) on collapses, matched by scenario and repeat.",
           " Holm p: adjusted over all comparisons of one metric and test.",
-          " r: for mannwhitney the rank-biserial correlation, positive when a tends to be lower; for wilcoxon the matched-pairs rank-biserial, positive when a tends to be higher; none for mcnemar.",
+          " r: the effect size, positive when a tends to score higher than b, for both tests (docs/statistics.md): for mannwhitney the rank-biserial correlation, for wilcoxon the matched-pairs rank-biserial; none for mcnemar.",
           " mean a, mean b: the metric's mean in each condition over the dialogues (or matched scenarios, or matched pairs) the test used.",
         ].join("");
   if (sections.unreadableComparisons > 0) {
