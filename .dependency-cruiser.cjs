@@ -30,7 +30,7 @@ const layers = {
   episode: ["core", "lexicon", "prompts", "scenarios", "reward", "agents", "simulated-user"],
   analysis: ["core", "stats", "metrics"],
   record: ["core", "stats", "llm", "metrics", "analysis"],
-  report: ["core", "stats", "metrics", "analysis", "record", "lexicon"],
+  report: ["core", "stats", "metrics", "analysis", "record", "lexicon", "prompts"],
   runner: ["core", "stats", "llm", "lexicon", "prompts", "scenarios", "reward", "metrics", "agents", "simulated-user", "judges", "episode", "analysis", "record", "report"],
   interop: ["core", "stats", "lexicon", "scenarios", "metrics", "agents", "simulated-user", "judges", "episode", "analysis", "record", "report"],
   mock: ["core", "lexicon", "llm", "agents"],

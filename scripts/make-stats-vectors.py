@@ -142,7 +142,7 @@ def mann_whitney_case(name, x, y):
     # SciPy does not report z; its p without continuity correction pins down |z| of the normal approximation.
     no_continuity = quiet(lambda: stats.mannwhitneyu(x, y, use_continuity=False, method="asymptotic"))
     return {"name": name, "x": x, "y": y, "u1": num(u1), "p": num(result.pvalue), "method": branch,
-            "rankBiserial": num(1 - 2 * u1 / (n1 * n2)), "pAsymptoticNoContinuity": num(no_continuity.pvalue)}
+            "rankBiserial": num(2 * u1 / (n1 * n2) - 1), "pAsymptoticNoContinuity": num(no_continuity.pvalue)}
 
 
 mann_whitney = [

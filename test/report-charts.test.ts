@@ -62,6 +62,8 @@ function summaryOf(records: DialogueRecord[]) {
 }
 
 const pointsIn = (svg: string) => svg.split('aria-roledescription="point"').length - 1;
+/** The entries of a chart's legends, in order. */
+const legendLabels = (svg: string) => [...svg.matchAll(/<g class="mark-text role-legend-label"[^>]*><text[^>]*>([^<]*)<\/text>/g)].map((match) => match[1]);
 
 describe("emotion trajectories", () => {
   it("carries a dialogue that ended early forward at its final emotion", () => {
@@ -127,6 +129,28 @@ describe("chart rendering", () => {
       ids.push(...[...chart.svg.matchAll(/ id="([^"]+)"/g)].map((match) => match[1] as string));
     }
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("gives every chart with one series per condition a legend entry per condition, drawn opaque; the FS chart names each row on its axis", async () => {
+    const judged: DialogueRecord[] = plain.map((record, index) => ({ ...record, ecs: { "judge-a": ecsEntry("judge-a", 0.5 + index / 20, 0.7, 0.5 + index / 50) } }));
+    const summary = summaryOf(judged);
+    const charts = await renderCharts(summary, rowsOf(judged));
+    // In the summary's order, the order of the colours.
+    const conditions = summary.conditions.map((condition) => condition.name);
+    expect([...conditions].sort()).toEqual(["attuned", "formulaic", "solo"]);
+    for (const id of ["chart-emotion-trajectory", "chart-ecs-vs-fs", "chart-ecs-phase", "chart-length-vs-fs"]) {
+      const svg = charts.find((chart) => chart.id === id)!.svg;
+      expect(legendLabels(svg), id).toEqual(conditions);
+      // A swatch per entry, fully opaque (a half-transparent layer would otherwise give faint ones).
+      const symbols = [...svg.matchAll(/role-legend-symbol"[^>]*><path [^>]*opacity="([\d.]+)"/g)].map((match) => match[1]);
+      expect(symbols, id).toEqual(conditions.map(() => "1"));
+    }
+    // The trajectories' legend shows line swatches, as the lines are drawn.
+    expect(charts.find((chart) => chart.id === "chart-emotion-trajectory")!.svg).toMatch(/role-legend-symbol"[^>]*><path [^>]*d="M-[\d.]+,0L[\d.]+,0"/);
+    // One row per condition, each labelled on the y axis: no legend needed.
+    const fs = charts.find((chart) => chart.id === "chart-fs")!.svg;
+    expect(legendLabels(fs)).toEqual([]);
+    for (const condition of conditions) expect(fs).toMatch(new RegExp(`role-axis-label[\\s\\S]*>${condition}</text>`));
   });
 
   it('shows a "no ECS judge ran" panel, not an empty chart, when no dialogue has ECS', async () => {

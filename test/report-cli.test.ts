@@ -81,6 +81,8 @@ describe("aeb report", () => {
       const p = (value: number) => (value === 0 ? "0" : value < 0.001 ? value.toExponential(1) : value.toFixed(3));
       expect(markdown).toContain(`| ${row.metric} | ${row.test} | ${row.a} | ${row.b} | ${row.n} | ${p(row.p)} | ${p(row.pHolm)} | ${row.r === null ? "n/a" : row.r.toFixed(3)} |`);
     }
+    // One sign of r for both tests, said under the tables.
+    expect(markdown).toContain("r: the effect size, positive when a tends to score higher than b, for both tests (docs/statistics.md)");
     // One length-confound row per pair of conditions.
     expect(summary.lengthConfound).toHaveLength((CONDITIONS.length * (CONDITIONS.length - 1)) / 2);
     expect(markdown).not.toContain("summary.json has no length-confound analysis");
@@ -257,6 +259,106 @@ describe("aeb compare", () => {
     expect(result.stdout).not.toContain("127.0.0.1");
     const markdown = readFileSync(out, "utf8");
     expect(markdown).toContain("- warning: formulaic: A was scored by the simulated user offline and B by judge-model, pack aeb-paper");
+  });
+
+  describe("--map: differently named conditions", () => {
+    /** The base run with condition attuned renamed attuned-rl (as an RL checkpoint named after its model would be). */
+    let renamed: string;
+    const fsOf = (dir: string, condition: string) =>
+      new Map(
+        dialogueLines(dir)
+          .map((line) => JSON.parse(line) as { condition: string; scenarioId: string; repeat: number; status: string; final: { fs: number } })
+          .filter((record) => record.condition === condition && record.status === "done")
+          .map((record) => [`${record.scenarioId}#${record.repeat}`, record.final.fs]),
+      );
+
+    beforeAll(() => {
+      renamed = copyOfBase("renamed-condition");
+      const lines = dialogueLines(renamed).map((line) => {
+        const record = JSON.parse(line) as { id: string; condition: string };
+        return JSON.stringify(record.condition === "attuned" ? { ...record, id: record.id.replace(/^attuned\//, "attuned-rl/"), condition: "attuned-rl" } : record);
+      });
+      writeFileSync(join(renamed, "dialogues.jsonl"), lines.map((line) => `${line}\n`).join(""));
+      const manifest = JSON.parse(read(renamed, "run.json")) as { config: { conditions: Array<{ name: string }> } };
+      for (const condition of manifest.config.conditions) if (condition.name === "attuned") condition.name = "attuned-rl";
+      writeFileSync(join(renamed, "run.json"), JSON.stringify(manifest));
+    });
+
+    it("leaves differently named conditions uncompared without a mapping", async () => {
+      const result = await runCli(["compare", base, renamed]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain("conditions of A not compared: attuned");
+      expect(result.stdout).toContain("conditions of B not compared: attuned-rl");
+      expect(result.stdout).not.toMatch(/^attuned/m);
+    });
+
+    it("compares A's condition with B's as mapped, shows the mapping, and pairs the others by name", async () => {
+      const json = join(root, "mapped.json");
+      const result = await runCli(["compare", base, renamed, "--map", "attuned=attuned-rl", "--out", json]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain("conditions mapped by --map: attuned (A) with attuned-rl (B); every other condition with its namesake");
+      // The same dialogues under another name: every difference is zero.
+      expect(result.stdout).toMatch(new RegExp(`^attuned / attuned-rl\\s+offline\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]\\s+n/a$`, "m"));
+      expect(result.stdout).toMatch(new RegExp(`^formulaic\\s+offline\\s+${PER_CONDITION}\\s`, "m"));
+      expect(result.stdout).not.toContain("not compared");
+      const comparison = JSON.parse(readFileSync(json, "utf8")) as { mapping: unknown; conditions: Array<{ condition: string; conditionB: string; mapped: boolean }> };
+      expect(comparison.mapping).toEqual([{ a: "attuned", b: "attuned-rl" }]);
+      expect(comparison.conditions.map((row) => [row.condition, row.conditionB, row.mapped])).toEqual([
+        ["formulaic", "formulaic", false],
+        ["sycophant", "sycophant", false],
+        ["advice", "advice", false],
+        ["labeler", "labeler", false],
+        ["attuned", "attuned-rl", true],
+      ]);
+    });
+
+    it("takes several mappings (repeated and as a comma list), each pairing dialogue by dialogue on scenario and repeat", async () => {
+      const out = join(root, "crossed.md");
+      const result = await runCli(["compare", base, renamed, "--map", "formulaic=attuned-rl,attuned=formulaic", "--map", "advice=labeler", "--out", `${out}.json`]);
+      expect(result.code, result.stderr).toBe(0);
+      const comparison = JSON.parse(readFileSync(`${out}.json`, "utf8")) as {
+        conditions: Array<{ condition: string; conditionB: string; matched: number; difference: number; differences: Array<{ scenarioId: string; repeat: number; a: number; b: number }> }>;
+        onlyInA: string[];
+        onlyInB: string[];
+      };
+      // In A's order; labeler of A has its namesake in B, but B's labeler is mapped from A's advice, so it is not compared by name.
+      expect(comparison.conditions.map((row) => `${row.condition}/${row.conditionB}`)).toEqual(["formulaic/attuned-rl", "sycophant/sycophant", "advice/labeler", "attuned/formulaic"]);
+      expect(comparison.onlyInA).toEqual(["labeler"]);
+      expect(comparison.onlyInB).toEqual(["advice"]);
+      // Each pair is A's dialogue and B's on the same scenario and repeat, read straight from the files.
+      const crossed = comparison.conditions[0]!;
+      const formulaicA = fsOf(base, "formulaic");
+      const attunedB = fsOf(renamed, "attuned-rl");
+      expect(crossed.matched).toBe(PER_CONDITION);
+      for (const pair of crossed.differences) {
+        expect(pair.a).toBe(formulaicA.get(`${pair.scenarioId}#${pair.repeat}`));
+        expect(pair.b).toBe(attunedB.get(`${pair.scenarioId}#${pair.repeat}`));
+      }
+      const expected = crossed.differences.reduce((sum, pair) => sum + pair.b - pair.a, 0) / crossed.differences.length;
+      expect(crossed.difference).toBeCloseTo(expected, 12);
+      expect(crossed.difference).toBeGreaterThan(0); // attuned beats formulaic on the offline user
+      expect(result.stdout).toMatch(/^formulaic \/ attuned-rl\s/m);
+      expect(result.stdout).toContain("conditions of A not compared: labeler");
+      expect(result.stdout).toContain("conditions of B not compared: advice");
+    });
+
+    it("names an unknown condition in --map and lists the run's conditions; a malformed --map says what it expects", async () => {
+      const unknownA = await runCli(["compare", base, renamed, "--map", "attuned-rl=attuned-rl"]);
+      expect(unknownA.code).toBe(1);
+      expect(unknownA.stdout).toBe("");
+      expect(unknownA.stderr).toBe(`aeb: --map names condition "attuned-rl" of run A (${base}), which has no such condition; its conditions are: ${CONDITIONS.join(", ")}\n`);
+      const unknownB = await runCli(["compare", base, renamed, "--map", "attuned=attuned"]);
+      expect(unknownB.code).toBe(1);
+      expect(unknownB.stderr).toContain(`--map names condition "attuned" of run B (${renamed}), which has no such condition; its conditions are: formulaic, sycophant, advice, labeler, attuned-rl`);
+      const twice = await runCli(["compare", base, renamed, "--map", "attuned=attuned-rl", "--map", "attuned=attuned-rl"]);
+      expect(twice.code).toBe(1);
+      expect(twice.stderr).toContain("--map lists attuned=attuned-rl twice");
+      for (const malformed of ["attuned", "attuned=", "=attuned-rl", "a=b=c", "attuned=attuned-rl,"]) {
+        const result = await runCli(["compare", base, renamed, "--map", malformed]);
+        expect(result.code, malformed).toBe(1);
+        expect(result.stderr, malformed).toContain("--map expects NAME_A=NAME_B");
+      }
+    });
   });
 
   it("says so clearly when the runs share no scenario", async () => {

@@ -210,6 +210,9 @@ describe("aeb view: dialogues, side by side, the report", () => {
     })();
     expect(body.headline).toEqual(model.headline);
     expect(body.byType).toEqual(model.byType);
+    // The facts say how the dialogues were run, as the report does.
+    expect(body.facts).toEqual([...model.facts, ...model.procedure]);
+    expect(body.facts.find(([label]) => label === "dialogue loop")?.[1]).toMatch(/^aeb: 8 agent replies, all appraised/);
     expect(body.summarySource).toBe("summary.json");
     expect(body.charts.map((chart) => chart.id)).toEqual(["chart-fs", "chart-type-heatmap", "chart-emotion-trajectory", "chart-ecs-vs-fs", "chart-ecs-phase", "chart-length-vs-fs"]);
     const chart = await viewer.app.inject({ method: "GET", url: body.charts[2]!.url });

@@ -29,7 +29,30 @@ describe("compareConditions", () => {
     const row = result.comparisons.find((c) => c.test === "mannwhitney" && c.a === "good" && c.b === "poor")!;
     const direct = mannWhitneyU(records.filter((r) => r.condition === "good").map(fs), records.filter((r) => r.condition === "poor").map(fs));
     expect(row).toMatchObject({ metric: "fs", n: 16, p: direct.p, r: direct.rankBiserial });
-    expect(row.r).toBeLessThan(0); // the first condition (good) is higher
+    expect(row.r).toBeGreaterThan(0); // the first condition (good) is higher
+  });
+
+  it("gives r one sign for both tests: positive when the first-named condition scores higher (docs/statistics.md)", () => {
+    const of = (test: string, a: string, b: string) => result.comparisons.find((c) => c.metric === "fs" && c.test === test && c.a === a && c.b === b)!;
+    // good is above poor on 63 of the 64 pairs of dialogues (one pair ties at 0.55), and on every scenario's mean.
+    expect(of("mannwhitney", "good", "poor").r).toBe(63 / 64);
+    expect(of("wilcoxon", "good", "poor").r).toBe(1);
+    // The same data named the other way round: poor first, below good everywhere.
+    const reversed = compareConditions(records, ["poor", "good"], { fs });
+    const reversedOf = (test: string) => reversed.comparisons.find((c) => c.metric === "fs" && c.test === test)!;
+    expect(reversedOf("mannwhitney")).toMatchObject({ a: "poor", b: "good", r: -63 / 64 });
+    expect(reversedOf("wilcoxon")).toMatchObject({ a: "poor", b: "good", r: -1 });
+    // A mixed case: r is the share of pairs (mannwhitney) or signed ranks (wilcoxon) in a's favour minus the rest.
+    const mixed = [
+      ...[60, 50, 40].map((emotion, index) => record("x", `m${index}`, 0, emotion)),
+      ...[50, 30, 45].map((emotion, index) => record("y", `m${index}`, 0, emotion)),
+    ];
+    const mixedResult = compareConditions(mixed, ["x", "y"], { fs });
+    const mixedOf = (test: string) => mixedResult.comparisons.find((c) => c.metric === "fs" && c.test === test)!.r!;
+    // Pairs x > y: 0.6 beats all 3, 0.5 beats 2 and ties 1, 0.4 beats 1: (6 + 0.5 - 2.5) / 9.
+    expect(mixedOf("mannwhitney")).toBeCloseTo((6.5 - 2.5) / 9, 12);
+    // Differences +0.1, +0.2, -0.05: ranks 2, 3 positive and 1 negative: (5 - 1) / 6.
+    expect(mixedOf("wilcoxon")).toBeCloseTo(4 / 6, 12);
   });
 
   it("runs Wilcoxon on per-scenario means of the scenarios both ran", () => {

@@ -97,8 +97,9 @@ export const ComparisonSchema = z.strictObject({
   /** Holm-adjusted over all comparisons of this metric and test reported together. */
   pHolm: z.number(),
   /**
-   * mannwhitney: rank-biserial r = 1 - 2U/(nA nB), positive when A tends to be LOWER (the paper's).
-   * wilcoxon: matched-pairs rank-biserial, positive when A tends to be HIGHER.
+   * Effect size, positive when A tends to score HIGHER than B for both tests (docs/statistics.md).
+   * mannwhitney: rank-biserial r = 2U_A/(nA nB) - 1 = P(A > B) - P(A < B).
+   * wilcoxon: matched-pairs rank-biserial (R+ - R-)/(R+ + R-) of the differences A - B.
    * mcnemar: null.
    */
   r: maybeNumber,

@@ -16,8 +16,12 @@ export interface EcsRow {
   before: number | null;
   after: number | null;
   drop: number | null;
-  /** Turns the judge could not read (the length of the entry's `errors`). */
+  /** Turns the judge could not read (the length of the entry's `errors`), imputed or excluded. */
   errors: number;
+  /** How many of those were scored p=50, c=0 (the entry's `imputed`; the rest were left out of the scores). */
+  imputed: number;
+  /** What the judge did with unreadable turns (the entry's `unreadableTurn`); null when the entry does not say. */
+  unreadableTurn: "exclude" | "impute-50" | null;
 }
 
 /** One independent HID judge's verdict on a dialogue. */
@@ -57,7 +61,9 @@ const numberOrNull = (value: unknown): number | null => (typeof value === "numbe
 
 /** The row of one ECS entry (`record.ecs[judge]`, or a judgement line's). */
 export function ecsRowOf(entry: unknown): EcsRow {
-  const fields = (entry ?? {}) as { judge?: unknown; score?: unknown; before?: unknown; after?: unknown; drop?: unknown; errors?: { length?: number } };
+  const fields = (entry ?? {}) as { judge?: unknown; score?: unknown; before?: unknown; after?: unknown; drop?: unknown; errors?: { length?: number }; imputed?: unknown; unreadableTurn?: unknown; estimates?: unknown };
+  // An entry without the count (written before it was) still marks each imputed estimate.
+  const markedImputed = Array.isArray(fields.estimates) ? fields.estimates.filter((estimate) => (estimate as { imputed?: unknown } | null)?.imputed === true).length : 0;
   return {
     judge: typeof fields.judge === "string" ? fields.judge : null,
     score: numberOrNull(fields.score),
@@ -65,6 +71,8 @@ export function ecsRowOf(entry: unknown): EcsRow {
     after: numberOrNull(fields.after),
     drop: numberOrNull(fields.drop),
     errors: fields.errors?.length ?? 0,
+    imputed: typeof fields.imputed === "number" ? fields.imputed : markedImputed,
+    unreadableTurn: fields.unreadableTurn === "exclude" || fields.unreadableTurn === "impute-50" ? fields.unreadableTurn : null,
   };
 }
 

@@ -2,6 +2,7 @@
  * `aeb compare`: the same condition in two runs, dialogue by dialogue. Dialogues are matched on
  * (condition, scenario id, repeat); errored dialogues are left out (and counted) on both sides, so
  * a pair exists only where both runs scored that dialogue. A pure function of the two records.
+ * Conditions pair up by name, or as a mapping says (`--map NAME_A=NAME_B`, condition-mapping.ts).
  *
  * Each side names the simulated user of each condition. Runs scored by different simulated users
  * are compared all the same (that is how a model is compared across simulators), but the table
@@ -14,6 +15,7 @@ import { MIN_N_FOR_INTERVAL } from "../analysis/condition-summary.js";
 import { mean } from "../metrics/dialogue-metrics.js";
 import { bootstrapMeanCI } from "../stats/bootstrap.js";
 import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
+import { pairConditions, type ConditionMapping } from "./condition-mapping.js";
 import { fixed, formatP, markdownTable, markdownText, textTable } from "./format.js";
 
 export interface RunSide {
@@ -27,7 +29,12 @@ export interface RunSide {
 }
 
 export interface ConditionComparison {
+  /** The condition of run A. */
   condition: string;
+  /** The condition of run B it is compared with: the same name, unless a mapping (`--map`) paired them. */
+  conditionB: string;
+  /** True when a mapping paired the two conditions (their names may still be equal: `--map x=x`). */
+  mapped: boolean;
   /** The simulated user that scored this condition in A, and in B. */
   simulatedUserA: string;
   simulatedUserB: string;
@@ -57,6 +64,8 @@ export interface RunComparison {
   b: { label: string; dialogues: number; errors: number };
   /** Scenario ids scored in both runs (any condition). */
   sharedScenarios: string[];
+  /** The mapping of condition names that was asked for (`--map`), in its order; empty when conditions pair by name only. */
+  mapping: ConditionMapping[];
   conditions: ConditionComparison[];
   onlyInA: string[];
   onlyInB: string[];
@@ -81,27 +90,43 @@ function ordered(names: Set<string>, order: readonly string[]): string[] {
   return [...order.filter((name) => names.has(name)), ...[...names].filter((name) => !order.includes(name)).sort()];
 }
 
+/** The condition as the tables name it: `x`, or `x / y` when A's condition x is compared with B's y. */
+export function conditionLabel(row: Pick<ConditionComparison, "condition" | "conditionB">): string {
+  return row.condition === row.conditionB ? row.condition : `${row.condition} / ${row.conditionB}`;
+}
+
 function wilcoxonPOf(differences: readonly number[]): number | null {
   if (differences.length < 2) return null;
   const p = wilcoxonSignedRank(differences).p;
   return Number.isFinite(p) ? p : null;
 }
 
-/** Compares every condition present in both runs; `seed` seeds the paired bootstraps. */
-export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number } = {}): RunComparison {
+/**
+ * Compares every condition present in both runs (by name), or the pairs `mapping` names with the
+ * rest by name; `seed` seeds the paired bootstraps. A mapping that names a condition a run does not
+ * have is a ConfigError listing the run's conditions.
+ */
+export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number; mapping?: readonly ConditionMapping[] } = {}): RunComparison {
   const seed = options.seed ?? 1;
+  const mapping = [...(options.mapping ?? [])];
   const scoredA = a.records.filter((record) => record.status === "done");
   const scoredB = b.records.filter((record) => record.status === "done");
   const scenariosB = new Set(scoredB.map((record) => record.scenarioId));
   const sharedScenarios = [...new Set(scoredA.map((record) => record.scenarioId))].filter((id) => scenariosB.has(id)).sort();
   const conditionsA = ordered(new Set(scoredA.map((record) => record.condition)), a.conditionOrder ?? []);
   const conditionsB = ordered(new Set(scoredB.map((record) => record.condition)), b.conditionOrder ?? []);
-  const common = conditionsA.filter((name) => conditionsB.includes(name));
+  /** Every condition a run has (run.json's, and any with dialogues, scored or not): what a mapping may name. */
+  const knownOf = (side: RunSide) => ordered(new Set([...(side.conditionOrder ?? []), ...side.records.map((record) => record.condition)]), side.conditionOrder ?? []);
+  // A pair by name needs scored dialogues on both sides; a mapped pair is shown whatever it holds (a note says when nothing matched).
+  const pairs = pairConditions({ label: a.label, conditions: knownOf(a) }, { label: b.label, conditions: knownOf(b) }, mapping).filter(
+    (pair) => pair.mapped || (conditionsA.includes(pair.a) && conditionsB.includes(pair.b)),
+  );
 
   const conditions: ConditionComparison[] = [];
-  for (const condition of common) {
-    const mapA = byKey(scoredA.filter((record) => record.condition === condition));
-    const mapB = byKey(scoredB.filter((record) => record.condition === condition));
+  for (const pair of pairs) {
+    const condition = pair.a;
+    const mapA = byKey(scoredA.filter((record) => record.condition === pair.a));
+    const mapB = byKey(scoredB.filter((record) => record.condition === pair.b));
     const keys = [...mapA.keys()].filter((item) => mapB.has(item)).sort();
     const differences = keys.map((item) => {
       const left = mapA.get(item) as DialogueRecord;
@@ -111,15 +136,18 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number } =
     const values = differences.map((pair) => pair.difference);
     conditions.push({
       condition,
-      simulatedUserA: (a.simulatedUser ?? unknownUser)(condition),
-      simulatedUserB: (b.simulatedUser ?? unknownUser)(condition),
+      conditionB: pair.b,
+      mapped: pair.mapped,
+      simulatedUserA: (a.simulatedUser ?? unknownUser)(pair.a),
+      simulatedUserB: (b.simulatedUser ?? unknownUser)(pair.b),
       matched: keys.length,
       unmatchedA: mapA.size - keys.length,
       unmatchedB: mapB.size - keys.length,
       fsMeanA: mean(differences.map((pair) => pair.a)),
       fsMeanB: mean(differences.map((pair) => pair.b)),
       difference: mean(values),
-      ci95: values.length >= MIN_N_FOR_INTERVAL ? bootstrapMeanCI(values, { seed: deriveSeed(seed, "compare", condition) }).ci95 : null,
+      // A pair of one name keeps the seed it always had; a mapped pair of two names derives its own from both.
+      ci95: values.length >= MIN_N_FOR_INTERVAL ? bootstrapMeanCI(values, { seed: pair.a === pair.b ? deriveSeed(seed, "compare", condition) : deriveSeed(seed, "compare", pair.a, pair.b) }).ci95 : null,
       wilcoxonP: wilcoxonPOf(values),
       differences,
     });
@@ -128,25 +156,29 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number } =
   const acrossSimulatedUsers = conditions.filter((row) => row.simulatedUserA !== row.simulatedUserB);
   const warnings = acrossSimulatedUsers.map(
     (row) =>
-      `${row.condition}: A was scored by the simulated user ${row.simulatedUserA} and B by ${row.simulatedUserB}; B - A mixes any change in the agent with the two simulated users' disagreement (aeb agreement measures it), so read it as a comparison of simulators as much as of runs`,
+      `${conditionLabel(row)}: A was scored by the simulated user ${row.simulatedUserA} and B by ${row.simulatedUserB}; B - A mixes any change in the agent with the two simulated users' disagreement (aeb agreement measures it), so read it as a comparison of simulators as much as of runs`,
   );
   const notes: string[] = [];
   const errorsA = a.records.length - scoredA.length;
   const errorsB = b.records.length - scoredB.length;
   if (errorsA + errorsB > 0) notes.push(`dialogues that ended in error are left out: ${errorsA} in A, ${errorsB} in B`);
   for (const row of conditions) {
-    if (row.matched === 0) notes.push(`${row.condition}: no dialogue matches (same scenario and repeat) in both runs`);
-    else if (row.ci95 === null) notes.push(`${row.condition}: only ${row.matched} matched dialogue; no interval is given`);
-    if (row.unmatchedA + row.unmatchedB > 0) notes.push(`${row.condition}: ${row.unmatchedA} dialogue(s) only in A and ${row.unmatchedB} only in B are left out`);
+    const label = conditionLabel(row);
+    if (row.matched === 0) notes.push(`${label}: no dialogue matches (same scenario and repeat) in both runs`);
+    else if (row.ci95 === null) notes.push(`${label}: only ${row.matched} matched dialogue; no interval is given`);
+    if (row.unmatchedA + row.unmatchedB > 0) notes.push(`${label}: ${row.unmatchedA} dialogue(s) only in A and ${row.unmatchedB} only in B are left out`);
   }
+  const comparedA = new Set(conditions.map((row) => row.condition));
+  const comparedB = new Set(conditions.map((row) => row.conditionB));
   return {
     a: { label: a.label, dialogues: a.records.length, errors: errorsA },
     b: { label: b.label, dialogues: b.records.length, errors: errorsB },
     sharedScenarios,
+    mapping,
     conditions,
-    onlyInA: conditionsA.filter((name) => !conditionsB.includes(name)),
-    onlyInB: conditionsB.filter((name) => !conditionsA.includes(name)),
-    acrossSimulatedUsers: acrossSimulatedUsers.map((row) => row.condition),
+    onlyInA: conditionsA.filter((name) => !comparedA.has(name)),
+    onlyInB: conditionsB.filter((name) => !comparedB.has(name)),
+    acrossSimulatedUsers: acrossSimulatedUsers.map(conditionLabel),
     warnings,
     notes,
   };
@@ -156,7 +188,7 @@ export const COMPARISON_HEADER = ["condition", "simulated user (A / B)", "n matc
 
 export function comparisonRows(comparison: RunComparison): string[][] {
   return comparison.conditions.map((row) => [
-    row.condition,
+    conditionLabel(row),
     row.simulatedUserA === row.simulatedUserB ? row.simulatedUserA : `${row.simulatedUserA} / ${row.simulatedUserB} (differ)`,
     String(row.matched),
     fixed(row.fsMeanA),
@@ -167,11 +199,19 @@ export function comparisonRows(comparison: RunComparison): string[][] {
   ]);
 }
 
+/** What was matched with what: one line, naming the mapping of condition names when there is one. */
+function matchingLine(comparison: RunComparison): string {
+  const scenarios = `${comparison.sharedScenarios.length} scenario(s) in both runs`;
+  if (comparison.mapping.length === 0) return `matched on condition, scenario and repeat; ${scenarios}`;
+  const mapped = comparison.mapping.map((entry) => `${entry.a} (A) with ${entry.b} (B)`).join(", ");
+  return `matched on condition, scenario and repeat, conditions mapped by --map: ${mapped}; every other condition with its namesake; ${scenarios}`;
+}
+
 /** The lines around the table that say what was compared and what was left out (and, with `warnings`, what crosses simulated users). */
 function comparisonLines(comparison: RunComparison, withWarnings: boolean): string[] {
   const lines: string[] = withWarnings ? comparison.warnings.map((warning) => `warning: ${warning}`) : [];
-  if (comparison.onlyInA.length > 0) lines.push(`conditions only in A (not compared): ${comparison.onlyInA.join(", ")}`);
-  if (comparison.onlyInB.length > 0) lines.push(`conditions only in B (not compared): ${comparison.onlyInB.join(", ")}`);
+  if (comparison.onlyInA.length > 0) lines.push(`conditions of A not compared: ${comparison.onlyInA.join(", ")}`);
+  if (comparison.onlyInB.length > 0) lines.push(`conditions of B not compared: ${comparison.onlyInB.join(", ")}`);
   lines.push(...comparison.notes);
   return lines;
 }
@@ -181,7 +221,7 @@ export function renderComparisonText(comparison: RunComparison): string {
   return [
     `A: ${comparison.a.label} (${comparison.a.dialogues} dialogues)`,
     `B: ${comparison.b.label} (${comparison.b.dialogues} dialogues)`,
-    `matched on condition, scenario and repeat; ${comparison.sharedScenarios.length} scenario(s) in both runs`,
+    matchingLine(comparison),
     "",
     textTable(COMPARISON_HEADER, comparisonRows(comparison)),
     "",
@@ -198,11 +238,11 @@ export function renderComparisonMarkdown(comparison: RunComparison): string {
     "",
     `- A: ${markdownText(comparison.a.label)} (${comparison.a.dialogues} dialogues)`,
     `- B: ${markdownText(comparison.b.label)} (${comparison.b.dialogues} dialogues)`,
-    `- matched on condition, scenario and repeat; ${comparison.sharedScenarios.length} scenario(s) in both runs`,
+    `- ${markdownText(matchingLine(comparison))}`,
     "",
     markdownTable(COMPARISON_HEADER, comparisonRows(comparison)),
     "",
-    "B - A is the mean of the matched differences FS(B) - FS(A); its 95% CI is a seeded percentile bootstrap over the matched pairs; the p-value is a two-sided Wilcoxon signed-rank test on the same differences (n/a when every difference is zero).",
+    `${comparison.conditions.some((row) => row.condition !== row.conditionB) ? "A condition named x / y is A's x compared with B's y (--map). " : ""}B - A is the mean of the matched differences FS(B) - FS(A); its 95% CI is a seeded percentile bootstrap over the matched pairs; the p-value is a two-sided Wilcoxon signed-rank test on the same differences (n/a when every difference is zero).`,
     "",
     ...comparisonLines(comparison, true).map((line) => `- ${markdownText(line)}`),
     "",

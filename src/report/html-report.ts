@@ -5,6 +5,7 @@
  */
 import { isAppraised, type AppraisedUserTurn, type DialogueRecord, type TurnRecord } from "../core/dialogue.js";
 import { renderCharts, type RenderedChart } from "./charts/index.js";
+import { dialogueKindLabel, isCooperative } from "./cooperative.js";
 import { sortedById } from "../metrics/dialogue-row.js";
 import { fixed, signed } from "./format.js";
 import { html, rawHtml, type SafeHtml } from "./html.js";
@@ -78,7 +79,8 @@ function deltaHtml(delta: number): SafeHtml {
   return html`<span class="${cls}">${signed(delta)}</span>`;
 }
 
-function turnHtml(turn: TurnRecord, manipulationTurn: number): SafeHtml {
+/** One turn; `manipulationTurn` is null for a dialogue that has none (a cooperative user). */
+function turnHtml(turn: TurnRecord, manipulationTurn: number | null): SafeHtml {
   const isManipulation = turn.index === manipulationTurn;
   const userHtml = isAppraised(turn)
     ? appraisedUserHtml(turn.user)
@@ -106,12 +108,14 @@ function appraisedUserHtml(user: AppraisedUserTurn): SafeHtml {
 
 /** One dialogue with its whole transcript: opening, every agent reply and every user reply with its emotion. */
 export function dialogueHtml(record: DialogueRecord, open: boolean): SafeHtml {
+  // A cooperative user (SAGE/RLVER profile) has no manipulation turn: none is marked or named.
+  const cooperative = isCooperative(record.type);
   return html`<details class="dialogue"${open ? rawHtml(" open") : ""}>
-<summary><strong>${record.id}</strong> · FS ${fixed(record.final.fs)} · ${record.endReason} after ${record.turns.length} turn(s) · ${record.type}</summary>
+<summary><strong>${record.id}</strong> · FS ${fixed(record.final.fs)} · ${record.endReason} after ${record.turns.length} turn(s) · ${dialogueKindLabel(record.type)}</summary>
 <div class="dialogue-body">
-<div class="meta">condition ${record.condition} · scenario ${record.scenarioId} · repeat ${record.repeat} · seed ${record.seed} · preset ${record.preset} · manipulation turn ${record.manipulationTurn} · final emotion ${record.final.emotion}</div>
+<div class="meta">condition ${record.condition} · scenario ${record.scenarioId} · repeat ${record.repeat} · seed ${record.seed} · preset ${record.preset} · ${cooperative ? dialogueKindLabel(record.type) : `manipulation turn ${record.manipulationTurn}`} · final emotion ${record.final.emotion}</div>
 <div class="msg user"><div class="who">user (opening) · emotion <strong>${record.opening.emotion}</strong></div><p class="text">${record.opening.text}</p></div>
-${record.turns.map((turn) => turnHtml(turn, record.manipulationTurn))}
+${record.turns.map((turn) => turnHtml(turn, cooperative ? null : record.manipulationTurn))}
 </div>
 </details>`;
 }
@@ -130,6 +134,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<string> {
   // In id order, as the model's tables: sums over dialogues do not depend on the order they finished in.
   const charts = await renderCharts(input.summary, sortedById(input.rows));
   const sections: Array<[string, string]> = [
+    ["procedure", "Procedure"],
     ["headline", "Headline"],
     ["by-type", "By type"],
     ["ecs", "ECS"],
@@ -157,10 +162,16 @@ export async function renderHtmlReport(input: ReportInput): Promise<string> {
 <dl class="facts">${model.facts.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>
 <nav>${sections.map(([id, label]) => html`<a href="#${id}">${label}</a>`)}</nav>
 
+<section id="procedure">
+<h2>How the dialogues were run</h2>
+<dl class="facts">${model.procedure.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>
+<p class="note">Scores are comparable only between runs of the same procedure: the same preset, the same simulated user and prompt pack, and judges that treat unreadable turns alike.</p>
+</section>
+
 <section id="headline">
 <h2>Headline (per condition)</h2>
 ${tableHtml(model.headline)}
-<p class="note">FS: mean final score (final emotion / 100) with a seeded percentile-bootstrap 95% CI. Collapse: share of dialogues that ended in failure, with a Wilson 95% CI. HID: hidden-intention detection by the simulator's verdicts, from the manipulation turn on. ECS: emotional consistency under the headline ECS judge, the first that is a model (a heuristic such as the lexicon baseline is never shown here; it is in the ECS section under its own name). Reply chars: mean visible reply length. Errors: dialogues that ended in error, excluded from every statistic.</p>
+<p class="note">FS: mean final score (final emotion / 100) with a seeded percentile-bootstrap 95% CI. Collapse: share of dialogues that ended in failure, with a Wilson 95% CI. HID: hidden-intention detection by the simulator's verdicts, from the manipulation turn on (from the first reply for a cooperative user, which has none). ECS: emotional consistency under the headline ECS judge, the first that is a model (a heuristic such as the lexicon baseline is never shown here; it is in the ECS section under its own name). Reply chars: mean visible reply length. Errors: dialogues that ended in error, excluded from every statistic.</p>
 ${model.headlineNotes.map((note) => html`<p class="note">${note}</p>`)}
 </section>
 
@@ -172,7 +183,8 @@ ${tableHtml(model.byType)}
 <section id="ecs">
 <h2>ECS by judge</h2>
 ${model.ecsByJudge.map(({ title, table }) => html`<h3>${title}</h3>${tableHtml(table)}`)}
-${model.ecsByJudge.length > 0 ? html`<p class="note">ECS: how well the judge, reading only the visible conversation, predicted the emotion the user reported after each reply (1 is perfect), with a seeded bootstrap 95% CI over dialogues. Before / after: over the turns before the manipulation turn and from it on; drop: before minus after. Judged: dialogues the judge scored; judge errors: turns it could not read (left out of the scores).</p>` : ""}
+${model.ecsByJudge.length > 0 ? html`<p class="note">ECS: how well the judge, reading only the visible conversation, predicted the emotion the user reported after each reply (1 is perfect), with a seeded bootstrap 95% CI over dialogues.${model.ecsByPhase ? " Before / after: over the turns before the manipulation turn and from it on; drop: before minus after." : ""} Judged: dialogues the judge scored; judge errors: turns it could not read (see the procedure above for whether they were left out or imputed).</p>` : ""}
+${model.ecsPhaseNote === null ? "" : html`<p class="note">${model.ecsPhaseNote}</p>`}
 ${model.ecsByJudgeNote === null ? "" : html`<p class="note">${model.ecsByJudgeNote}</p>`}
 </section>
 ${

@@ -5,6 +5,7 @@
  */
 import type { DialogueRecord } from "../core/dialogue.js";
 import type { RunSummary } from "../analysis/summary-schema.js";
+import { dialogueKindLabel } from "./cooperative.js";
 import { fixed, markdownTable, markdownText, truncate } from "./format.js";
 import { buildReportModel, WORST_PER_CONDITION, type ReportInput } from "./report-model.js";
 
@@ -16,8 +17,8 @@ function worstLine(record: DialogueRecord): string {
   // The last reply the user actually wrote (a reply that was not appraised has no answer).
   const lastUser = record.turns.findLast((turn) => turn.user.text !== undefined)?.user.text ?? record.opening.text;
   return (
-    // `type` and `endReason` are schema-checked enum values (letters and "_"), shown as they are.
-    `- ${markdownText(record.id)} (${record.type}): FS ${fixed(record.final.fs)}, ${record.endReason} after ${record.turns.length} turn(s); ` +
+    // `type` and `endReason` are schema-checked enum values (letters and "_"), shown as they are; so is the cooperative label.
+    `- ${markdownText(record.id)} (${dialogueKindLabel(record.type)}): FS ${fixed(record.final.fs)}, ${record.endReason} after ${record.turns.length} turn(s); ` +
     `emotion ${path}. Last user reply: “${markdownText(truncate(lastUser, QUOTE_CHARS))}”`
   );
 }
@@ -37,6 +38,12 @@ export function renderMarkdownReport(input: RunSummary | ReportInput): string {
     "",
     markdownTable(["fact", "value"], model.facts),
     "",
+    "## How the dialogues were run",
+    "",
+    markdownTable(["procedure", "value"], model.procedure),
+    "",
+    "Scores are comparable only between runs of the same procedure: the same preset, the same simulated user and prompt pack, and judges that treat unreadable turns alike.",
+    "",
     "## Headline (per condition)",
     "",
     markdownTable(model.headline.header, model.headline.rows),
@@ -51,6 +58,7 @@ export function renderMarkdownReport(input: RunSummary | ReportInput): string {
   ];
   for (const { title, table } of model.ecsByJudge) lines.push(`### ${markdownText(title)}`, "", markdownTable(table.header, table.rows), "");
   if (model.ecsByJudgeNote !== null) lines.push(markdownText(model.ecsByJudgeNote), "");
+  if (model.ecsPhaseNote !== null) lines.push(markdownText(model.ecsPhaseNote), "");
   if (model.hidJudges !== null) lines.push("## HID: the simulated user and the independent judges", "", markdownTable(model.hidJudges.header, model.hidJudges.rows), "");
   if (model.usage !== null || model.usageNote !== null) {
     lines.push("## Token usage", "");

@@ -14,6 +14,8 @@ import { dialogueRow, sortedById, type DialogueRow } from "../metrics/dialogue-r
 import type { RunSetup } from "../record/load-run.js";
 import type { Invocation } from "../record/manifest.js";
 import { typeOrder } from "./charts/chart-data.js";
+import { COOPERATIVE_LABEL, isCooperative } from "./cooperative.js";
+import { FIDELITY_DOC, presetEntries, promptPackEntry, unreadableTurnsEntry } from "./procedure.js";
 import { heuristicEcsTitle, noModelJudgeNote } from "../analysis/ecs-judges.js";
 import { ecsJudgesOfRows, readRowEcs, reportEcsKinds } from "./ecs.js";
 import { cellValue, fixed, formatP, hasReplyTokens, headlineHeader, NO_MODEL_JUDGE, percent, replyLengthCells, withCI } from "./format.js";
@@ -40,6 +42,11 @@ export interface Table {
 export interface ReportModel {
   title: string;
   facts: Array<[string, string]>;
+  /**
+   * How the dialogues were run (procedure.ts): each preset's loop, the LLM simulated user's prompt
+   * pack, what each ECS judge did with unreadable turns, and where the departures from the sources are listed.
+   */
+  procedure: Array<[string, string]>;
   headline: Table;
   /** Sentences under the headline table (what n/a means...). */
   headlineNotes: string[];
@@ -51,6 +58,10 @@ export interface ReportModel {
   ecsByJudge: Array<{ judge: string; title: string; headline: boolean; heuristic: boolean; table: Table }>;
   /** Said in the ECS section when there is no table (or some entries could not be read). */
   ecsByJudgeNote: string | null;
+  /** Whether the ECS tables split ECS before/after the manipulation turn (not when every dialogue is a cooperative user, which has none). */
+  ecsByPhase: boolean;
+  /** What before/after mean where cooperative users (no manipulation turn) are among the dialogues; null when none is. */
+  ecsPhaseNote: string | null;
   /** The simulator's HID beside each independent HID judge's; null when no independent HID judge ran. */
   hidJudges: Table | null;
   /** Token usage per model role; null when summary.json has none (offline runs). */
@@ -209,6 +220,13 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
   facts.push(...provenanceFacts(input.setup?.invocations ?? []));
   for (const condition of input.setup?.conditions ?? []) if (condition.agent !== undefined) facts.push([`agent of ${condition.name}`, describePlugin(condition.agent)]);
 
+  const conditionNamesForProcedure = [...new Set([...conditions.map((condition) => condition.name), ...rows.map((row) => row.condition)])];
+  const procedure: Array<[string, string]> = presetEntries(rows, conditionNamesForProcedure);
+  const promptPack = promptPackEntry(input.setup?.simulator, presets);
+  if (promptPack !== null) procedure.push(["simulator prompt pack", promptPack]);
+  for (const judge of judges) procedure.push([`ECS judge ${judge}: unreadable turns`, unreadableTurnsEntry(judge, rows)]);
+  procedure.push(["fidelity to the sources", `how each preset and prompt pack departs from SAGE, RLVER and the AEB paper, and whether it changes the numbers: ${FIDELITY_DOC} in the AEB repository`]);
+
   const headlineNotes: string[] = [];
   const heuristicsNamed = ecsKinds.heuristics.map((heuristic) => `the ${heuristic.label} (${heuristic.name}) ${heuristic.description}`).join("; ");
   const modelJudges = judges.filter((judge) => heuristicOf(judge) === undefined);
@@ -255,7 +273,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
           "; hid:NAME an independent HID judge's verdict; collapse the share of dialogues that collapsed.",
           " Tests: mannwhitney over dialogues; wilcoxon over the per-scenario means of the scenarios both conditions ran; mcnemar (exact) on collapses, matched by scenario and repeat.",
           " Holm p: adjusted over all comparisons of one metric and test.",
-          " r: for mannwhitney the rank-biserial correlation, positive when a tends to be lower; for wilcoxon the matched-pairs rank-biserial, positive when a tends to be higher; none for mcnemar.",
+          " r: the effect size, positive when a tends to score higher than b, for both tests (docs/statistics.md): for mannwhitney the rank-biserial correlation, for wilcoxon the matched-pairs rank-biserial; none for mcnemar.",
           " mean a, mean b: the metric's mean in each condition over the dialogues (or matched scenarios, or matched pairs) the test used.",
         ].join("");
   if (sections.unreadableComparisons > 0) {
@@ -292,19 +310,39 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     if (heuristic !== undefined) return heuristicEcsTitle(heuristic);
     return judge === headlineJudge ? `${judge} (the headline ECS)` : judge;
   };
+  // Cooperative users (SAGE/RLVER profiles) have no manipulation turn: no before/after split for them.
+  const cooperativeOnly = (condition: string) => {
+    const ofCondition = scored.filter((row) => row.condition === condition);
+    return ofCondition.length > 0 && ofCondition.every((row) => isCooperative(row.type));
+  };
+  const ecsByPhase = !(scored.length > 0 && scored.every((row) => isCooperative(row.type)));
+  const mixedConditions = conditions.map((condition) => condition.name).filter((name) => !cooperativeOnly(name) && scored.some((row) => row.condition === name && isCooperative(row.type)));
+  let ecsPhaseNote: string | null = null;
+  if (!ecsByPhase) ecsPhaseNote = `Every dialogue is a ${COOPERATIVE_LABEL}, which has no manipulation turn, so ECS is not split before and after one.`;
+  else if (scored.some((row) => isCooperative(row.type))) {
+    ecsPhaseNote =
+      `A ${COOPERATIVE_LABEL} has no manipulation turn: a condition of such dialogues only shows "n/a (cooperative)" before and after` +
+      (mixedConditions.length > 0 ? `; in ${mixedConditions.join(", ")}, which mix them with adversarial dialogues, "after" also counts every judged turn of the cooperative ones.` : ".");
+  }
+  const COOPERATIVE_CELL = "n/a (cooperative)";
   const ecsByJudge = judgeTables.ecs.map(({ judge, cells }) => ({
     judge,
     title: ecsTitle(judge),
     headline: judge === headlineJudge,
     heuristic: heuristicOf(judge) !== undefined,
-    table: {
-      header: ["condition", "ECS [95% CI]", "before manipulation", "after manipulation", "drop", "judged", "judge errors"],
-      rows: cells.map(({ condition, cell }) =>
-        cell === null
-          ? [condition, "n/a", "n/a", "n/a", "n/a", "0", "0"]
-          : [condition, withCI(cell.mean), fixed(cell.before), fixed(cell.after), fixed(cell.drop), String(cell.judged), String(cell.judgeErrors)],
-      ),
-    },
+    table: ecsByPhase
+      ? {
+          header: ["condition", "ECS [95% CI]", "before manipulation", "after manipulation", "drop", "judged", "judge errors"],
+          rows: cells.map(({ condition, cell }) => {
+            if (cell === null) return [condition, "n/a", "n/a", "n/a", "n/a", "0", "0"];
+            const phases = cooperativeOnly(condition) ? [COOPERATIVE_CELL, COOPERATIVE_CELL, COOPERATIVE_CELL] : [fixed(cell.before), fixed(cell.after), fixed(cell.drop)];
+            return [condition, withCI(cell.mean), ...phases, String(cell.judged), String(cell.judgeErrors)];
+          }),
+        }
+      : {
+          header: ["condition", "ECS [95% CI]", "judged", "judge errors"],
+          rows: cells.map(({ condition, cell }) => (cell === null ? [condition, "n/a", "0", "0"] : [condition, withCI(cell.mean), String(cell.judged), String(cell.judgeErrors)])),
+        },
   }));
   let ecsByJudgeNote: string | null = null;
   if (ecsByJudge.length === 0) {
@@ -354,6 +392,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
   return {
     title: input.title ?? "AEB run report",
     facts,
+    procedure,
     headline: {
       header: headlineHeader(conditions, ["condition", "n", "FS [95% CI]", "collapse [95% CI]", "HID", "ECS", "reply chars", "errors"]),
       rows: conditions.map((condition, index) => [
@@ -380,6 +419,8 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     },
     ecsByJudge,
     ecsByJudgeNote,
+    ecsByPhase,
+    ecsPhaseNote,
     hidJudges,
     usage,
     usageNote,

@@ -15,15 +15,17 @@ describe("mannWhitneyU", () => {
     expect(result.p).toBeCloseTo(0.1111111111111111, 15);
   });
 
-  it("gives a positive rank-biserial r when the first sample is lower", () => {
+  it("gives a positive rank-biserial r, with z of the same sign, when the first sample is higher (docs/statistics.md)", () => {
     const low = mannWhitneyU([1, 2, 3], [4, 5, 6]);
     expect(low.u1).toBe(0);
-    expect(low.rankBiserial).toBe(1);
+    expect(low.rankBiserial).toBe(-1);
     expect(low.z).toBeLessThan(0);
 
     const high = mannWhitneyU([4, 5, 6], [1, 2, 3]);
-    expect(high.rankBiserial).toBe(-1);
+    expect(high.rankBiserial).toBe(1);
     expect(high.z).toBeGreaterThan(0);
+    // Mostly higher, one tie and one pair lower: P(x > y) - P(x < y) = (7 + 0.5 - 1.5) / 9.
+    expect(mannWhitneyU([2, 5, 6], [1, 2, 3]).rankBiserial).toBeCloseTo((7.5 - 1.5) / 9, 15);
     // The test itself is symmetric.
     expect(high.p).toBe(low.p);
   });

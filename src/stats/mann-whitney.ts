@@ -32,14 +32,15 @@ export interface MannWhitneyResult {
   /** Which null distribution produced `p` (SciPy's method="auto" choice). */
   method: "exact" | "asymptotic";
   /**
-   * Rank-biserial correlation r = 1 − 2U₁/(n₁n₂) = P(x < y) − P(x > y) over all pairs
-   * (ties count half to each side). Range −1..1. **Positive r means the FIRST sample tends
-   * to be LOWER**; r = 1 when every x is below every y, r = −1 when every x is above every y.
+   * Rank-biserial correlation r = 1 − 2U₂/(n₁n₂) = 2U₁/(n₁n₂) − 1 = P(x > y) − P(x < y) over
+   * all pairs (ties count half to each side). Range −1..1. **Positive r means the FIRST sample
+   * tends to be HIGHER** (AEB's one sign convention for r, docs/statistics.md); r = 1 when every
+   * x is above every y, r = −1 when every x is below every y.
    */
   rankBiserial: number;
   /**
    * Normal-approximation z of U₁ with tie correction and WITHOUT continuity correction:
-   * (U₁ − n₁n₂/2)/σ. Positive z means the FIRST sample tends to be HIGHER (opposite sign to
+   * (U₁ − n₁n₂/2)/σ. Positive z means the FIRST sample tends to be HIGHER (the same sign as
    * `rankBiserial`). Reported for every branch so effect sizes are comparable; `p` uses the
    * continuity-corrected z in the asymptotic branch and no z at all in the exact one.
    * NaN when all values are tied (σ = 0).
@@ -86,7 +87,7 @@ export function mannWhitneyU(x: readonly number[], y: readonly number[]): MannWh
     n1,
     n2,
     method,
-    rankBiserial: 1 - (2 * u1) / (n1 * n2),
+    rankBiserial: (2 * u1) / (n1 * n2) - 1,
     z,
     effectR: Math.abs(z) / Math.sqrt(n),
   };

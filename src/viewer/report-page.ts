@@ -76,7 +76,8 @@ export class RunReport {
       run: this.index.run,
       label: this.index.label,
       title: model.title,
-      facts: model.facts,
+      // The report's facts, then how the dialogues were run (the preset's loop, the prompt pack, unreadable judge turns).
+      facts: [...model.facts, ...model.procedure],
       headline: model.headline,
       headlineNotes: model.headlineNotes,
       byType: model.byType,

@@ -1,6 +1,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { DialogueRow } from "../../metrics/dialogue-row.js";
 import type { RunSummary } from "../../analysis/summary-schema.js";
+import { COOPERATIVE_LABEL, isCooperative } from "../cooperative.js";
 import { ecsPanelLabel, readRowEcs, reportEcsKinds } from "../ecs.js";
 import { conditionOrder, scoredRows, typeOrder } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
@@ -14,10 +15,13 @@ export interface EcsPhaseRow {
   ecs: number;
 }
 
-/** ECS before and after the manipulation turn, one row per dialogue, judge and phase that has a value. */
+/**
+ * ECS before and after the manipulation turn, one row per dialogue, judge and phase that has a
+ * value. Cooperative users (SAGE/RLVER profiles) have no manipulation turn and are left out.
+ */
 export function ecsPhaseRows(rows: readonly DialogueRow[]): EcsPhaseRow[] {
   const phaseRows: EcsPhaseRow[] = [];
-  for (const row of scoredRows(rows)) {
+  for (const row of scoredRows(rows).filter((candidate) => !isCooperative(candidate.type))) {
     for (const entry of readRowEcs(row).entries) {
       const base = { condition: row.condition, type: row.type, judge: entry.judge };
       if (entry.before !== null) phaseRows.push({ ...base, phase: "before", ecs: entry.before });
@@ -36,7 +40,11 @@ export function ecsPhaseRows(rows: readonly DialogueRow[]): EcsPhaseRow[] {
 export function ecsBeforeAfterSpec(summary: RunSummary, rows: readonly DialogueRow[]): TopLevelSpec {
   const phaseRows = ecsPhaseRows(rows);
   if (phaseRows.length === 0) {
-    const anyEcs = scoredRows(rows).some((row) => readRowEcs(row).entries.length > 0);
+    const scored = scoredRows(rows);
+    const anyEcs = scored.some((row) => readRowEcs(row).entries.length > 0);
+    if (anyEcs && scored.every((row) => isCooperative(row.type))) {
+      return placeholderSpec("no manipulation turn to split at", `every dialogue is a ${COOPERATIVE_LABEL}, which has none`);
+    }
     return anyEcs
       ? placeholderSpec("no ECS before/after values", "the ECS judge recorded no `before` or `after` scores")
       : placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this chart");

@@ -14,7 +14,16 @@ export function emotionTrajectorySpec(summary: RunSummary, rows: readonly Dialog
   const values = emotionTrajectories(rows, conditions);
   if (values.length === 0) return placeholderSpec("no scored dialogues", "every dialogue of this run ended in error");
   const steps = Math.max(...values.map((value) => value.step));
-  const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditions), title: "condition" };
+  // One legend for both layers, drawn as the lines are: Vega-Lite merges the layers' legends, and
+  // without these properties it takes the band's faint area symbol (a legend of null on the band
+  // layer removes the legend altogether).
+  const colour = {
+    field: "condition",
+    type: "nominal" as const,
+    scale: conditionScale(conditions),
+    title: "condition",
+    legend: { symbolType: "stroke", symbolOpacity: 1, symbolStrokeWidth: 2.5, symbolSize: 200 },
+  };
   const x = {
     field: "step",
     type: "quantitative" as const,
@@ -30,7 +39,7 @@ export function emotionTrajectorySpec(summary: RunSummary, rows: readonly Dialog
       {
         transform: [{ filter: "datum.low !== null" }],
         mark: { type: "area", opacity: 0.14 },
-        encoding: { x, y: { field: "low", type: "quantitative", scale: { domain: [0, 100] }, title: "emotion (0-100)" }, y2: { field: "high" }, color: { ...colour, legend: null } },
+        encoding: { x, y: { field: "low", type: "quantitative", scale: { domain: [0, 100] }, title: "emotion (0-100)" }, y2: { field: "high" }, color: colour },
       },
       {
         mark: { type: "line", strokeWidth: 2, point: { filled: true, size: 30 } },

@@ -60,7 +60,7 @@ export function chartDefinitions(summary: RunSummary, rows: readonly DialogueRow
     {
       id: "chart-ecs-phase",
       title: "ECS before and after the manipulation turn",
-      caption: "Mean ECS over the turns before and from the manipulation turn on, per trajectory type; a falling line is an ECS drop.",
+      caption: "Mean ECS over the turns before and from the manipulation turn on, per trajectory type; a falling line is an ECS drop. Cooperative users (SAGE/RLVER profiles) have no manipulation turn and are not shown.",
       spec: ecsBeforeAfterSpec(summary, rows),
     },
     {

@@ -27,7 +27,8 @@ export const CHART_CONFIG: Config = {
   padding: 8,
   view: { stroke: "#ddd" },
   axis: { labelFontSize: 11, titleFontSize: 12, gridColor: "#eee", labelLimit: 220 },
-  legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 200 },
+  // Legend symbols fully opaque: a layer drawn half-transparent (overlapping points) would otherwise give faint swatches.
+  legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 200, symbolOpacity: 1 },
   header: { labelFontSize: 11, titleFontSize: 12, labelLimit: 160 },
   title: { fontSize: 14, anchor: "start", subtitleFontSize: 11, subtitleColor: "#555" },
 };
