@@ -41,38 +41,12 @@ import numpy as np
 import scipy
 from scipy import stats
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from aeb_random import Mulberry32, derive_seed  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "src" / "analysis" / "fixtures" / "agreement-vectors.json"
 CROSS_SIMULATOR = ROOT / ".." / "shared" / "data" / "sage" / "cross-simulator"
-MASK = 0xFFFFFFFF
-
-
-class Mulberry32:
-    """src/core/random.ts's createRng."""
-
-    def __init__(self, seed):
-        self.state = seed & MASK
-
-    def next(self):
-        self.state = (self.state + 0x6D2B79F5) & MASK
-        t = self.state
-        t = ((t ^ (t >> 15)) * (t | 1)) & MASK
-        t ^= (t + (((t ^ (t >> 7)) * (t | 61)) & MASK)) & MASK
-        return ((t ^ (t >> 14)) & MASK) / 4294967296
-
-    def int(self, low, high):
-        return low + math.floor(self.next() * (high - low + 1))
-
-
-def derive_seed(*parts):
-    """src/core/random.ts's deriveSeed: FNV-1a over the parts joined by NUL."""
-    value = 0x811C9DC5
-    for char in "\0".join(str(part) for part in parts):
-        value ^= ord(char)
-        value = (value * 0x01000193) & MASK
-    return value
-
-
 def num(value):
     if value is None:
         return None

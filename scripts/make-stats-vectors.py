@@ -19,12 +19,16 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import scipy
 from scipy import special, stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from aeb_random import Mulberry32  # noqa: E402
 
 OUTPUT = Path(__file__).resolve().parent.parent / "src" / "stats" / "fixtures" / "scipy-vectors.json"
 
@@ -415,27 +419,9 @@ spearman = [
 ]
 
 # --------------------------------------------------------------------------------------
-# Bootstrap: a line-for-line Python copy of src/core/random.ts (mulberry32) and of
+# Bootstrap: src/core/random.ts (mulberry32, in scripts/aeb_random.py) and a line-for-line copy of
 # bootstrapMeanCI, with numpy.percentile (linear interpolation) for the interval.
 # --------------------------------------------------------------------------------------
-
-MASK = 0xFFFFFFFF
-
-
-class Mulberry32:
-    def __init__(self, seed):
-        self.state = seed & MASK
-
-    def next(self):
-        self.state = (self.state + 0x6D2B79F5) & MASK
-        t = self.state
-        t = ((t ^ (t >> 15)) * (t | 1)) & MASK
-        t ^= (t + (((t ^ (t >> 7)) * (t | 61)) & MASK)) & MASK
-        return ((t ^ (t >> 14)) & MASK) / 4294967296
-
-    def int(self, low, high):
-        return low + math.floor(self.next() * (high - low + 1))
-
 
 def bootstrap_case(values, resamples, confidence, seed):
     values = [float(v) for v in values]

@@ -12,7 +12,7 @@ import { agreementScatterSpec } from "./charts/agreement-scatter.js";
 import { renderVegaLiteSvg } from "./charts/render-chart.js";
 import { fixed, markdownTable, markdownText, percent, textTable } from "./format.js";
 import { html, rawHtml } from "./html.js";
-import { REPORT_STYLE, tableHtml } from "./html-report.js";
+import { pageHead, tableHtml } from "./html-report.js";
 import type { Table } from "./report-model.js";
 import { ensureWritableDirectory } from "../record/run-directory.js";
 
@@ -145,15 +145,7 @@ ${ranking.rows.length > 0 ? html`<h3>Ranking</h3>${tableHtml(ranking)}` : ""}
 ${pair.notes.length + pair.unmatched.length > 0 ? html`<h3>Notes</h3><ul class="notes">${[...pair.notes, ...unmatchedLines(pair)].map((note) => html`<li>${note}</li>`)}</ul>` : ""}
 </section>`);
   }
-  const page = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>AEB simulated-user agreement</title>
-<style>${rawHtml(REPORT_STYLE)}</style>
-</head>
+  const page = html`${pageHead("AEB simulated-user agreement")}
 <body>
 <main>
 <h1>AEB simulated-user agreement</h1>

@@ -61,6 +61,22 @@ details.think p { white-space: pre-wrap; margin: 2px 0; }
 footer { margin-top: 48px; color: var(--muted); font-size: 13px; }
 `;
 
+/**
+ * The head of a self-contained report page: its title and the report style, and a Content
+ * Security Policy that lets the page load nothing and run no script.
+ */
+export function pageHead(title: string): SafeHtml {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>${title}</title>
+<style>${rawHtml(REPORT_STYLE)}</style>
+</head>`;
+}
+
 /** A table as HTML; columns that hold numbers are right-aligned: every column from `textColumns` on. */
 export function tableHtml(table: Table, textColumns = 1): SafeHtml {
   const cls = (column: number) => (column >= textColumns ? "num" : undefined);
@@ -146,15 +162,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<string> {
     ["notes", "Notes"],
     ["worst", "Worst dialogues"],
   ];
-  const page = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>${model.title}</title>
-<style>${rawHtml(REPORT_STYLE)}</style>
-</head>
+  const page = html`${pageHead(model.title)}
 <body>
 <main>
 <h1>${model.title}</h1>

@@ -1,6 +1,6 @@
 import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto";
 import { z } from "zod";
-import { AdjustmentSchema, EndReasonSchema, HidVerdictSchema } from "../core/dialogue.js";
+import { AppraisedUserTurnSchema, EndReasonSchema } from "../core/dialogue.js";
 import { RewardModeSchema } from "../reward/reward-mode.js";
 import { EnvironmentError } from "./environment-error.js";
 
@@ -23,19 +23,14 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
 /** Secrets shorter than this are refused: a guessable key lets anyone forge emotions. */
 export const MIN_SECRET_BYTES = 16;
 
-/** What a recorded episode keeps of each finished turn; the turn's texts are in the messages. */
-export const TurnSummarySchema = z.strictObject({
+/**
+ * What a recorded episode keeps of each finished turn: the user side of the dialogue record's turn
+ * without its text (the messages carry it) and without the appraisal details (too large to sign
+ * into every token).
+ */
+export const TurnSummarySchema = AppraisedUserTurnSchema.pick({ emotion: true, delta: true, simulatorDelta: true, adjustments: true, flags: true, hid: true }).extend({
   /** false: the preset recorded this reply without appraising it (sage's reply at its limit); delta and simulatorDelta are then 0. */
   appraised: z.literal(false).optional(),
-  /** Emotion after the turn. */
-  emotion: z.number().int().min(0).max(100),
-  /** Actual change (simulator change + adjustments, clamped). */
-  delta: z.number().int(),
-  /** The simulated user's own proposed change. */
-  simulatorDelta: z.number(),
-  adjustments: z.array(AdjustmentSchema),
-  flags: z.array(z.string()),
-  hid: HidVerdictSchema.optional(),
 });
 export type TurnSummary = z.infer<typeof TurnSummarySchema>;
 
