@@ -6,12 +6,12 @@
  * through the environment server's Environment class, in process.
  */
 import { readFileSync } from "node:fs";
+import { scriptedChatModel } from "../src/mock/scripted-chat-model.js";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DialogueRecordSchema, type DialogueRecord, type TurnRecord } from "../src/core/dialogue.js";
 import { getPreset } from "../src/core/preset.js";
 import { startEpisode, step } from "../src/episode/step.js";
-import type { ChatModel, ChatRequest, ChatResponse } from "../src/llm/chat-model.js";
 import { startMockLlmServer, type MockLlmServer } from "../src/llm/mock-server.js";
 import { aebMockReply, roleOf } from "../src/mock/aeb-mock-policy.js";
 import { parseRunConfig } from "../src/runner/run-config.js";
@@ -26,23 +26,14 @@ const scenarios = loadScenarioDirectory(BUILTIN_SCENARIO_DIR);
 const escalation = scenarios.find((scenario) => scenario.id === "escalation-cancelled-project")!;
 
 /** An LLM simulated user's model that rates every reply +10 and answers warmly; it records its calls. */
-function delightedSimulator(): ChatModel & { calls: ChatRequest[] } {
-  const calls: ChatRequest[] = [];
-  return {
-    id: "delighted",
-    role: "simulator",
-    calls,
-    async complete(request: ChatRequest): Promise<ChatResponse> {
-      calls.push(request);
-      const appraising = request.messages.some((message) => message.content.includes("addressedHiddenIntention"));
-      const text = appraising
+const delightedSimulator = () =>
+  scriptedChatModel(
+    (request) =>
+      request.messages.some((message) => message.content.includes("addressedHiddenIntention"))
         ? JSON.stringify({ understanding: "they get it", addressedHiddenIntention: "yes", innerReaction: "relief", change: 10, reasons: ["felt heard"] })
-        : JSON.stringify({ reply: "Yeah. Thanks.", leave: false });
-      return { text, usage: { promptTokens: 1, completionTokens: 1 }, finishReason: "stop", cached: false, latencyMs: 0, endpoint: "scripted" };
-    },
-    usage: () => ({ model: "delighted", role: "simulator", calls: calls.length, cachedCalls: 0, failedCalls: 0, requests: calls.length, retries: 0, promptTokens: 0, completionTokens: 0 }),
-  };
-}
+        : JSON.stringify({ reply: "Yeah. Thanks.", leave: false }),
+    { id: "delighted" },
+  );
 
 const totalChange = (turn: TurnRecord) => (turn.user.simulatorDelta ?? 0) + turn.user.adjustments.reduce((sum, adjustment) => sum + adjustment.value, 0);
 

@@ -1,19 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { ChatModel, ChatRequest, ChatResponse } from "../llm/chat-model.js";
+import { scriptedChatModel } from "../mock/scripted-chat-model.js";
 import { LlmAgent } from "./llm-agent.js";
 
-function model(text: string, reasoning?: string): ChatModel & { calls: ChatRequest[] } {
-  const calls: ChatRequest[] = [];
-  return {
-    id: "m",
-    role: "agent",
-    calls,
-    async complete(request) {
-      calls.push(request);
-      return { text, ...(reasoning ? { reasoning } : {}), usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop", cached: false, latencyMs: 0, endpoint: "x" } satisfies ChatResponse;
-    },
-    usage: () => ({ model: "m", role: "agent", calls: 0, cachedCalls: 0, failedCalls: 0, requests: 0, retries: 0, promptTokens: 0, completionTokens: 0 }),
-  };
+function model(text: string, reasoning?: string) {
+  return scriptedChatModel(() => ({ text, ...(reasoning ? { reasoning } : {}) }), { id: "m", role: "agent" });
 }
 const input = { history: [{ role: "user" as const, content: "I got promoted and I'm terrified." }], language: "en" as const, turnIndex: 0, seed: 1, dialogueId: "d" };
 

@@ -1,4 +1,5 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { scriptedChatModel } from "../mock/scripted-chat-model.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -6,7 +7,6 @@ import { Command } from "commander";
 import { registerPromptsCommand } from "../cli/commands/prompts.js";
 import { packageRoot } from "../core/data-files.js";
 import { getPreset } from "../core/preset.js";
-import type { ChatModel, ChatRequest, ChatResponse } from "../llm/chat-model.js";
 import { profileToScenario } from "../scenarios/sage-profiles.js";
 import { ScenarioSchema } from "../scenarios/scenario-schema.js";
 import { LlmSimulatedUser } from "../simulated-user/llm-user.js";
@@ -21,19 +21,6 @@ const present = existsSync(join(SAGE_CHECKOUT, "SAGE", "simulator_response.py"))
 const scratch = mkdtempSync(join(tmpdir(), "aeb-extract-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function recordingModel(replies: string[]): ChatModel & { calls: ChatRequest[] } {
-  const calls: ChatRequest[] = [];
-  return {
-    id: "scripted",
-    role: "simulator",
-    calls,
-    async complete(request: ChatRequest): Promise<ChatResponse> {
-      calls.push(request);
-      return { text: replies[Math.min(calls.length - 1, replies.length - 1)] as string, usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop", cached: false, latencyMs: 0, endpoint: "x" };
-    },
-    usage: () => ({ model: "scripted", role: "simulator", calls: calls.length, cachedCalls: 0, failedCalls: 0, requests: 0, retries: 0, promptTokens: 0, completionTokens: 0 }),
-  };
-}
 
 const profile = ScenarioSchema.parse(
   profileToScenario({ id: "p9", player: "* 姓名：陈默\n* 年龄：31岁\n* 说话风格：话少。", scene: "陈默被裁员了。\n####隐藏主题:\n***你希望对方用心倾听你的情绪宣泄", task: "你希望对方用心倾听你的情绪宣泄", first_talk: "今天被通知裁员了。" }, "sage"),
@@ -63,7 +50,7 @@ describe.skipIf(!present)(`aeb prompts extract on the sources' own code${present
     expect(result.pack.manifest).toMatchObject({ format: "tagged", languages: ["zh"], analyst: { fields: ["Content", "TargetCompletion", "Activity", "Analyse", "Change"] }, actor: { fields: ["Thinking", "Origin", "Change", "Response"], reply: "Response" } });
     for (const file of ["analyst.md", "actor.md"]) expect(readFileSync(join(out, "zh", file), "utf8")).not.toMatch(/\{\{(target|simulator_role|simulator_scene|player_type|player_topic|dialog_history|new_history|planning)\}\}/u);
 
-    const model = recordingModel([
+    const model = scriptedChatModel([
       "Content:\n安慰\nTargetCompletion:\n部分贴合\nActivity:\n有点松动\nAnalyse:\n还行\nChange:\n+2",
       "Thinking:\n平和\nOrigin:\n嗯。\nChange:\n够短\nResponse:\n嗯，谢谢。",
     ]);

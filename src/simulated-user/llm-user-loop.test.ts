@@ -3,27 +3,14 @@
  * preset (`simulatorChangeBound`), and it writes the opening of a scenario that has none.
  */
 import { describe, expect, it } from "vitest";
+import { scriptedChatModel } from "../mock/scripted-chat-model.js";
 import { getPreset } from "../core/preset.js";
-import type { ChatModel, ChatRequest, ChatResponse } from "../llm/chat-model.js";
+import type { ChatModel } from "../llm/chat-model.js";
 import { profileToScenario } from "../scenarios/sage-profiles.js";
 import { ScenarioSchema } from "../scenarios/scenario-schema.js";
 import { changeRange, LlmSimulatedUser } from "./llm-user.js";
 import type { AppraisalInput, OpeningInput } from "./simulated-user.js";
 
-function scriptedModel(replies: string[]): ChatModel & { calls: ChatRequest[] } {
-  const calls: ChatRequest[] = [];
-  return {
-    id: "scripted",
-    role: "simulator",
-    calls,
-    async complete(request: ChatRequest): Promise<ChatResponse> {
-      calls.push(request);
-      const text = replies[Math.min(calls.length - 1, replies.length - 1)] as string;
-      return { text, usage: { promptTokens: 1, completionTokens: 1 }, finishReason: "stop", cached: false, latencyMs: 0, endpoint: "scripted" };
-    },
-    usage: () => ({ model: "scripted", role: "simulator", calls: calls.length, cachedCalls: 0, failedCalls: 0, requests: calls.length, retries: 0, promptTokens: 0, completionTokens: 0 }),
-  };
-}
 
 const scenario = ScenarioSchema.parse(
   profileToScenario({ id: "p1", player: "* 姓名：李明\n* 年龄：30岁", scene: "李明最近和同事闹了矛盾，同事在会上当众批评了他。", task: "你希望对方用心倾听你的情绪宣泄" }, "rlver"),
@@ -46,7 +33,7 @@ const user = (model: ChatModel) => new LlmSimulatedUser(model, { fused: false, m
 
 describe("the simulator's change bound comes from the preset", () => {
   it("rlver: no bound, as RLVER adds int(change) whatever it is", async () => {
-    const model = scriptedModel([appraisal(85)]);
+    const model = scriptedChatModel([appraisal(85)]);
     expect((await user(model).appraise(appraisalInput("rlver"))).simulatorDelta).toBe(85);
     expect(model.calls).toHaveLength(1);
     // The project's JSON prompt states the whole scale when nothing bounds or clamps the change.
@@ -55,23 +42,23 @@ describe("the simulator's change bound comes from the preset", () => {
 
   it("sage and aeb: taken as given and clamped by the preset afterwards, as SAGE's and the paper's parsers clamp", async () => {
     for (const preset of ["sage", "aeb"]) {
-      const model = scriptedModel([appraisal(15)]);
+      const model = scriptedChatModel([appraisal(15)]);
       expect((await user(model).appraise(appraisalInput(preset))).simulatorDelta, preset).toBe(15);
       expect(model.calls[0]!.messages[0]!.content, preset).toContain("-10 到 10 之间的整数");
     }
   });
 
   it("aeb-plus: an answer outside +-10 is sent back, then an error; never clamped or defaulted", async () => {
-    const model = scriptedModel([appraisal(15)]);
+    const model = scriptedChatModel([appraisal(15)]);
     await expect(user(model).appraise(appraisalInput("aeb-plus"))).rejects.toThrow(/appraisal output unusable after 2 tries: "change" must be an integer from -10 to 10, got 15/);
     expect(model.calls).toHaveLength(2);
   });
 
   it("a change that is not an integer, or missing, is still an error under every preset", async () => {
     for (const preset of ["rlver", "sage"]) {
-      await expect(user(scriptedModel([appraisal("a lot")])).appraise(appraisalInput(preset)), preset).rejects.toThrow(/unusable after 2 tries/);
-      await expect(user(scriptedModel([appraisal(2.5)])).appraise(appraisalInput(preset)), preset).rejects.toThrow(/unusable after 2 tries/);
-      await expect(user(scriptedModel([JSON.stringify({ understanding: "u", addressedHiddenIntention: "no", innerReaction: "r" })])).appraise(appraisalInput(preset)), preset).rejects.toThrow(/change/);
+      await expect(user(scriptedChatModel([appraisal("a lot")])).appraise(appraisalInput(preset)), preset).rejects.toThrow(/unusable after 2 tries/);
+      await expect(user(scriptedChatModel([appraisal(2.5)])).appraise(appraisalInput(preset)), preset).rejects.toThrow(/unusable after 2 tries/);
+      await expect(user(scriptedChatModel([JSON.stringify({ understanding: "u", addressedHiddenIntention: "no", innerReaction: "r" })])).appraise(appraisalInput(preset)), preset).rejects.toThrow(/change/);
     }
   });
 
@@ -86,7 +73,7 @@ describe("the opening of a scenario that has none", () => {
   const openingInput: OpeningInput = { scenario, preset: getPreset("rlver"), emotion: 30, seed: 9, dialogueId: "run/rlver-p1/0" };
 
   it("is written in persona from the scenario's own fields, at the start emotion, with the prompt in the scenario's language", async () => {
-    const model = scriptedModel([JSON.stringify({ opening: " 唉，最近跟同事闹得挺僵的。 " })]);
+    const model = scriptedChatModel([JSON.stringify({ opening: " 唉，最近跟同事闹得挺僵的。 " })]);
     expect(await user(model).open(openingInput)).toBe("唉，最近跟同事闹得挺僵的。");
     const prompt = model.calls[0]!.messages[0]!.content;
     expect(prompt).toContain("姓名：李明");
@@ -97,7 +84,7 @@ describe("the opening of a scenario that has none", () => {
   });
 
   it("is asked for again when unusable, then an error naming the stage; never a stock line", async () => {
-    const model = scriptedModel(["我最近……", JSON.stringify({ opening: "" })]);
+    const model = scriptedChatModel(["我最近……", JSON.stringify({ opening: "" })]);
     await expect(user(model).open(openingInput)).rejects.toThrow(/simulator opening output unusable after 2 tries/);
     expect(model.calls).toHaveLength(2);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatModel, ChatRequest, ChatResponse } from "../llm/chat-model.js";
+import { scriptedChatModel, type ScriptedChatModel } from "../mock/scripted-chat-model.js";
 import { getPreset } from "../core/preset.js";
 import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
 import { extractJsonObject, parseModelJson } from "../llm/structured-output.js";
@@ -9,21 +9,6 @@ import { AppraisalOutputSchema, dialogueAsData, LlmSimulatedUser } from "./llm-u
 import { personaFlags } from "./persona-check.js";
 import type { Appraisal, AppraisalInput } from "./simulated-user.js";
 
-/** A scripted chat model that records its calls (no network). */
-function scriptedModel(replies: string[]): ChatModel & { calls: ChatRequest[] } {
-  const calls: ChatRequest[] = [];
-  return {
-    id: "scripted",
-    role: "simulator",
-    calls,
-    async complete(request: ChatRequest): Promise<ChatResponse> {
-      calls.push(request);
-      const text = replies[Math.min(calls.length - 1, replies.length - 1)] as string;
-      return { text, usage: { promptTokens: 1, completionTokens: 1 }, finishReason: "stop", cached: false, latencyMs: 0, endpoint: "scripted" };
-    },
-    usage: () => ({ model: "scripted", role: "simulator", calls: calls.length, cachedCalls: 0, failedCalls: 0, requests: calls.length, retries: 0, promptTokens: 0, completionTokens: 0 }),
-  };
-}
 
 const scenario = loadScenarioDirectory(BUILTIN_SCENARIO_DIR).find((candidate) => candidate.id === "escalation-cancelled-project")!;
 const input = (agentReply: string): AppraisalInput => ({
@@ -56,7 +41,7 @@ describe("reading the simulator's JSON", () => {
 
 describe("LlmSimulatedUser", () => {
   it("sends an unusable answer back with the error, then accepts a good one", async () => {
-    const model = scriptedModel(["not json", appraisal(25), appraisal(6)]);
+    const model = scriptedChatModel(["not json", appraisal(25), appraisal(6)]);
     // aeb-plus bounds the simulator's change at 10 (the project's own guard: an answer outside is sent back, never clamped).
     const result = await new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 2 }).appraise({ ...input("That was unfair."), preset: getPreset("aeb-plus") });
     expect(result.simulatorDelta).toBe(6);
@@ -66,12 +51,12 @@ describe("LlmSimulatedUser", () => {
   });
 
   it("gives up after its retries with the reason", async () => {
-    const model = scriptedModel(["still not json"]);
+    const model = scriptedChatModel(["still not json"]);
     await expect(new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 1 }).appraise(input("Hi."))).rejects.toThrow(/appraisal output unusable after 2 tries: no JSON object/);
   });
 
   it("in fused mode, appraises and replies in one call", async () => {
-    const model = scriptedModel([JSON.stringify({ ...JSON.parse(appraisal(4)), reply: "As an AI language model I can't continue.", leave: false })]);
+    const model = scriptedChatModel([JSON.stringify({ ...JSON.parse(appraisal(4)), reply: "As an AI language model I can't continue.", leave: false })]);
     const result = await new LlmSimulatedUser(model, { fused: true, maxOutputRetries: 0 }).appraise(input("That was unfair."));
     expect(model.calls).toHaveLength(1);
     expect(result.fusedReply).toMatchObject({ text: "As an AI language model I can't continue.", left: false, flags: ["out_of_character"] });
@@ -112,11 +97,11 @@ const laterTurn = (agentReply: string): AppraisalInput => ({
   ],
   turnIndex: 1,
 });
-const promptOf = (model: ReturnType<typeof scriptedModel>, call: number) => model.calls[call]!.messages.map((message) => message.content).join("\n");
+const promptOf = (model: ScriptedChatModel, call: number) => model.calls[call]!.messages.map((message) => message.content).join("\n");
 
 describe("LlmSimulatedUser with a free-text prompt pack", () => {
   it("sage: reads the sections, keeps them raw in the record, and judges no HID", async () => {
-    const model = scriptedModel([sageAnalysis("[-3]")]);
+    const model = scriptedChatModel([sageAnalysis("[-3]")]);
     const result = await new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 0, promptPack: "sage" }).appraise(input("That was unfair of them."));
     expect(result.simulatorDelta).toBe(-3);
     expect(result.hid).toBeUndefined();
@@ -131,24 +116,24 @@ describe("LlmSimulatedUser with a free-text prompt pack", () => {
 
   it("sends an answer without a readable Change back with the error, then ends the dialogue as an error, never a default", async () => {
     const noChange = sageAnalysis("a small rise");
-    const model = scriptedModel([noChange, sageAnalysis("+2")]);
+    const model = scriptedChatModel([noChange, sageAnalysis("+2")]);
     const user = new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 1, promptPack: "sage" });
     expect((await user.appraise(input("That was unfair."))).simulatorDelta).toBe(2);
     expect(model.calls[1]!.messages.at(-2)!.content).toBe(noChange);
     expect(model.calls[1]!.messages.at(-1)!.content).toContain('the "Change:" section has no number');
 
-    const stubborn = scriptedModel([noChange.replace(/Change:[\s\S]*$/u, "")]);
+    const stubborn = scriptedChatModel([noChange.replace(/Change:[\s\S]*$/u, "")]);
     await expect(new LlmSimulatedUser(stubborn, { fused: false, maxOutputRetries: 1, promptPack: "sage" }).appraise(input("Hi."))).rejects.toThrow(
       'simulator appraisal output unusable after 2 tries: the answer has no "Change:" section',
     );
     // Where the preset bounds the change (aeb-plus), an answer outside the bound is sent back too.
-    const outOfRange = scriptedModel([sageAnalysis("+25"), sageAnalysis("+4")]);
+    const outOfRange = scriptedChatModel([sageAnalysis("+25"), sageAnalysis("+4")]);
     expect((await new LlmSimulatedUser(outOfRange, { fused: false, maxOutputRetries: 1, promptPack: "sage" }).appraise({ ...input("Hi."), preset: getPreset("aeb-plus") })).simulatorDelta).toBe(4);
     expect(outOfRange.calls[1]!.messages.at(-1)!.content).toContain('"change" must be an integer from -10 to 10, got 25');
   });
 
   it("sage: the analyst sees the whole conversation, the actor the earlier part and the latest exchange apart", async () => {
-    const model = scriptedModel([sageAnalysis("+1"), actorAnswer("Maybe.")]);
+    const model = scriptedChatModel([sageAnalysis("+1"), actorAnswer("Maybe.")]);
     const user = new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 0, promptPack: "sage" });
     const turn = laterTurn("second reply");
     const appraisal = await user.appraise(turn);
@@ -170,7 +155,7 @@ describe("LlmSimulatedUser with a free-text prompt pack", () => {
   });
 
   it("reads the actor's Response section and asks again when it is missing", async () => {
-    const model = scriptedModel([actorAnswer("Fine.").replace(/Response:[\s\S]*$/u, ""), actorAnswer("Fine, then.")]);
+    const model = scriptedChatModel([actorAnswer("Fine.").replace(/Response:[\s\S]*$/u, ""), actorAnswer("Fine, then.")]);
     const user = new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 1, promptPack: "rlver" });
     const appraisal: Appraisal = { simulatorDelta: 1, details: { Reason: "r", Analyse: "a" }, memory: {} };
     expect((await user.reply({ ...input("Hi."), appraisal, emotionAfter: 51 })).text).toBe("Fine, then.");
@@ -178,7 +163,7 @@ describe("LlmSimulatedUser with a free-text prompt pack", () => {
   });
 
   it("aeb-paper: a system message, the type's trait, the paper's sampling, HID by the paper's normaliser with the raw text kept", async () => {
-    const model = scriptedModel([sageAnalysis("+4", "Yes, it named the unfairness.")]);
+    const model = scriptedChatModel([sageAnalysis("+4", "Yes, it named the unfairness.")]);
     const result = await new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 0, promptPack: "aeb-paper" }).appraise(input("That was unfair."));
     expect(result.hid).toBe("yes");
     expect(result.details).toMatchObject({ TargetCompletion: "Yes, it named the unfairness.", hidFrom: "TargetCompletion" });
@@ -188,19 +173,19 @@ describe("LlmSimulatedUser with a free-text prompt pack", () => {
     expect(request.maxTokens).toBe(400);
     expect(request.messages[1]!.content).toContain("Get one level angrier every turn");
     expect(request.messages[1]!.content).toContain("from -10 to +10");
-    const partial = scriptedModel([sageAnalysis("0", "Partly")]);
+    const partial = scriptedChatModel([sageAnalysis("0", "Partly")]);
     expect((await new LlmSimulatedUser(partial, { fused: false, maxOutputRetries: 0, promptPack: "aeb-paper", temperature: 0.2 }).appraise(input("Hm."))).hid).toBe("partial");
     expect(partial.calls[0]!.temperature).toBe(0.2);
   });
 
   it("rlver: RLVER's temperature unless the config sets one", async () => {
-    const model = scriptedModel([sageAnalysis("+1").replace("TargetCompletion", "Reason")]);
+    const model = scriptedChatModel([sageAnalysis("+1").replace("TargetCompletion", "Reason")]);
     await new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 0, promptPack: "rlver" }).appraise(input("Hi."));
     expect(model.calls[0]!.temperature).toBe(0.5);
   });
 
   it("without a configured pack, a SAGE profile gets the sage pack and an adversarial scenario the project's JSON prompts", async () => {
-    const model = scriptedModel([sageAnalysis("+1"), appraisal(3)]);
+    const model = scriptedChatModel([sageAnalysis("+1"), appraisal(3)]);
     const user = new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 0 });
     await user.appraise({ ...input("嗯，我在听。"), scenario: profileScenario, preset: getPreset("sage"), history: [{ role: "user", content: profileScenario.opening! }] });
     expect(model.calls[0]!.jsonSchema).toBeUndefined();
@@ -214,7 +199,7 @@ describe("LlmSimulatedUser with a free-text prompt pack", () => {
   });
 
   it("refuses, before any model call, scenarios its pack cannot play and fused mode without a fused template", () => {
-    const model = scriptedModel(["unused"]);
+    const model = scriptedChatModel(["unused"]);
     expect(() => new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 0, promptPack: "aeb-paper" }).checkScenarios([scenario, profileScenario])).toThrow(
       /cannot play these scenarios:\n {2}- prompt pack aeb-paper has no trait text for type "cooperative" in .*aeb-paper\/zh\/traits\.yaml \(scenario sage-p1\)/,
     );
