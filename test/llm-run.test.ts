@@ -5,25 +5,17 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DialogueRecordSchema, type DialogueRecord } from "../src/core/dialogue.js";
-import { startMockLlmServer, type MockChatRequest, type MockLlmServer, type MockLlmServerOptions } from "../src/llm/mock-server.js";
+import { type MockChatRequest, type MockLlmServer } from "../src/llm/mock-server.js";
 import { aebMockReply, roleOf } from "../src/mock/aeb-mock-policy.js";
 import { parseRunConfig, type RunConfigInput } from "../src/runner/run-config.js";
 import { runBenchmark } from "../src/runner/run-benchmark.js";
 import { judgeRun } from "../src/runner/judge-run.js";
+import { useMockLlm } from "./helpers/mock-llm.js";
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
 
-const servers: MockLlmServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
-
-async function mock(options: Partial<MockLlmServerOptions> = {}): Promise<MockLlmServer> {
-  const server = await startMockLlmServer({ models: ["sim", "agent", "judge"], reply: aebMockReply, ...options });
-  servers.push(server);
-  return server;
-}
+const mock = useMockLlm();
 
 function llmConfig(url: string, extra: Partial<RunConfigInput> = {}): RunConfigInput {
   const endpoint = (model: string) => ({ baseUrl: url, model, maxRetries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 5, timeoutMs: 5000, idleTimeoutMs: 2000 });

@@ -12,19 +12,13 @@ import { pathToFileURL } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent, onCi, warnWhenSkipped } from "./helpers/chromium.js";
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
 
-/** Debian's Chromium; AEB_CHROMIUM points elsewhere (e.g. to check that a missing browser fails on CI). */
-const CHROMIUM = process.env.AEB_CHROMIUM ?? "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-const onCi = process.env.CI !== undefined && process.env.CI !== "" && process.env.CI !== "false" && process.env.CI !== "0";
-const chromiumPresent = existsSync(CHROMIUM);
 /** Where the screenshots go (a stable place under the temp dir, so a person can find them). */
 const SCREENSHOT_DIR = join(tmpdir(), "aeb-report-browser");
 
-if (!chromiumPresent && !onCi) {
-  console.warn(`report-browser.test.ts: skipped, no Chromium at ${CHROMIUM} (install it with: apt-get install -y chromium). On CI this check fails instead.`);
-}
+warnWhenSkipped("report-browser.test.ts");
 
 const CHART_IDS = ["chart-fs", "chart-type-heatmap", "chart-emotion-trajectory", "chart-ecs-vs-fs", "chart-ecs-phase", "chart-length-vs-fs"];
 const HOSTILE = '<script>window.__pwned = true</script><img src=x onerror="window.__pwned = true">';

@@ -6,27 +6,18 @@
  */
 import { appendFileSync, cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConfigError, RunDirectoryError, RunStoppedError } from "../src/core/errors.js";
-import { startMockLlmServer, type MockLlmServer, type MockLlmServerOptions } from "../src/llm/mock-server.js";
 import { aebMockReply, roleOf } from "../src/mock/aeb-mock-policy.js";
 import { readManifest } from "../src/record/manifest.js";
 import { readUsageTotals } from "../src/record/usage-log.js";
 import { judgeRun } from "../src/runner/judge-run.js";
 import { parseRunConfig, type RunConfigInput } from "../src/runner/run-config.js";
 import { runBenchmark } from "../src/runner/run-benchmark.js";
+import { useMockLlm } from "./helpers/mock-llm.js";
 import { runCli, spawnCli, temporaryDirectory } from "./helpers/cli.js";
 
-const servers: MockLlmServer[] = [];
-afterEach(async () => {
-  while (servers.length > 0) await servers.pop()!.close();
-});
-
-async function mock(options: Partial<MockLlmServerOptions> = {}): Promise<MockLlmServer> {
-  const server = await startMockLlmServer({ models: ["sim", "agent", "judge"], reply: aebMockReply, ...options });
-  servers.push(server);
-  return server;
-}
+const mock = useMockLlm();
 
 const endpoint = (url: string, model: string, extra: Record<string, unknown> = {}) => ({ baseUrl: url, model, maxRetries: 1, retryBaseDelayMs: 5, retryMaxDelayMs: 20, timeoutMs: 5000, ...extra });
 
@@ -126,7 +117,6 @@ describe("claiming a directory", () => {
     const dead = await mock();
     const deadUrl = dead.url;
     await dead.close();
-    servers.pop();
     const out = join(temporaryDirectory(), "run");
     await expect(runBenchmark({ config: parseRunConfig(llmConfig(deadUrl), "test"), outDir: out })).rejects.toThrow(/unreachable/);
     expect(readdirSync(out)).toEqual([]);
@@ -256,7 +246,6 @@ describe("the circuit breaker", () => {
           if (finished === 2)
             restarted = (async () => {
               await first.close();
-              servers.splice(servers.indexOf(first), 1);
               await new Promise((resolve) => setTimeout(resolve, 1_000));
               await mock({ port });
             })();
@@ -284,7 +273,6 @@ describe("the circuit breaker", () => {
         onDialogue: () => {
           finished += 1;
           if (finished === 2) {
-            servers.splice(servers.indexOf(first), 1);
             void first.close();
           }
         },

@@ -6,7 +6,7 @@
  *
  * Chromium is required on CI (.ci/run installs it); elsewhere the test skips with a message.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -15,18 +15,13 @@ import type { DialogueRecord } from "../src/core/dialogue.js";
 import { readDialogueRecords } from "../src/record/dialogue-reader.js";
 import type { DialoguePage } from "../src/viewer/api-schemas.js";
 import { buildViewer, type Viewer } from "../src/viewer/viewer-app.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent, onCi, warnWhenSkipped } from "./helpers/chromium.js";
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
 import { COOPERATIVE_ID_INDEX, HOSTILE, makeEditedRun, THINK_TEXT } from "./helpers/viewer-runs.js";
 
-const CHROMIUM = process.env.AEB_CHROMIUM ?? "/usr/bin/chromium";
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-const onCi = process.env.CI !== undefined && process.env.CI !== "" && process.env.CI !== "false" && process.env.CI !== "0";
-const chromiumPresent = existsSync(CHROMIUM);
 const SCREENSHOT_DIR = join(tmpdir(), "aeb-viewer-browser");
 
-if (!chromiumPresent && !onCi) {
-  console.warn(`viewer-browser.test.ts: skipped, no Chromium at ${CHROMIUM} (install it with: apt-get install -y chromium). On CI this check fails instead.`);
-}
+warnWhenSkipped("viewer-browser.test.ts");
 
 let browser: Browser;
 let context: BrowserContext;

@@ -355,6 +355,8 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
     hold,
     release,
     async close() {
+      // Idempotent: a test may stop the server mid-run and its cleanup close it again.
+      if (closed) return;
       closed = true;
       release();
       for (const [timer, onClose] of timers) {

@@ -233,6 +233,15 @@ export function narrativePart(scene: string): string {
   return (end === -1 ? lines : lines.slice(0, end)).join("\n");
 }
 
+/** A line of a profile's narrative as plain text: bold labels, list markers and the script's "在这个剧本中，" removed. */
+export function narrativeLine(raw: string): string {
+  return raw
+    .replace(/\*\*[^*]*\*\*\s*[:：]?/gu, "")
+    .replace(/^[\s#*>\-•·\d.、)）(（]+/u, "")
+    .replace(/^在这个剧本中[，,]/u, "")
+    .trim();
+}
+
 const MAX_TOPIC_CHARS = 40;
 
 /**
@@ -241,11 +250,7 @@ const MAX_TOPIC_CHARS = 40;
  */
 export function deriveTopic(narrative: string, name: string | undefined): string {
   for (const raw of narrative.split("\n")) {
-    const line = raw
-      .replace(/\*\*[^*]*\*\*\s*[:：]?/gu, "")
-      .replace(/^[\s#*>\-•·\d.、)）(（]+/u, "")
-      .replace(/^在这个剧本中[，,]/u, "")
-      .trim();
+    const line = narrativeLine(raw);
     if ((line.match(/\p{Script=Han}/gu)?.length ?? 0) < 10 || /NPC|玩家|剧本/u.test(line) || /[:：]$/u.test(line)) continue;
     const sentence = line.split(/[。！？；!?;]/u)[0] ?? line;
     if ([...sentence].length <= MAX_TOPIC_CHARS) return sentence;

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { dataPath, loadDataFile } from "../core/data-files.js";
 import { createRng, deriveSeed } from "../core/random.js";
 import type { Language } from "../lexicon/lexicon.js";
-import { narrativePart } from "../scenarios/sage-profiles.js";
+import { narrativeLine, narrativePart } from "../scenarios/sage-profiles.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 
 const FramesSchema = z.array(z.string().includes("{situation}", { message: "a frame must hold {situation}" })).min(1);
@@ -71,11 +71,7 @@ export function firstPersonSituation(scenario: Scenario, self: string): string |
 function storySentences(narrative: string, zh: boolean): string[] {
   const sentences: string[] = [];
   for (const raw of narrative.split("\n")) {
-    const line = raw
-      .replace(/\*\*[^*]*\*\*\s*[:：]?/gu, "")
-      .replace(/^[\s#*>\-•·\d.、)）(（]+/u, "")
-      .replace(/^在这个剧本中[，,]/u, "")
-      .trim();
+    const line = narrativeLine(raw);
     if (line === "" || /[:：]$/u.test(line)) continue;
     for (const sentence of line.split(zh ? /[。！？；!?;]/u : /(?<=[.!?;])\s+/u)) {
       // A leading connective ("然而，") only makes sense after the sentence before it.
