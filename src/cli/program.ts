@@ -1,48 +1,60 @@
 import { Command, CommanderError } from "commander";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { packageRoot } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
 import { ModelCallError } from "../llm/errors.js";
 import { setInvocationArgs } from "./invocation.js";
-import { registerRunCommand } from "./commands/run.js";
-import { registerScenariosCommand } from "./commands/scenarios.js";
-import { registerReportCommand } from "./commands/report.js";
-import { registerCompareCommand } from "./commands/compare.js";
-import { registerJudgeCommand } from "./commands/judge.js";
-import { registerMockLlmCommand } from "./commands/mock-llm.js";
-import { registerImportCommand } from "./commands/import.js";
-import { registerLeaderboardCommand } from "./commands/leaderboard.js";
-import { registerServeCommand } from "./commands/serve.js";
-import { registerPromptsCommand } from "./commands/prompts.js";
-import { registerExportCommand } from "./commands/export.js";
-import { registerChatCommand } from "./commands/chat.js";
-import { registerViewCommand } from "./commands/view.js";
-import { registerAgreementCommand } from "./commands/agreement.js";
+type RegisterCommand = (program: Command) => void;
 
-const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
+/**
+ * Every command, in the order `aeb --help` lists them, with the module that defines it. A command's
+ * module (and what it imports: vega, fastify, undici, the openai SDK) is loaded only when that
+ * command runs, so `aeb --version` and `aeb scenarios list` do not pay for the others.
+ */
+const COMMANDS: ReadonlyArray<{ name: string; load: () => Promise<RegisterCommand> }> = [
+  { name: "run", load: async () => (await import("./commands/run.js")).registerRunCommand },
+  { name: "scenarios", load: async () => (await import("./commands/scenarios.js")).registerScenariosCommand },
+  { name: "report", load: async () => (await import("./commands/report.js")).registerReportCommand },
+  { name: "compare", load: async () => (await import("./commands/compare.js")).registerCompareCommand },
+  { name: "judge", load: async () => (await import("./commands/judge.js")).registerJudgeCommand },
+  { name: "mock-llm", load: async () => (await import("./commands/mock-llm.js")).registerMockLlmCommand },
+  { name: "import", load: async () => (await import("./commands/import.js")).registerImportCommand },
+  { name: "leaderboard", load: async () => (await import("./commands/leaderboard.js")).registerLeaderboardCommand },
+  { name: "agreement", load: async () => (await import("./commands/agreement.js")).registerAgreementCommand },
+  { name: "serve", load: async () => (await import("./commands/serve.js")).registerServeCommand },
+  { name: "prompts", load: async () => (await import("./commands/prompts.js")).registerPromptsCommand },
+  { name: "export", load: async () => (await import("./commands/export.js")).registerExportCommand },
+  { name: "chat", load: async () => (await import("./commands/chat.js")).registerChatCommand },
+  { name: "view", load: async () => (await import("./commands/view.js")).registerViewCommand },
+];
 
-export function buildProgram(): Command {
+export const COMMAND_NAMES: readonly string[] = COMMANDS.map((command) => command.name);
+
+/**
+ * The commands `args` (the arguments after the script) needs: the one it names, or every command
+ * when it names none that exists (`aeb --help`, `aeb help run`, a typo that should get "did you
+ * mean"). `--version` needs none.
+ */
+export function commandsNeeded(args: readonly string[]): readonly string[] {
+  const first = args.find((arg) => !arg.startsWith("-"));
+  if (first === undefined && args.some((arg) => arg === "--version" || arg === "-V")) return [];
+  return first !== undefined && COMMAND_NAMES.includes(first) ? [first] : COMMAND_NAMES;
+}
+
+// Read beside this module (src/cli or dist/cli), not through core/data-files, whose YAML parser
+// would double the start-up time of `aeb --version`.
+const version = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+/** The `aeb` program with the commands named in `names` (every command by default). */
+export async function buildProgram(names: readonly string[] = COMMAND_NAMES): Promise<Command> {
   const program = new Command()
     .name("aeb")
     .description("AEB, the Adversarial Empathy Benchmark: run empathetic LLMs against simulated users who do not cooperate.")
     .version(version)
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  registerRunCommand(program);
-  registerScenariosCommand(program);
-  registerReportCommand(program);
-  registerCompareCommand(program);
-  registerJudgeCommand(program);
-  registerMockLlmCommand(program);
-  registerImportCommand(program);
-  registerLeaderboardCommand(program);
-  registerAgreementCommand(program);
-  registerServeCommand(program);
-  registerPromptsCommand(program);
-  registerExportCommand(program);
-  registerChatCommand(program);
-  registerViewCommand(program);
+  for (const command of COMMANDS) {
+    if (names.includes(command.name)) (await command.load())(program);
+  }
   return program;
 }
 
@@ -54,7 +66,7 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<number> {
   setInvocationArgs(argv.slice(2));
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(commandsNeeded(argv.slice(2)))).parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
