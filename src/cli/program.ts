@@ -19,6 +19,7 @@ import { registerExportCommand } from "./commands/export.js";
 import { registerChatCommand } from "./commands/chat.js";
 import { registerViewCommand } from "./commands/view.js";
 import { registerAgreementCommand } from "./commands/agreement.js";
+import { registerProbeCommand } from "./commands/probe.js";
 
 const version = (JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { version: string }).version;
 
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerLeaderboardCommand(program);
   registerAgreementCommand(program);
   registerServeCommand(program);
+  registerProbeCommand(program);
   registerPromptsCommand(program);
   registerExportCommand(program);
   registerChatCommand(program);
