@@ -22,6 +22,9 @@ import { selectScenarios } from "../src/runner/run-benchmark.js";
 import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";
 import type { Appraisal, AppraisalInput, SimulatedUser } from "../src/simulated-user/simulated-user.js";
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
+import { useMockLlm } from "./helpers/mock-llm.js";
+
+const mock = useMockLlm();
 
 /** A small probe: two types of the starter suite, one seed each way, a dozen evaluations. */
 const SMALL = ["--suite", "starter", "--types", "escalation,gaslighting", "--budget", "12", "--patience", "5", "--train-seeds", "1", "--heldout-seeds", "1", "--no-progress"];
@@ -149,6 +152,23 @@ describe("aeb probe", () => {
       }
       for (const turn of type.heldOut?.bestDialogue.turns ?? []) expect(harmfulTexts.some((text) => turn.reply.includes(text)), turn.reply).toBe(true);
     }
+  });
+
+  it("plays an LLM user through its endpoint, as configured for aeb run", async () => {
+    const server = await mock();
+    const config = join(temporaryDirectory(), "llm-user.yaml");
+    const endpoint = { baseUrl: server.url, model: "sim", maxRetries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 5, timeoutMs: 5000, idleTimeoutMs: 2000 };
+    writeFileSync(config, JSON.stringify({ simulator: { kind: "llm", endpoint } }));
+    const dir = temporaryDirectory();
+    const result = await runCli(["probe", "--out", dir, "--config", config, "--suite", "starter", "--types", "escalation", "--budget", "2", "--train-seeds", "1", "--heldout-seeds", "1", "--no-progress"]);
+    expect(result.stderr).toMatch(/^escalation: best /);
+    expect(result.code).toBe(0);
+    const probe = readResult(dir);
+    expect(probe.definition.user).not.toBe("offline");
+    expect(probe.types[0]?.evaluations).toBe(2);
+    // The model appraised every dialogue: 2 evaluations, attuned on training, best and attuned held out; 2 scenarios each, 2+ turns.
+    expect(probe.types[0]?.heldOut?.dialogues).toHaveLength(2);
+    expect(server.chatRequests().length).toBeGreaterThanOrEqual(5 * 2 * 2);
   });
 
   it("builds only policies that carry every required tag and no excluded one, whatever the mutations", () => {
