@@ -222,6 +222,8 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeOutcome> {
       options.events?.onTypeDone?.(search);
     }
   } catch (error) {
+    // The evaluation that failed was never applied: the state is whole, and a rerun resumes from it.
+    writeCheckpoint(options.outDir, checkpoint());
     const aborted = options.signal?.aborted === true;
     if (!aborted && !(error instanceof RunStoppedError)) throw error;
     stopped = true;
