@@ -126,6 +126,7 @@ describe("aeb probe", () => {
     const { result } = await runProbe({
       scenarios,
       user: recording,
+      userDefinition: { simulator: { kind: "offline" }, aebVersion: "test", dataFiles: "test" },
       pools,
       constraints: { require: ["harmful"], exclude: ["lexicon"] },
       seed: 3,

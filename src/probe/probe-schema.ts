@@ -17,6 +17,11 @@ export const ProbeDefinitionSchema = z.strictObject({
   constraints: z.strictObject({ require: z.array(PoolTagSchema), exclude: z.array(PoolTagSchema) }),
   /** The simulated user's id (`offline`, or the LLM user's model). */
   user: z.string(),
+  /** The simulated user's config without its transport fields (an LLM user's model, temperature, prompt pack...). */
+  simulator: z.unknown(),
+  aebVersion: z.string(),
+  /** Hash of every data file and prompt of the package (lexicons, rubrics, presets, the attuned agent's templates). */
+  dataFiles: z.string(),
   pools: z.array(z.strictObject({ name: z.string(), file: z.string(), source: z.string(), tags: z.array(PoolTagSchema), sha256: z.string() })),
   scenarios: z.array(z.strictObject({ id: z.string(), type: z.enum(ADVERSARIAL_TYPES), preset: z.string(), sha256: z.string() })),
 });

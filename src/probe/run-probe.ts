@@ -25,6 +25,8 @@ export interface ProbeOptions {
   /** The selected scenarios; the cooperative ones are left out (the probe searches the adversarial types). */
   scenarios: readonly Scenario[];
   user: SimulatedUser;
+  /** What else decides the user's answers, for the checkpoint's guard: its config, the AEB version, the package's data files. */
+  userDefinition: { simulator: unknown; aebVersion: string; dataFiles: string };
   pools: readonly FragmentPool[];
   constraints: ProbeConstraints;
   seed: number;
@@ -108,6 +110,9 @@ function definitionOf(options: ProbeOptions, plans: readonly TypePlan[]): ProbeD
     heldoutSeeds: options.heldoutSeeds,
     constraints: { require: [...options.constraints.require], exclude: [...options.constraints.exclude] },
     user: options.user.id,
+    simulator: options.userDefinition.simulator,
+    aebVersion: options.userDefinition.aebVersion,
+    dataFiles: options.userDefinition.dataFiles,
     pools: options.pools.map((pool) => ({ name: pool.name, file: poolFileName(pool.file), source: pool.source, tags: [...pool.tags], sha256: pool.sha256 })),
     scenarios: plans.flatMap((plan) => plan.scenarios.map((scenario) => ({ id: scenario.id, type: plan.type, preset: scenario.preset, sha256: stableHash(scenario) }))),
   };
@@ -117,9 +122,15 @@ function freshSearch(plan: TypePlan): TypeSearch {
   return { type: plan.type, scenarios: plan.scenarios.map((scenario) => scenario.id), languages: plan.languages, evaluations: 0, climbs: 0, current: null, best: null, curve: [], attunedTrain: null, heldOut: null };
 }
 
+/** The definition as the checkpoint's guard compares it: a pool by its content, not by the path it was given as. */
+function guardedDefinition(definition: ProbeDefinition): Record<string, unknown> {
+  return { ...definition, pools: definition.pools.map(({ file: _file, ...pool }) => pool) };
+}
+
 /** The fields of two definitions that differ, by name. */
 function changedFields(before: ProbeDefinition, after: ProbeDefinition): string[] {
-  return (Object.keys(after) as Array<keyof ProbeDefinition>).filter((key) => stableHash(before[key]) !== stableHash(after[key]));
+  const [old, now] = [guardedDefinition(before), guardedDefinition(after)];
+  return Object.keys(now).filter((key) => stableHash(old[key]) !== stableHash(now[key]));
 }
 
 function readCheckpoint(outDir: string): Checkpoint | undefined {
@@ -170,7 +181,7 @@ async function heldOutCheck(plan: TypePlan, search: TypeSearch, context: SearchC
 export async function runProbe(options: ProbeOptions): Promise<ProbeOutcome> {
   const plans = planTypes(options);
   const definition = definitionOf(options, plans);
-  const definitionHash = stableHash(definition);
+  const definitionHash = stableHash(guardedDefinition(definition));
   mkdirSync(options.outDir, { recursive: true });
   let saved = readCheckpoint(options.outDir);
   if (saved !== undefined && saved.definitionHash !== definitionHash && options.force !== true) {

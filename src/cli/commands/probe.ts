@@ -6,7 +6,10 @@ import { parseTagList } from "../../probe/constraints.js";
 import { loadPools } from "../../probe/pools.js";
 import { TARGET_GAP } from "../../probe/probe-report.js";
 import { runProbe } from "../../probe/run-probe.js";
+import { aebVersion } from "../../record/provenance.js";
 import { PluginFactory } from "../../runner/plugins.js";
+import { definingPluginConfig, packageDataFileHashes } from "../../runner/result-definition.js";
+import { stableHash } from "../../core/stable-json.js";
 import { selectScenarios } from "../../runner/run-benchmark.js";
 import { invocationArgs } from "../invocation.js";
 import { nonNegativeInteger, positiveInteger, positiveNumber } from "../options.js";
@@ -105,6 +108,7 @@ export function registerProbeCommand(program: Command): void {
         outcome = await runProbe({
           scenarios,
           user,
+          userDefinition: { simulator: definingPluginConfig(config.simulator), aebVersion: aebVersion(), dataFiles: stableHash(packageDataFileHashes()) },
           pools,
           constraints,
           seed: flags.seed ?? config.seed,
