@@ -1,8 +1,8 @@
 import { join } from "node:path";
-import type { Command } from "commander";
-import { Option } from "commander";
+import { Option, type Command } from "commander";
 import { fixed } from "../../report/format.js";
 import { parseTagList } from "../../probe/constraints.js";
+import { POOL_TAGS } from "../../probe/pool-schema.js";
 import { loadPools } from "../../probe/pools.js";
 import { TARGET_GAP } from "../../probe/probe-report.js";
 import { runProbe } from "../../probe/run-probe.js";
@@ -62,9 +62,9 @@ export function registerProbeCommand(program: Command): void {
     .option("--max-fragments <n>", "most fragments in one reply", positiveInteger, 4)
     .option("--train-seeds <n>", "user seeds per scenario the search is scored on", positiveInteger, 2)
     .option("--heldout-seeds <n>", "other user seeds per scenario the best policy and attuned are checked on", positiveInteger, 2)
-    .option("--pool <file>", "a fragment-pool file of your own, beside the built-in ones in data/probe/pools/ (repeatable)", collect, [])
-    .option("--require <tags>", "every reply carries a fragment from a pool with this tag (repeatable or comma-separated; e.g. harmful)", collect, [])
-    .option("--exclude <tags>", "no reply carries a fragment from a pool with this tag (repeatable or comma-separated; e.g. lexicon)", collect, [])
+    .addOption(new Option("--pool <file>", "a fragment-pool file of your own, beside the built-in ones in data/probe/pools/ (repeatable)").argParser(collect).default([], "none"))
+    .addOption(new Option("--require <tags>", "every reply carries a fragment from a pool with this tag (repeatable or comma-separated; e.g. harmful)").argParser(collect).default([], "none"))
+    .addOption(new Option("--exclude <tags>", "no reply carries a fragment from a pool with this tag (repeatable or comma-separated; e.g. lexicon)").argParser(collect).default([], "none"))
     .option("--concurrency <n>", "dialogues in flight at once (an LLM user; default: the config's, 8)", positiveInteger)
     .option("--force", "discard a probe already in --out (another definition, or a finished one) and start again")
     .addOption(new Option("--stop-after <n>", "tests: stop after N evaluations, as a kill would (the checkpoint is kept)").argParser(positiveInteger).hideHelp())
@@ -74,7 +74,7 @@ export function registerProbeCommand(program: Command): void {
       "after",
       [
         "",
-        "Pool tags: lexicon, generic, harmful, punished, paraphrase, user, random (data/probe/pools/*.yaml).",
+        `Pool tags: ${POOL_TAGS.join(", ")} (data/probe/pools/*.yaml).`,
         "",
         "Examples:",
         "  aeb probe --out runs/probe --require harmful                 can harm be paid? (target: best stays 0.3 below attuned)",
