@@ -5,7 +5,7 @@
  *
  *   cli
  *   server  interop  mock  viewer
- *   runner
+ *   runner  probe
  *   report
  *   record
  *   analysis
@@ -32,6 +32,7 @@ const layers = {
   record: ["core", "stats", "llm", "metrics", "analysis"],
   report: ["core", "stats", "metrics", "analysis", "record", "lexicon", "prompts"],
   runner: ["core", "stats", "llm", "lexicon", "prompts", "scenarios", "reward", "metrics", "agents", "simulated-user", "judges", "episode", "analysis", "record", "report"],
+  probe: ["core", "stats", "llm", "lexicon", "prompts", "scenarios", "reward", "metrics", "agents", "simulated-user", "judges", "episode", "analysis", "record", "report"],
   interop: ["core", "stats", "lexicon", "scenarios", "metrics", "agents", "simulated-user", "judges", "episode", "analysis", "record", "report"],
   mock: ["core", "lexicon", "llm", "agents"],
   server: ["core", "stats", "llm", "lexicon", "prompts", "scenarios", "reward", "metrics", "agents", "simulated-user", "judges", "episode", "analysis", "record", "report", "runner"],

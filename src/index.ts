@@ -59,3 +59,9 @@ export { reportInputOfRecords, type ReportInput } from "./report/report-model.js
 export { loadRunForReport, reportInputOf, type LoadedReport } from "./report/load-run.js";
 export { chartDefinitions, renderCharts, type ChartDefinition, type RenderedChart } from "./report/charts/index.js";
 export { compareRuns, renderComparisonText, renderComparisonMarkdown, type RunComparison, type ConditionComparison } from "./report/compare-runs.js";
+export { runProbe, CHECKPOINT_FILE, type ProbeOptions, type ProbeOutcome, type ProbeEvents } from "./probe/run-probe.js";
+export { ProbeResultSchema, ProbeDefinitionSchema, CheckpointSchema, type ProbeResult, type ProbeDefinition } from "./probe/probe-schema.js";
+export { PoolFileSchema, POOL_TAGS, type PoolTag, type PoolFile } from "./probe/pool-schema.js";
+export { loadPools, loadPoolFile, BUILTIN_POOL_DIR, type FragmentPool } from "./probe/pools.js";
+export { parseTagList, type ProbeConstraints } from "./probe/constraints.js";
+export { TARGET_GAP } from "./probe/probe-report.js";

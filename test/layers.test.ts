@@ -39,6 +39,18 @@ describe("the layer rules", () => {
     expect(violations).toContain("layer-record: src/record/file.ts -> src/report/page.ts");
   });
 
+  it("keep the probe beside the runner: it may use the episode, not the runner, and nothing below imports it", async () => {
+    const violations = await violationsOf({
+      "src/episode/step.ts": "export const step = 1;\n",
+      "src/runner/plugins.ts": "export const plugins = 1;\n",
+      "src/probe/search.ts": 'import { step } from "../episode/step.ts";\nimport { plugins } from "../runner/plugins.ts";\nexport const search = step + plugins;\n',
+      "src/report/page.ts": 'import { search } from "../probe/search.ts";\nexport const page = search;\n',
+    });
+    expect(violations).toContain("layer-probe: src/probe/search.ts -> src/runner/plugins.ts");
+    expect(violations).toContain("layer-report: src/report/page.ts -> src/probe/search.ts");
+    expect(violations.some((violation) => violation.includes("-> src/episode/step.ts"))).toBe(false);
+  });
+
   it("refuse an import circle, even inside one layer", async () => {
     const violations = await violationsOf({
       "src/metrics/a.ts": 'import { b } from "./b.ts";\nexport const a = () => b;\n',

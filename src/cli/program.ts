@@ -20,6 +20,7 @@ const COMMANDS: ReadonlyArray<{ name: string; load: () => Promise<RegisterComman
   { name: "import", load: async () => (await import("./commands/import.js")).registerImportCommand },
   { name: "leaderboard", load: async () => (await import("./commands/leaderboard.js")).registerLeaderboardCommand },
   { name: "agreement", load: async () => (await import("./commands/agreement.js")).registerAgreementCommand },
+  { name: "probe", load: async () => (await import("./commands/probe.js")).registerProbeCommand },
   { name: "serve", load: async () => (await import("./commands/serve.js")).registerServeCommand },
   { name: "prompts", load: async () => (await import("./commands/prompts.js")).registerPromptsCommand },
   { name: "export", load: async () => (await import("./commands/export.js")).registerExportCommand },
