@@ -87,6 +87,14 @@ describe.each(TRANSPORTS)("createOpenAIChatModel: a reply ($name)", ({ stream })
     expect(body.stream_options).toEqual(stream ? { include_usage: true } : undefined);
   });
 
+  it("reports the server's own time for the request where the server sends openai-processing-ms (the mock's drawn latency), apart from the latency it saw", async () => {
+    const server = await mock({ reply: "ok", latency: 30 });
+    const { chat } = model({ baseUrl: server.url, stream });
+    const response = await chat.complete(hello);
+    expect(response.serverMs).toBe(30);
+    expect(response.latencyMs).toBeGreaterThanOrEqual(30);
+  });
+
   it("reads the `reasoning` field too (OpenRouter / newer vLLM)", async () => {
     const server = await mock({ reply: { content: "ok", reasoning: "thinking" }, reasoningField: "reasoning" });
     const { chat } = model({ baseUrl: server.url, stream });
@@ -650,5 +658,7 @@ describe("createOpenAIChatModel: onCall instrumentation", () => {
       { role: "agent", sampleKey: "d1#turn0#agent", cached: true, ok: true },
     ]);
     expect(events[0]!.latencyMs).toBe(first.latencyMs);
+    // The server's time comes with the answered call; a cache hit and a failure have none.
+    expect(events.map((event) => event.serverMs)).toEqual([20, undefined, undefined]);
   });
 });

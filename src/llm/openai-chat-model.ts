@@ -173,7 +173,7 @@ export class OpenAIChatModel implements ChatModel {
       onCall({ role: this.role, sampleKey: request.sampleKey, latencyMs: this.#clock.now() - started, cached: false, ok: false });
       throw error;
     }
-    onCall({ role: this.role, sampleKey: request.sampleKey, latencyMs: response.latencyMs, cached: response.cached, ok: true });
+    onCall({ role: this.role, sampleKey: request.sampleKey, latencyMs: response.latencyMs, ...(response.serverMs !== undefined ? { serverMs: response.serverMs } : {}), cached: response.cached, ok: true });
     return response;
   }
 
@@ -240,6 +240,7 @@ export class OpenAIChatModel implements ChatModel {
       endpoint: replica.endpoint,
     };
     if (result.reasoning !== "") response.reasoning = result.reasoning;
+    if (result.serverMs !== undefined) response.serverMs = result.serverMs;
     if (cacheKey !== undefined && this.#cache !== undefined) {
       await this.#cache.set(cacheKey, {
         text: response.text,
