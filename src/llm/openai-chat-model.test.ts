@@ -429,7 +429,8 @@ describe("replicas and concurrency", () => {
     const gate = new Promise<void>((resolve) => (openGate = resolve));
     // Replies are held until the gate opens, so the server sees the client's full concurrency.
     const server = await mock({ reply: async () => (await gate, "ok") });
-    const { chat } = model({ baseUrl: server.url, maxConcurrencyPerEndpoint: 3 });
+    const waits: number[] = [];
+    const { chat } = model({ baseUrl: server.url, maxConcurrencyPerEndpoint: 3 }, { onQueued: (queued) => waits.push(queued) });
 
     const all = Promise.all(Array.from({ length: 12 }, () => chat.complete(hello)));
     while (server.inFlight < 3) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -441,6 +442,8 @@ describe("replicas and concurrency", () => {
 
     expect(server.chatRequests()).toHaveLength(12);
     expect(server.maxConcurrent).toBe(3);
+    // The 9 calls beyond the cap were each told they wait, with the queue growing to 9.
+    expect(waits).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it("sends the retry to another replica when the first one is down", async () => {
