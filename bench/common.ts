@@ -8,7 +8,7 @@ import { join } from "node:path";
 export const ROOT = process.env.AEB_ROOT ?? process.cwd();
 export const CLI = join(ROOT, "dist", "cli", "main.js");
 /** Where bench/run.mjs puts the transpiled scripts. */
-export const BENCH_BUILD = join(ROOT, "node_modules", ".cache", "aeb-bench");
+export const BENCH_BUILD = join(ROOT, "runs", ".bench-build");
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;

@@ -8,6 +8,9 @@
  * - model time of a call: its client-observed latency (RunEvents.onModelCall), from the call to
  *   its parsed result, including every retry; a dialogue's chain is the sum over its calls, which
  *   are strictly sequential within a dialogue.
+ * - server time of a call: what the mock server says it waited (its seeded latency draw, sent as
+ *   `openai-processing-ms`), summed and chained the same way: the strict floor, which a slow
+ *   harness cannot inflate (client-observed latency grows when the harness's loop is late).
  * - peak RSS: process.resourceUsage().maxRSS at the end (the process's lifetime high-water mark).
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -46,6 +49,11 @@ export interface ChildResult {
   /** The longest dialogue's sum of call latencies, and its number of calls. */
   longestChainMs: number;
   longestChainCalls: number;
+  /** Sum of every call's server-reported time, and the longest dialogue's sum of it. */
+  serverModelMs: number;
+  serverLongestChainMs: number;
+  /** Answered calls whose server reported no time (0 against the mock). */
+  callsWithoutServerTime: number;
   meanCallsPerDialogue: number;
   latency: { mean: number; p50: number; p90: number; p99: number; max: number };
   peakRssBytes: number;
@@ -77,16 +85,22 @@ async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2] ?? "{}") as ChildSpec;
   const config = parseRunConfig(benchConfig(spec), "bench");
   const outDir = mkdtempSync(join(tmpdir(), "aeb-bench-"));
-  const chains = new Map<string, { ms: number; calls: number }>();
+  const chains = new Map<string, { ms: number; calls: number; serverMs: number }>();
   const latencies: number[] = [];
   let failedCalls = 0;
+  let serverModelMs = 0;
+  let callsWithoutServerTime = 0;
   const onModelCall = (event: ModelCallEvent) => {
     const key = event.sampleKey ?? "";
     const hash = key.indexOf("#");
     const dialogue = hash === -1 ? key : key.slice(0, hash);
-    const chain = chains.get(dialogue) ?? { ms: 0, calls: 0 };
+    const chain = chains.get(dialogue) ?? { ms: 0, calls: 0, serverMs: 0 };
     chain.ms += event.latencyMs;
     chain.calls += 1;
+    if (event.serverMs !== undefined) {
+      chain.serverMs += event.serverMs;
+      serverModelMs += event.serverMs;
+    } else if (event.ok) callsWithoutServerTime += 1;
     chains.set(dialogue, chain);
     latencies.push(event.latencyMs);
     if (!event.ok) failedCalls += 1;
@@ -118,7 +132,11 @@ async function main(): Promise<void> {
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN;
   const modelMs = latencies.reduce((sum, value) => sum + value, 0);
   let longest = { ms: 0, calls: 0 };
-  for (const chain of chains.values()) if (chain.ms > longest.ms) longest = chain;
+  let serverLongestChainMs = 0;
+  for (const chain of chains.values()) {
+    if (chain.ms > longest.ms) longest = chain;
+    serverLongestChainMs = Math.max(serverLongestChainMs, chain.serverMs);
+  }
   const output: ChildResult = {
     dialogues: result.summary.dialogues,
     errors: result.errors,
@@ -133,6 +151,9 @@ async function main(): Promise<void> {
     modelMs,
     longestChainMs: longest.ms,
     longestChainCalls: longest.calls,
+    serverModelMs,
+    serverLongestChainMs,
+    callsWithoutServerTime,
     meanCallsPerDialogue: latencies.length / Math.max(1, chains.size),
     latency: { mean: modelMs / Math.max(1, latencies.length), p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted.at(-1) ?? Number.NaN },
     peakRssBytes: process.resourceUsage().maxRSS * 1024,

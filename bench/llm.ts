@@ -12,8 +12,14 @@
  *             and harness CPU per request
  *   stream    c64 with streamed (SSE) replies (`stream: true` endpoints) instead of JSON bodies
  *
+ * Efficiency is the ideal wall time over the measured one, with two ideals: from the latency the
+ * client observed (which a busy harness inflates, flattering itself), and the strict one from the
+ * mock server's own latency draws (`openai-processing-ms`): max(the longest dialogue's chain of
+ * server time, all server time / concurrency). Targets are judged on the strict one.
+ *
  * Flags: --configs c64,c1,fixed100  --repeats 3  --c1-repeats 1  --median-ms 300  --sigma 0.6
- *        --fixed-ms 100  --concurrency 64  --json FILE (raw results)
+ *        --fixed-ms 100  --concurrency 64  --scenarios N (the first N scenarios of the suite, by id,
+ *        for the c64, stream and fixed100 configurations: a small job)  --json FILE (raw results)
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -29,7 +35,16 @@ const medianMs = Number(flags.get("median-ms") ?? 300);
 const sigma = Number(flags.get("sigma") ?? 0.6);
 const fixedMs = Number(flags.get("fixed-ms") ?? 100);
 const concurrency = Number(flags.get("concurrency") ?? 64);
+const scenarioLimit = flags.has("scenarios") ? Number(flags.get("scenarios")) : undefined;
+if (scenarioLimit !== undefined && !(Number.isInteger(scenarioLimit) && scenarioLimit > 0)) throw new Error(`--scenarios must be a positive integer, got ${flags.get("scenarios")}`);
 const seed = 1;
+
+/** The first `limit` scenarios of the `full` suite by id, or all of them (undefined). */
+function firstScenarios(limit: number | undefined): { scenarioIds?: string[] } {
+  if (limit === undefined) return {};
+  const full = filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite: "full" });
+  return { scenarioIds: full.map((scenario) => scenario.id).sort().slice(0, limit) };
+}
 
 /** The concurrency-1 subset: the first scenario of each of the six types, under two conditions (think and no-think). */
 function c1Subset(): { scenarioIds: string[]; conditions: string[] } {
@@ -43,6 +58,9 @@ interface Measured extends ChildResult {
   concurrency: number;
   idealMs: number;
   efficiency: number;
+  /** The ideal from the server's own latency, and the efficiency against it. */
+  strictIdealMs: number;
+  strictEfficiency: number;
   callsPerSecond: number;
   requestsPerSecond: number;
   cpuPerCallMs: number;
@@ -59,12 +77,15 @@ async function measure(latencyArgs: string[], spec: Omit<ChildSpec, "url">): Pro
     const result = await runChild<ChildResult>("llm-child.js", [JSON.stringify({ ...spec, url: server.url })]);
     const cpuAfter = server.cpuSeconds();
     const idealMs = Math.max(result.longestChainMs, result.modelMs / spec.concurrency);
+    const strictIdealMs = Math.max(result.serverLongestChainMs, result.serverModelMs / spec.concurrency);
     const cpuMs = result.cpuUserMs + result.cpuSystemMs;
     return {
       ...result,
       concurrency: spec.concurrency,
       idealMs,
       efficiency: idealMs / result.wallMs,
+      strictIdealMs,
+      strictEfficiency: strictIdealMs / result.wallMs,
       callsPerSecond: result.calls / (result.wallMs / 1000),
       requestsPerSecond: result.requests / (result.wallMs / 1000),
       cpuPerCallMs: cpuMs / result.calls,
@@ -81,7 +102,7 @@ const s = (ms: number) => fixed(ms / 1000, 1);
 const mb = (bytes: number) => fixed(bytes / 2 ** 20, 0);
 
 function runTable(runs: readonly Measured[]): string {
-  const row = (label: string, m: Pick<Measured, "dialogues" | "calls" | "wallMs" | "idealMs" | "longestChainMs" | "modelMs" | "concurrency" | "efficiency" | "callsPerSecond" | "cpuPerCallMs" | "peakRssBytes" | "errors"> & { serverCpuSeconds: number | null }) => [
+  const row = (label: string, m: Pick<Measured, "dialogues" | "calls" | "wallMs" | "idealMs" | "longestChainMs" | "modelMs" | "concurrency" | "efficiency" | "strictIdealMs" | "strictEfficiency" | "callsPerSecond" | "cpuPerCallMs" | "peakRssBytes" | "errors"> & { serverCpuSeconds: number | null }) => [
     label,
     m.dialogues,
     m.errors,
@@ -91,6 +112,8 @@ function runTable(runs: readonly Measured[]): string {
     s(m.longestChainMs),
     s(m.modelMs / m.concurrency),
     fixed(m.efficiency, 3),
+    s(m.strictIdealMs),
+    fixed(m.strictEfficiency, 3),
     fixed(m.callsPerSecond, 1),
     fixed(m.cpuPerCallMs, 3),
     mb(m.peakRssBytes),
@@ -110,6 +133,8 @@ function runTable(runs: readonly Measured[]): string {
         modelMs: pick("modelMs"),
         concurrency: pick("concurrency"),
         efficiency: pick("efficiency"),
+        strictIdealMs: pick("strictIdealMs"),
+        strictEfficiency: pick("strictEfficiency"),
         callsPerSecond: pick("callsPerSecond"),
         cpuPerCallMs: pick("cpuPerCallMs"),
         peakRssBytes: pick("peakRssBytes"),
@@ -118,7 +143,7 @@ function runTable(runs: readonly Measured[]): string {
     );
   }
   return markdownTable(
-    ["", "dialogues", "errors", "model calls", "wall s", "ideal s", "longest chain s", "model time / concurrency s", "efficiency", "calls/s", "harness CPU ms/call", "peak RSS MB", "server CPU s"],
+    ["", "dialogues", "errors", "model calls", "wall s", "ideal s (client latency)", "longest chain s", "model time / concurrency s", "efficiency (client)", "strict ideal s (server latency)", "**strict efficiency**", "calls/s", "harness CPU ms/call", "peak RSS MB", "server CPU s"],
     rows,
   );
 }
@@ -133,7 +158,13 @@ function cpuSplitLine(runs: readonly Measured[]): string {
 
 function latencyLine(runs: readonly Measured[]): string {
   const pick = (key: "mean" | "p50" | "p90" | "p99" | "max") => fixed(median(runs.map((run) => run.latency[key])), 0);
-  return `client-observed latency per call (median over runs): mean ${pick("mean")} ms, p50 ${pick("p50")}, p90 ${pick("p90")}, p99 ${pick("p99")}, max ${pick("max")} ms; ${fixed(median(runs.map((run) => run.meanCallsPerDialogue)), 1)} calls per dialogue, longest chain ${median(runs.map((run) => run.longestChainCalls))} calls`;
+  const serverMean = median(runs.map((run) => run.serverModelMs / Math.max(1, run.calls)));
+  const unreported = median(runs.map((run) => run.callsWithoutServerTime));
+  return (
+    `client-observed latency per call (median over runs): mean ${pick("mean")} ms, p50 ${pick("p50")}, p90 ${pick("p90")}, p99 ${pick("p99")}, max ${pick("max")} ms; ` +
+    `the server's own mean ${fixed(serverMean, 0)} ms${unreported > 0 ? ` (${unreported} answered calls reported no server time)` : ""}; ` +
+    `${fixed(median(runs.map((run) => run.meanCallsPerDialogue)), 1)} calls per dialogue, longest chain ${median(runs.map((run) => run.longestChainCalls))} calls`
+  );
 }
 
 const LOG_NORMAL = ["--latency-median-ms", String(medianMs), "--latency-sigma", String(sigma)];
@@ -160,7 +191,7 @@ async function main(): Promise<void> {
   print();
   print(`machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, node ${info.node}, ${info.os}, load average at start ${info.loadAverage.join(" ")}`);
   print(`command: npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
-  print(`job: ${BENCH_CONDITIONS.length} conditions (${BENCH_CONDITIONS.map((condition) => condition.name).join(", ")}) x 60 scenarios (suite full), LLM agent + two-stage LLM simulated user + LLM ECS judge + LLM HID judge, one mock endpoint in a separate process`);
+  print(`job: ${BENCH_CONDITIONS.length} conditions (${BENCH_CONDITIONS.map((condition) => condition.name).join(", ")}) x ${scenarioLimit === undefined ? "60 scenarios" : `the first ${scenarioLimit} scenarios by id`} (suite full), LLM agent + two-stage LLM simulated user + LLM ECS judge + LLM HID judge, one mock endpoint in a separate process`);
   print();
 
   const printRuns = (title: string, runs: readonly Measured[]) => {
@@ -176,13 +207,13 @@ async function main(): Promise<void> {
 
   let c64: Measured[] = [];
   if (configs.includes("c64")) {
-    c64 = await measureRuns("c64", repeats, LOG_NORMAL, { concurrency, seed });
+    c64 = await measureRuns("c64", repeats, LOG_NORMAL, { concurrency, seed, ...firstScenarios(scenarioLimit) });
     raw.c64 = c64;
     printRuns(`## Concurrency ${concurrency}, log-normal latency (median ${medianMs} ms, sigma ${sigma})`, c64);
   }
 
   if (configs.includes("stream")) {
-    const runs = await measureRuns("stream", repeats, LOG_NORMAL, { concurrency, seed, stream: true });
+    const runs = await measureRuns("stream", repeats, LOG_NORMAL, { concurrency, seed, stream: true, ...firstScenarios(scenarioLimit) });
     raw.stream = runs;
     printRuns(`## Concurrency ${concurrency}, log-normal latency, streamed replies (stream: true, SSE events of 8 characters)`, runs);
   }
@@ -210,7 +241,7 @@ async function main(): Promise<void> {
   }
 
   if (configs.includes("fixed100")) {
-    const runs = await measureRuns(`fixed${fixedMs}`, repeats, ["--latency-ms", String(fixedMs)], { concurrency, seed });
+    const runs = await measureRuns(`fixed${fixedMs}`, repeats, ["--latency-ms", String(fixedMs)], { concurrency, seed, ...firstScenarios(scenarioLimit) });
     raw.fixed100 = runs;
     print(`## Concurrency ${concurrency}, fixed ${fixedMs} ms latency`);
     print();
@@ -227,14 +258,20 @@ async function main(): Promise<void> {
 
   if (c64.length > 0) {
     const efficiency = median(c64.map((run) => run.efficiency));
+    const strictEfficiency = median(c64.map((run) => run.strictEfficiency));
     const cpuPerCall = median(c64.map((run) => run.cpuPerCallMs));
     const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
     print(`## Targets (medians at concurrency ${concurrency}, log-normal latency)`);
     print();
-    print(`- efficiency >= 0.9: ${fixed(efficiency, 3)}, ${verdict(efficiency >= 0.9)}`);
+    print(`- strict efficiency (ideal from the server's own latency) >= 0.9: ${fixed(strictEfficiency, 3)}, ${verdict(strictEfficiency >= 0.9)} (against client-observed latency: ${fixed(efficiency, 3)})`);
     print(`- harness CPU per model call < 0.5 ms: ${fixed(cpuPerCall, 3)} ms, ${verdict(cpuPerCall < 0.5)}`);
     print();
   }
+
+  const loadAtEnd = machine().loadAverage;
+  raw.loadAverageAtEnd = loadAtEnd;
+  print(`load average at end ${loadAtEnd.join(" ")}`);
+  print();
 
   const jsonPath = flags.get("json") ?? join(ROOT, "runs", "bench", `llm-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
   mkdirSync(join(jsonPath, ".."), { recursive: true });

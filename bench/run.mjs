@@ -2,7 +2,7 @@
 //
 // The scripts are TypeScript (type-checked with the rest of the project by `npm run typecheck`)
 // and import the harness from ../src for their types. Here each bench/*.ts file is transpiled on
-// its own to node_modules/.cache/aeb-bench/, with its ../src/ imports pointed at ../dist/, so what
+// its own to runs/.bench-build/, with its ../src/ imports pointed at ../dist/, so what
 // is measured is the built package (`npm run build` first; the npm scripts do), and no TypeScript
 // compiler or loader sits in the measured processes.
 import { spawn } from "node:child_process";
@@ -14,8 +14,10 @@ import ts from "typescript";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = resolve(benchDir, "..");
-const outDir = join(root, "node_modules", ".cache", "aeb-bench");
-const distFromOut = "../../../dist/";
+// Inside the checkout, not under node_modules: a node_modules linked from elsewhere (a worktree's)
+// would resolve the relative imports to the other checkout's dist/, and be shared with its runs.
+const outDir = join(root, "runs", ".bench-build");
+const distFromOut = "../../dist/";
 
 const [script, ...args] = process.argv.slice(2);
 const sources = readdirSync(benchDir).filter((name) => name.endsWith(".ts"));

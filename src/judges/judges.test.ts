@@ -100,6 +100,29 @@ describe("what judges see", () => {
     expect(result.errors[0]!.error).toContain("no JSON object found");
   });
 
+  it("asks the project's ECS judge with one system message for every turn and the conversation alone after it, each turn's prompt extending the last", async () => {
+    const requests: ChatRequest[] = [];
+    const chat: ChatModel = {
+      id: "judge",
+      role: "judge",
+      async complete(request) {
+        requests.push(request);
+        return { text: '{"reasoning": "calm", "emotion": 55, "confidence": 40}', usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop", cached: false, latencyMs: 0, endpoint: "x" };
+      },
+      usage: () => ({ model: "judge", role: "judge", calls: 0, cachedCalls: 0, failedCalls: 0, requests: 0, retries: 0, promptTokens: 0, completionTokens: 0 }),
+    };
+    await judgeEcs(record, new LlmEcsJudge(chat), "en");
+    expect(requests).toHaveLength(3);
+    const systems = new Set(requests.map((request) => request.messages[0]!.content));
+    expect(systems.size).toBe(1);
+    expect([...systems][0]).toContain("from 0 (at breaking point");
+    for (let index = 1; index < requests.length; index += 1) {
+      const before = requests[index - 1]!.messages[1]!.content;
+      expect(requests[index]!.messages[1]!.content.startsWith(before.slice(0, before.lastIndexOf("\n]")))).toBe(true);
+    }
+    expect(requests[2]!.messages[1]!.content).toContain('"text": "Take your time."');
+  });
+
   it("predicts lower emotion from distressed words with the offline lexicon judge", async () => {
     const judge = new OfflineEcsJudge();
     const low = await judge.estimate({ visible: [{ role: "user", content: "I'm devastated and furious, it's hopeless." }], turnIndex: 0, language: "en", dialogueId: "x" });

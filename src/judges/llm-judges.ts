@@ -31,8 +31,14 @@ export function numberedDialogue(visible: readonly ChatTurn[]): string {
 
 const instruction = (language: Language) => (language === "zh" ? "请只输出 JSON 对象。" : "Answer with the JSON object only.");
 
-/** The ECS judge's prompts: the project's anchors, or the AEB paper's. */
-export const ECS_JUDGE_PROMPTS = { aeb: "judge-ecs", "aeb-paper": "judge-ecs-paper" } as const;
+/**
+ * The ECS judge's prompts (prompts/<language>/): the project's anchors, or the AEB paper's. The
+ * project's puts the task, the scale and the output format in a system message that never changes
+ * and the conversation alone in the user message, so the judge calls of a dialogue, which run back
+ * to back, each extend the previous one's prompt and a server's prefix cache reuses it; the
+ * paper's keeps its own layout (the conversation inside its text, the question after it).
+ */
+export const ECS_JUDGE_PROMPTS = { aeb: { system: "judge-ecs", user: "judge-ecs-dialogue" }, "aeb-paper": { system: "judge-ecs-paper", user: undefined } } as const;
 export type EcsJudgePrompt = keyof typeof ECS_JUDGE_PROMPTS;
 
 export interface LlmEcsJudgeOptions {
@@ -60,10 +66,11 @@ export class LlmEcsJudge implements EcsJudge {
   }
 
   async estimate(input: EcsJudgeInput): Promise<EcsEstimate> {
-    const prompt = fillPrompt(loadPromptTemplate(input.language, ECS_JUDGE_PROMPTS[this.options.prompt]), { dialogue: numberedDialogue(input.visible) });
+    const templates = ECS_JUDGE_PROMPTS[this.options.prompt];
+    const values = { dialogue: numberedDialogue(input.visible) };
     const output = await askForJson(this.chat, {
-      system: prompt,
-      instruction: instruction(input.language),
+      system: fillPrompt(loadPromptTemplate(input.language, templates.system), values),
+      instruction: templates.user === undefined ? instruction(input.language) : fillPrompt(loadPromptTemplate(input.language, templates.user), values),
       schema: EcsOutputSchema,
       name: "aeb_ecs_judge",
       sampleKey: `${input.dialogueId}#turn${input.turnIndex}#ecs`,

@@ -52,6 +52,12 @@ export interface ChatResponse {
   cached: boolean;
   /** Wall time of the whole call as the caller saw it: queueing, retries and back-off included. */
   latencyMs: number;
+  /**
+   * The server's own time for the request that answered, where the server reports one (the
+   * `openai-processing-ms` header: OpenAI's API and `aeb mock-llm` send it): what the call would
+   * take with no client, network or queueing around it. Absent for cache hits and other servers.
+   */
+  serverMs?: number;
   /** Base URL that produced the reply, without credentials or query string. */
   endpoint: string;
 }
@@ -106,6 +112,8 @@ export interface ModelCallEvent {
    * the stream included.
    */
   latencyMs: number;
+  /** The answering request's server-reported time (ChatResponse.serverMs), where there is one. */
+  serverMs?: number;
   /** Answered from the response cache (no request sent). */
   cached: boolean;
   /** False when the call ended in an error. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ModelEndpointConfig, parseModelEndpointConfig } from "./endpoint-config.js";
+import { DEFAULT_MAX_CONCURRENCY_PER_ENDPOINT, ModelEndpointConfig, parseModelEndpointConfig } from "./endpoint-config.js";
 
 describe("ModelEndpointConfig", () => {
   it("normalises a single baseUrl to a list and fills defaults", () => {
@@ -10,13 +10,18 @@ describe("ModelEndpointConfig", () => {
       stream: false,
       timeoutMs: 120_000,
       idleTimeoutMs: 60_000,
-      maxConcurrencyPerEndpoint: 16,
       maxRetries: 4,
       retryBaseDelayMs: 500,
       retryMaxDelayMs: 30_000,
       circuitBreaker: { failures: 5, probeIntervalMs: 2_000, maxWaitMs: 600_000 },
       structuredOutput: "json_schema",
     });
+  });
+
+  it("leaves the per-endpoint cap unset unless given, so that a caller can tell a chosen cap from the default", () => {
+    expect(parseModelEndpointConfig({ baseUrl: "http://127.0.0.1:8000/v1", model: "m" }).maxConcurrencyPerEndpoint).toBeUndefined();
+    expect(parseModelEndpointConfig({ baseUrl: "http://127.0.0.1:8000/v1", model: "m", maxConcurrencyPerEndpoint: 16 }).maxConcurrencyPerEndpoint).toBe(16);
+    expect(DEFAULT_MAX_CONCURRENCY_PER_ENDPOINT).toBe(16);
   });
 
   it("accepts several replicas, sampling defaults and a pass-through body", () => {

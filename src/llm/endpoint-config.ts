@@ -52,8 +52,12 @@ const fields = {
    * only `timeoutMs` applies.
    */
   idleTimeoutMs: positiveInt.default(60_000),
-  /** In-flight requests allowed per replica; further requests queue. */
-  maxConcurrencyPerEndpoint: positiveInt.default(16),
+  /**
+   * In-flight requests allowed per replica; further requests queue. Unset: 16
+   * (DEFAULT_MAX_CONCURRENCY_PER_ENDPOINT), except where the caller knows better (`aeb serve`
+   * derives it from the steps it expects in flight).
+   */
+  maxConcurrencyPerEndpoint: positiveInt.optional(),
   /** Retries after the first attempt for retryable failures. */
   maxRetries: z.number().int().min(0).default(4),
   retryBaseDelayMs: z.number().int().min(0).default(500),
@@ -87,6 +91,9 @@ const fields = {
 };
 
 /** Zod schema of a model endpoint; parse config input with it. */
+/** In-flight requests per replica when an endpoint's config sets none. */
+export const DEFAULT_MAX_CONCURRENCY_PER_ENDPOINT = 16;
+
 export const ModelEndpointConfig = z
   .strictObject(fields)
   .superRefine((value, ctx) => {

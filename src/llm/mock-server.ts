@@ -266,7 +266,11 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
       });
       const stream = body.stream === true;
 
-      await sleep(latencySample());
+      const latencyMs = latencySample();
+      // The server's own time for the request, as OpenAI's API reports it: a client (the
+      // benchmark) can tell what the server spent from what its own loop added.
+      res.setHeader("openai-processing-ms", String(Math.round(latencyMs)));
+      await sleep(latencyMs);
       if (holdGate !== undefined) await holdGate.promise;
       if (closed) return;
 

@@ -31,6 +31,14 @@ export interface AttemptResult {
   finishReason: string | null;
   promptTokens: number;
   completionTokens: number;
+  /** The server's own processing time, where it reports one (the `openai-processing-ms` header). */
+  serverMs?: number;
+}
+
+/** `openai-processing-ms`, which OpenAI's API and the mock server send; absent or unreadable: undefined. */
+function processingMs(headers: Headers): number | undefined {
+  const value = Number(headers.get("openai-processing-ms") ?? Number.NaN);
+  return Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 /** The abort switch of one attempt, shared by both transports. */
@@ -75,8 +83,11 @@ export async function attemptCompletion(replica: Replica, body: ChatCompletionBo
 /** One JSON reply: nothing arrives until the server is done, so only the total timer applies. */
 async function plainAttempt(replica: Replica, body: ChatCompletionCreateParamsNonStreaming, attempt: AttemptControl, context: AttemptContext): Promise<AttemptResult> {
   let completion: unknown;
+  let serverMs: number | undefined;
   try {
-    completion = await replica.client.chat.completions.create(body, { signal: attempt.controller.signal, timeout: context.config.timeoutMs });
+    const { data, response } = await replica.client.chat.completions.create(body, { signal: attempt.controller.signal, timeout: context.config.timeoutMs }).withResponse();
+    completion = data;
+    serverMs = processingMs(response.headers);
   } catch (error) {
     throw mapOpenAIError(error, context.errorContext(replica.endpoint), attempt.reason());
   }
@@ -95,7 +106,7 @@ async function plainAttempt(replica: Replica, body: ChatCompletionCreateParamsNo
   const reasoning = typeof message.reasoning_content === "string" ? message.reasoning_content : typeof message.reasoning === "string" ? message.reasoning : "";
   const finishReason = choice.finish_reason ?? null;
   const usage = (completion as Partial<ChatCompletion>).usage;
-  return checkedResult(errorContext, { text, reasoning, finishReason, promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0 });
+  return checkedResult(errorContext, { text, reasoning, finishReason, promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0, ...(serverMs !== undefined ? { serverMs } : {}) });
 }
 
 /** One streamed reply: every chunk re-arms the idle timer. */
@@ -111,6 +122,7 @@ async function streamedAttempt(replica: Replica, body: ChatCompletionCreateParam
   let finishReason: string | null = null;
   let promptTokens = 0;
   let completionTokens = 0;
+  let serverMs: number | undefined;
   /** A stream that already delivered its finish reason is complete even if the socket then lingers. */
   const finishedBeforeAbort = (): boolean => {
     const reason = attempt.reason();
@@ -119,7 +131,8 @@ async function streamedAttempt(replica: Replica, body: ChatCompletionCreateParam
 
   touch();
   try {
-    const stream = await replica.client.chat.completions.create(body, { signal: attempt.controller.signal, timeout: context.config.timeoutMs });
+    const { data: stream, response } = await replica.client.chat.completions.create(body, { signal: attempt.controller.signal, timeout: context.config.timeoutMs }).withResponse();
+    serverMs = processingMs(response.headers);
     touch();
     for await (const chunk of stream) {
       touch();
@@ -147,7 +160,7 @@ async function streamedAttempt(replica: Replica, body: ChatCompletionCreateParam
   const reason = attempt.reason();
   if (reason !== undefined && !finishedBeforeAbort()) throw mapOpenAIError(undefined, errorContext, reason);
   if (finishReason === null) throw new ModelIncompleteStreamError("stream ended without a finish reason (reply probably truncated)", errorContext);
-  return checkedResult(errorContext, { text, reasoning, finishReason, promptTokens, completionTokens });
+  return checkedResult(errorContext, { text, reasoning, finishReason, promptTokens, completionTokens, ...(serverMs !== undefined ? { serverMs } : {}) });
 }
 
 /** Rules shared by both transports: a reply needs a finish reason and some text. */

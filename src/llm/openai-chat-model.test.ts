@@ -87,6 +87,14 @@ describe.each(TRANSPORTS)("createOpenAIChatModel: a reply ($name)", ({ stream })
     expect(body.stream_options).toEqual(stream ? { include_usage: true } : undefined);
   });
 
+  it("reports the server's own time for the request where the server sends openai-processing-ms (the mock's drawn latency), apart from the latency it saw", async () => {
+    const server = await mock({ reply: "ok", latency: 30 });
+    const { chat } = model({ baseUrl: server.url, stream });
+    const response = await chat.complete(hello);
+    expect(response.serverMs).toBe(30);
+    expect(response.latencyMs).toBeGreaterThanOrEqual(30);
+  });
+
   it("reads the `reasoning` field too (OpenRouter / newer vLLM)", async () => {
     const server = await mock({ reply: { content: "ok", reasoning: "thinking" }, reasoningField: "reasoning" });
     const { chat } = model({ baseUrl: server.url, stream });
@@ -421,7 +429,8 @@ describe("replicas and concurrency", () => {
     const gate = new Promise<void>((resolve) => (openGate = resolve));
     // Replies are held until the gate opens, so the server sees the client's full concurrency.
     const server = await mock({ reply: async () => (await gate, "ok") });
-    const { chat } = model({ baseUrl: server.url, maxConcurrencyPerEndpoint: 3 });
+    const waits: number[] = [];
+    const { chat } = model({ baseUrl: server.url, maxConcurrencyPerEndpoint: 3 }, { onQueued: (queued) => waits.push(queued) });
 
     const all = Promise.all(Array.from({ length: 12 }, () => chat.complete(hello)));
     while (server.inFlight < 3) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -433,6 +442,8 @@ describe("replicas and concurrency", () => {
 
     expect(server.chatRequests()).toHaveLength(12);
     expect(server.maxConcurrent).toBe(3);
+    // The 9 calls beyond the cap were each told they wait, with the queue growing to 9.
+    expect(waits).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it("sends the retry to another replica when the first one is down", async () => {
@@ -650,5 +661,7 @@ describe("createOpenAIChatModel: onCall instrumentation", () => {
       { role: "agent", sampleKey: "d1#turn0#agent", cached: true, ok: true },
     ]);
     expect(events[0]!.latencyMs).toBe(first.latencyMs);
+    // The server's time comes with the answered call; a cache hit and a failure have none.
+    expect(events.map((event) => event.serverMs)).toEqual([20, undefined, undefined]);
   });
 });

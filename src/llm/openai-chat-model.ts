@@ -21,7 +21,7 @@
 import type { ChatModel, ChatRequest, ChatResponse, ModelCallEvent, UsageSink, UsageTotals } from "./chat-model.js";
 import { CircuitBreaker, type BreakerEvents } from "./circuit-breaker.js";
 import { abortableSleep, systemClock, type Clock, type RandomFn, type SleepFn } from "./clock.js";
-import { ModelEndpointConfig, type ModelEndpointConfigInput } from "./endpoint-config.js";
+import { DEFAULT_MAX_CONCURRENCY_PER_ENDPOINT, ModelEndpointConfig, type ModelEndpointConfigInput } from "./endpoint-config.js";
 import { ModelAbortedError } from "./errors.js";
 import { attemptCompletion, type AttemptResult, type ChatCompletionBody, type Replica } from "./openai-attempt.js";
 import { mapOpenAIError, type ErrorContext } from "./openai-error-mapping.js";
@@ -58,6 +58,11 @@ export interface OpenAIChatModelOptions {
    * latency; for instrumentation only, it must not throw.
    */
   onCall?: ((event: ModelCallEvent) => void) | undefined;
+  /**
+   * Called each time a call has to wait for a free slot under `maxConcurrencyPerEndpoint` (with
+   * how many wait then): the cap, not the server, is what holds it. For instrumentation only.
+   */
+  onQueued?: ((queued: number) => void) | undefined;
   /** Where every request and call is recorded as it happens (a run directory's usage log). */
   usage?: UsageSink | undefined;
   /** Told when the endpoint's circuit breaker opens (calls start waiting) and closes again. */
@@ -111,7 +116,7 @@ export class OpenAIChatModel implements ChatModel {
       endpoint: displayEndpoint(baseUrl),
       client: createSdkClient({ baseUrl, apiKey, timeoutMs: config.timeoutMs, fetch: options.fetch }),
     }));
-    this.#pool = new ReplicaPool(replicas, config.maxConcurrencyPerEndpoint);
+    this.#pool = new ReplicaPool(replicas, config.maxConcurrencyPerEndpoint ?? DEFAULT_MAX_CONCURRENCY_PER_ENDPOINT, options.onQueued !== undefined ? { onWait: options.onQueued } : {});
     this.#cache = options.cache;
     this.#beforeFirstRequest = options.beforeFirstRequest;
     this.#onCall = options.onCall;
@@ -173,7 +178,7 @@ export class OpenAIChatModel implements ChatModel {
       onCall({ role: this.role, sampleKey: request.sampleKey, latencyMs: this.#clock.now() - started, cached: false, ok: false });
       throw error;
     }
-    onCall({ role: this.role, sampleKey: request.sampleKey, latencyMs: response.latencyMs, cached: response.cached, ok: true });
+    onCall({ role: this.role, sampleKey: request.sampleKey, latencyMs: response.latencyMs, ...(response.serverMs !== undefined ? { serverMs: response.serverMs } : {}), cached: response.cached, ok: true });
     return response;
   }
 
@@ -240,6 +245,7 @@ export class OpenAIChatModel implements ChatModel {
       endpoint: replica.endpoint,
     };
     if (result.reasoning !== "") response.reasoning = result.reasoning;
+    if (result.serverMs !== undefined) response.serverMs = result.serverMs;
     if (cacheKey !== undefined && this.#cache !== undefined) {
       await this.#cache.set(cacheKey, {
         text: response.text,

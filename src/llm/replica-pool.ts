@@ -38,8 +38,10 @@ export class ReplicaPool<T> {
   readonly #limit: number;
   readonly #active: number[];
   readonly #queue: Waiter[] = [];
+  readonly #onWait: ((queued: number) => void) | undefined;
 
-  constructor(replicas: readonly T[], maxConcurrencyPerReplica: number) {
+  /** `onWait` is told each time a request has to wait for a slot, with the queue's length then. */
+  constructor(replicas: readonly T[], maxConcurrencyPerReplica: number, options: { onWait?: (queued: number) => void } = {}) {
     if (replicas.length === 0) throw new RangeError("ReplicaPool needs at least one replica");
     if (!Number.isInteger(maxConcurrencyPerReplica) || maxConcurrencyPerReplica < 1) {
       throw new RangeError("maxConcurrencyPerReplica must be a positive integer");
@@ -47,6 +49,7 @@ export class ReplicaPool<T> {
     this.#replicas = replicas;
     this.#limit = maxConcurrencyPerReplica;
     this.#active = replicas.map(() => 0);
+    this.#onWait = options.onWait;
   }
 
   /** Current in-flight count per replica, in replica order. */
@@ -87,6 +90,7 @@ export class ReplicaPool<T> {
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#queue.push(waiter);
       this.#drain();
+      if (this.#queue.includes(waiter)) this.#onWait?.(this.#queue.length);
     });
   }
 

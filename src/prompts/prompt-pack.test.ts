@@ -39,7 +39,22 @@ describe("the built-in prompt packs", () => {
       }
     }
     const json = packLanguage(loadPromptPack("aeb-json"), "en");
-    expect(json.analyst.placeholders).toEqual(expect.arrayContaining(["rubric", "turn", "maxTurns"]));
+    expect(json.analyst.placeholders).toEqual(expect.arrayContaining(["rubric", "turn", "maxTurns", "shiftTurn"]));
+    expect(json.actor.placeholders).toEqual(expect.arrayContaining(["script", "turn"]));
+  });
+
+  it("the project's JSON pack puts what changes each turn in the user message, after a system message that never does", () => {
+    for (const language of ["en", "zh"] as const) {
+      const json = packLanguage(loadPromptPack("aeb-json"), language);
+      for (const stage of [json.analyst, json.actor, json.fused]) {
+        const perTurn = ["dialogue", "turn", "emotion", "state", "stateDescription", "phaseNote", "scriptLine", "appraisal.innerReaction"];
+        expect(placeholdersOf(stage?.template ?? "").filter((placeholder) => perTurn.includes(placeholder))).toEqual([]);
+        const user = stage?.user ?? "";
+        // The conversation comes first in the user message; only the turn's state follows it.
+        expect(placeholdersOf(user)[0]).toBe("dialogue");
+        expect(user.indexOf("{{dialogue}}")).toBeLessThan(user.indexOf("{{turn}}"));
+      }
+    }
   });
 
   it("split the history as SAGE does: the analyst sees it whole (SAGE) or split (RLVER); the actor always split", () => {
@@ -61,7 +76,7 @@ describe("the built-in prompt packs", () => {
 
   it("documents every placeholder the code fills", () => {
     expect(Object.keys(PLACEHOLDERS).sort()).toEqual(
-      ["background", "character", "context", "dialogue", "emotion", "hiddenIntention", "language", "latest", "maxChange", "maxTurns", "minChange", "persona", "phaseNote", "rubric", "scene", "scriptLine", "state", "stateDescription", "topic", "trait", "traitDescription", "turn", "type"].sort(),
+      ["background", "character", "context", "dialogue", "emotion", "hiddenIntention", "language", "latest", "maxChange", "maxTurns", "minChange", "persona", "phaseNote", "rubric", "scene", "script", "scriptLine", "shiftTurn", "state", "stateDescription", "stateScale", "topic", "trait", "traitDescription", "turn", "type"].sort(),
     );
   });
 });

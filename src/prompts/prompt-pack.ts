@@ -44,8 +44,13 @@ const TemplateFiles = {
 /** The HID verdict read from a free-text field (only the AEB paper's normaliser exists). */
 const HidRuleSchema = z.strictObject({ field: FieldName, normaliser: z.literal("aeb-paper") });
 
-/** A json pack's stage: its template is the system message; the user message asks for the JSON object. */
-const JsonStage = z.strictObject({ template: FileName });
+/**
+ * A json pack's stage: its template is the system message. With `user`, that template is the user
+ * message (the built-in pack puts there the conversation and what changes each turn, after a
+ * system message that stays the same all dialogue, so a server's prefix cache reuses it); without,
+ * the user message only asks for the JSON object.
+ */
+const JsonStage = z.strictObject({ template: FileName, user: FileName.optional() });
 
 const JsonPackSchema = z.strictObject({
   format: z.literal("json"),
@@ -152,11 +157,14 @@ export const PLACEHOLDERS = {
   trait: "the pack's trait text for the scenario's type (traits.yaml)",
   rubric: "the rubric, one line per item with its amount",
   scriptLine: "the trait's scripted line for this turn, with scriptLinePrefix",
+  script: "the trait's whole script, one numbered line per turn (`1. \"...\"`), or `—` when it has none",
+  shiftTurn: "the number of the turn (from 1) where the type's behaviour shifts (the manipulation turn)",
   turn: "this turn's number, from 1",
   maxTurns: "the preset's turn limit",
   emotion: "the emotion, 0-100 (before the change for the analyst, after it for the actor)",
   state: "the emotion state letter: S, A, B, C or F",
   stateDescription: "what the state feels like (strings.yaml states)",
+  stateScale: "every state with its range of emotion and what it feels like, one line each (`- S (100): ...`)",
   phaseNote: "before / past the manipulation turn (strings.yaml phaseBefore / phaseAfter)",
   dialogue: "the whole conversation, the reply under appraisal included, as JSON",
   context: "the conversation before the latest exchange, as JSON (SAGE's history[:-2])",
@@ -173,6 +181,7 @@ export const JSON_APPRAISAL_FIELDS = ["understanding", "addressedHiddenIntention
 /** Which strings.yaml entries a placeholder needs. */
 const NEEDS_STRINGS: Partial<Record<PlaceholderName, ReadonlyArray<keyof PackStrings>>> = {
   stateDescription: ["states"],
+  stateScale: ["states"],
   phaseNote: ["phaseBefore", "phaseAfter"],
   scriptLine: ["scriptLinePrefix"],
   scene: ["hiddenIntentionLabel"],
@@ -184,6 +193,8 @@ export interface StageTemplates {
   /** The main template (user message for tagged packs, system message for json packs). */
   template: string;
   system?: string;
+  /** Json packs: the user message's template, after the system message (see JsonStage). */
+  user?: string;
   /** The placeholders the stage's templates use. */
   placeholders: string[];
 }
@@ -257,7 +268,7 @@ function readLanguage(dir: string, name: string, manifest: PackManifest, languag
   const traitsPath = join(languageDir, "traits.yaml");
   const traits = existsSync(traitsPath) ? readYaml(traitsPath, TraitsSchema, `prompt pack ${name}: traits file`) : undefined;
   const appraisalFields: readonly string[] = manifest.format === "json" ? JSON_APPRAISAL_FIELDS : manifest.analyst.fields;
-  const stage = (stageName: StageName, files: { template: string; system?: string }): StageTemplates => {
+  const stage = (stageName: StageName, files: { template: string; system?: string; user?: string }): StageTemplates => {
     const known = new Set<string>([...Object.keys(PLACEHOLDERS), ...(stageName === "actor" ? appraisalFields.map((field) => `appraisal.${field}`) : [])]);
     const read = (file: string) => {
       const path = join(languageDir, file);
@@ -277,7 +288,13 @@ function readLanguage(dir: string, name: string, manifest: PackManifest, languag
     };
     const template = read(files.template);
     const system = files.system === undefined ? undefined : read(files.system);
-    return { template, ...(system !== undefined ? { system } : {}), placeholders: [...new Set([...placeholdersOf(template), ...(system ? placeholdersOf(system) : [])])] };
+    const user = files.user === undefined ? undefined : read(files.user);
+    return {
+      template,
+      ...(system !== undefined ? { system } : {}),
+      ...(user !== undefined ? { user } : {}),
+      placeholders: [...new Set([template, system, user].flatMap((text) => (text === undefined ? [] : placeholdersOf(text))))],
+    };
   };
   if (manifest.format === "tagged" && strings.correction === undefined) throw new ConfigError(`prompt pack ${name}: ${stringsPath} needs "correction" (the message that sends an unusable answer back)`);
   if (strings.correction !== undefined) {

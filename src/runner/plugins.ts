@@ -43,6 +43,11 @@ export class PluginFactory {
       onModelCall?: (event: ModelCallEvent) => void;
       /** Where every model request and call is recorded as it happens (the run directory's usage log). */
       usage?: UsageSink;
+      /**
+       * Told each time a model call has to wait for a free slot under its endpoint's
+       * `maxConcurrencyPerEndpoint` (the server warns and counts it: steps queue on the cap).
+       */
+      onModelQueued?: (role: string, config: ModelEndpointConfig, queued: number) => void;
       /** Called after each successful model call (answered or cached): the run claims its directory on the first. */
       onModelSuccess?: () => void;
       /**
@@ -60,6 +65,7 @@ export class PluginFactory {
     this.usageSink = options.usage;
     this.libraryAgents = options.libraryAgents ?? {};
     this.modelFactory = options.modelFactory;
+    this.onModelQueued = options.onModelQueued;
     const { onModelCall, onModelSuccess } = options;
     this.onModelCall =
       onModelSuccess === undefined
@@ -75,6 +81,7 @@ export class PluginFactory {
   private readonly modelFactory: ((role: string, config: ModelEndpointConfig) => ChatModel) | undefined;
   private readonly warn: ((message: string) => void) | undefined;
   private readonly onModelCall: ((event: ModelCallEvent) => void) | undefined;
+  private readonly onModelQueued: ((role: string, config: ModelEndpointConfig, queued: number) => void) | undefined;
 
   private model(role: string, config: ModelEndpointConfig): ChatModel {
     if (this.modelFactory !== undefined) {
@@ -89,6 +96,7 @@ export class PluginFactory {
       env: this.env,
       beforeFirstRequest: () => this.probeOnce(role, config),
       onCall: this.onModelCall,
+      ...(this.onModelQueued !== undefined ? { onQueued: (queued: number) => this.onModelQueued?.(role, config, queued) } : {}),
       usage: this.usageSink,
       breaker: {
         onOpen: ({ reason, maxWaitMs }) =>

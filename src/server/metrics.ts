@@ -25,6 +25,7 @@ export class EnvironmentMetrics {
   private readonly inFlight: Gauge;
   private readonly httpDuration: Histogram<"route" | "method" | "status">;
   private readonly recorded: Counter;
+  private readonly simulatorQueued: Counter;
 
   constructor(options: { sessions?: () => number; sessionBytes?: () => number; defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -46,6 +47,11 @@ export class EnvironmentMetrics {
       registers,
     });
     this.inFlight = new Gauge({ name: "aeb_env_steps_in_flight", help: "Steps being played right now.", registers });
+    this.simulatorQueued = new Counter({
+      name: "aeb_env_simulator_calls_queued_total",
+      help: "Model calls of the simulated user that waited for a free slot under the simulator endpoint's maxConcurrencyPerEndpoint (steps held by the client's cap, not by the model server).",
+      registers,
+    });
     this.recorded = new Counter({
       name: "aeb_env_episodes_recorded_total",
       help: "Finished episodes handed to the --record directory's writer (a retried last step of the stateless API is counted again but written once).",
@@ -73,6 +79,11 @@ export class EnvironmentMetrics {
         },
       });
     }
+  }
+
+  /** A model call of the simulated user waited for a slot under its endpoint's cap. */
+  countSimulatorCallQueued(): void {
+    this.simulatorQueued.inc();
   }
 
   countReset(preset: string): void {

@@ -215,10 +215,12 @@ export class LlmSimulatedUser implements SimulatedUser {
   /** One structured (JSON) call; an answer still unusable after the retries ends the dialogue as `error`. */
   private async askJson<T>(stage: StageTemplates, call: PromptCall, schema: z.ZodType<T>, stageName: string, check: (value: T) => string | null): Promise<T> {
     const { input } = call;
+    const values = stageValues(stage, call);
     return this.unusableAsUserError(stageName, () =>
       askForJson(this.model, {
-        system: fillPrompt(stage.template, stageValues(stage, call)),
-        instruction: input.scenario.language === "zh" ? "请只输出 JSON 对象。" : "Answer with the JSON object only.",
+        system: fillPrompt(stage.template, values),
+        // A pack's user template carries the conversation and this turn's state after a system message that stays the same all dialogue.
+        instruction: stage.user !== undefined ? fillPrompt(stage.user, values) : input.scenario.language === "zh" ? "请只输出 JSON 对象。" : "Answer with the JSON object only.",
         schema,
         name: `aeb_simulator_${stageName}`,
         ...this.sampling(call.pack, input, stageName),

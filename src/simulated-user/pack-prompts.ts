@@ -4,7 +4,7 @@
  * a template uses; the parts that depend on the scenario alone are formatted once per scenario.
  */
 import type { ChatTurn } from "../core/dialogue.js";
-import { emotionState } from "../core/emotion.js";
+import { emotionState, type EmotionState } from "../core/emotion.js";
 import { ConfigError } from "../core/errors.js";
 import type { ChatMessage } from "../llm/chat-model.js";
 import { fillPrompt } from "../prompts/prompt-templates.js";
@@ -53,11 +53,33 @@ function formatRubric(rubric: readonly RubricItem[], language: string): string {
   return rubric.map((item) => `- ${item.description}${phase(item)}: ${amount(item)}`).join("\n");
 }
 
+/** The trait's script, one numbered line per turn, so a prompt can state it before the conversation. */
+function formatScript(script: readonly string[]): string {
+  return script.length === 0 ? "—" : script.map((line, index) => `${index + 1}. "${line}"`).join("\n");
+}
+
+/** The emotion range of each state, read off emotionState itself (so the two never disagree). */
+const STATE_RANGES: ReadonlyArray<{ state: EmotionState; from: number; to: number }> = (() => {
+  const ranges: Array<{ state: EmotionState; from: number; to: number }> = [];
+  for (let emotion = 100; emotion >= 0; emotion -= 1) {
+    const state = emotionState(emotion);
+    const last = ranges.at(-1);
+    if (last?.state === state) last.from = emotion;
+    else ranges.push({ state, from: emotion, to: emotion });
+  }
+  return ranges;
+})();
+
+function formatStateScale(states: Readonly<Record<string, string>>): string {
+  return STATE_RANGES.map(({ state, from, to }) => `- ${state} (${from === to ? from : `${from}-${to}`}): ${states[state] ?? state}`).join("\n");
+}
+
 /** The parts of the simulator's prompt that depend on the scenario alone. */
 interface ScenarioPromptParts {
   persona: string;
   traitDescription: string;
   rubric: string;
+  script: string;
 }
 
 /** Formatted once per scenario: the same text goes into every simulator call of every dialogue. */
@@ -70,6 +92,7 @@ export function partsOf(scenario: Scenario): ScenarioPromptParts {
       persona: formatPersona(scenario),
       traitDescription: `${loadTypeDefaults()[scenario.type].summary} ${scenario.trait.description}`,
       rubric: formatRubric(rubricOf(scenario), scenario.language),
+      script: formatScript(scenario.trait.script),
     };
     scenarioPromptParts.set(scenario, parts);
   }
@@ -131,11 +154,14 @@ const VALUES: Record<PlaceholderName, ValueOf> = {
     const line = input.scenario.trait.script[input.turnIndex];
     return line === undefined ? "—" : `${language.strings.scriptLinePrefix} "${line}"`;
   },
+  script: ({ input }) => partsOf(input.scenario).script,
+  shiftTurn: ({ input }) => input.manipulationTurn + 1,
   turn: ({ input }) => input.turnIndex + 1,
   maxTurns: ({ input }) => input.preset.maxTurns,
   emotion: ({ emotion }) => emotion,
   state: ({ emotion }) => emotionState(emotion),
   stateDescription: ({ emotion, language }) => (language.strings.states as Record<string, string>)[emotionState(emotion)] as string,
+  stateScale: ({ language }) => formatStateScale(language.strings.states as Record<string, string>),
   phaseNote: ({ input, language }) => (input.turnIndex < input.manipulationTurn ? language.strings.phaseBefore : language.strings.phaseAfter) as string,
   dialogue: (call) => (call.pack.manifest.dialogueStyle === "aeb" ? dialogueAsData(call.input.history, call.input.agentReply) : dialogueText(call, fullHistory(call))),
   context: (call) => {

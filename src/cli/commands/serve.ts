@@ -9,6 +9,7 @@ import { assertSafeBinding, buildServer, type EnvironmentServer } from "../../se
 import { announceListening, episodesDelivered, isClusterWorker, runClusterPrimary, sendEpisodeToPrimary } from "../../server/cluster.js";
 import { DelayedSimulatedUser } from "../../server/delayed-user.js";
 import { EpisodeRecorder } from "../../server/episode-recorder.js";
+import { simulatorCapacity } from "../../server/simulator-capacity.js";
 import { MIN_SECRET_BYTES, randomSecret } from "../../server/state-token.js";
 import { nonNegativeInteger, positiveInteger } from "../options.js";
 import { configFromFlags } from "./run.js";
@@ -27,6 +28,7 @@ interface ServeFlags {
   bodyLimit: number;
   batchBodyLimit: number;
   maxBatch: number;
+  stepsInFlight?: number;
   rateLimit: number;
   rateWindow: number;
   authFailureLimit: number;
@@ -134,6 +136,7 @@ export function registerServeCommand(program: Command): void {
     .option("--body-limit <bytes>", "largest request body", positiveInteger, 1024 * 1024)
     .option("--batch-body-limit <bytes>", "largest body of a batched step", positiveInteger, 8 * 1024 * 1024)
     .option("--max-batch <n>", "most steps in one batch", positiveInteger, 256)
+    .option("--steps-in-flight <n>", "steps the server expects in flight at once, over all workers: an LLM simulated user whose config sets no maxConcurrencyPerEndpoint gets that many model calls at once (default: --max-batch)", positiveInteger)
     .option("--rate-limit <n>", "requests per client and window (0: no limit)", nonNegativeInteger, 600_000)
     .option("--rate-window <seconds>", "rate limit window", positiveInteger, 60)
     .option("--auth-failure-limit <n>", "failed authentications per client and window before its requests are refused until the window ends", positiveInteger, 30)
@@ -156,7 +159,14 @@ export function registerServeCommand(program: Command): void {
       "\nSecrets come from the environment (or files), never from flags:\n  AEB_SERVER_SECRET  HMAC secret of the state tokens (>= 16 bytes); without it a random one is used\n  AEB_SERVER_TOKEN   bearer token clients must send; required (>= 16 characters) with --host beyond loopback\n\nExamples:\n  aeb serve --suite starter --port 8787\n  AEB_SERVER_SECRET=... AEB_SERVER_TOKEN=... aeb serve --host 0.0.0.0 --workers 2 --config simulator.yaml --record runs/train\n",
     )
     .action(async (flags: ServeFlags) => {
-      const config = configFromFlags({ config: flags.config, scenarios: flags.scenarios, suite: flags.suite, types: flags.types, progress: false });
+      const loaded = configFromFlags({ config: flags.config, scenarios: flags.scenarios, suite: flags.suite, types: flags.types, progress: false });
+      // An LLM user's per-endpoint cap follows the steps in flight (src/server/simulator-capacity.ts).
+      const capacity = simulatorCapacity(loaded.simulator, flags.stepsInFlight ?? flags.maxBatch, flags.workers);
+      const config = { ...loaded, simulator: capacity.simulator };
+      if (!isClusterWorker()) {
+        if (capacity.warning !== undefined) console.error(`aeb serve: warning: ${capacity.warning}`);
+        else if (capacity.derived) console.error(`aeb serve: the simulator may make ${capacity.capPerEndpoint} model calls at once per replica${flags.workers > 1 ? " in each worker" : ""}, for ${flags.stepsInFlight ?? flags.maxBatch} steps in flight (--steps-in-flight)`);
+      }
       const scenarios = selectScenarios(config);
       const authToken = flags.authTokenFile !== undefined ? readSecretFile(flags.authTokenFile, "bearer token") : process.env.AEB_SERVER_TOKEN;
       assertSafeBinding(flags.host, authToken);
@@ -187,7 +197,16 @@ export function registerServeCommand(program: Command): void {
         return;
       }
 
-      let user = new PluginFactory({ cacheDir: config.cache?.dir, warn: (message) => console.error(`aeb serve: ${message}`) }).simulatedUser(config.simulator);
+      // Calls held by the cap are counted once the server (and its metrics) exists, and warned about once.
+      let countQueued: () => void = () => undefined;
+      let warnedQueued = false;
+      const onModelQueued = (role: string, endpoint: { maxConcurrencyPerEndpoint?: number | undefined }) => {
+        countQueued();
+        if (warnedQueued) return;
+        warnedQueued = true;
+        console.error(`aeb serve: warning: ${role} calls are waiting for a free slot: ${endpoint.maxConcurrencyPerEndpoint} per replica are in flight (maxConcurrencyPerEndpoint); more steps are in flight than the cap allows (see aeb_env_simulator_calls_queued_total, and --steps-in-flight)`);
+      };
+      let user = new PluginFactory({ cacheDir: config.cache?.dir, warn: (message) => console.error(`aeb serve: ${message}`), onModelQueued }).simulatedUser(config.simulator);
       if (flags.mockUserLatency !== undefined) user = new DelayedSimulatedUser({ inner: user, latencyMs: flags.mockUserLatency, id: user.id });
       const recorder = flags.record !== undefined && !isClusterWorker() ? new EpisodeRecorder(flags.record) : undefined;
       const write = recorder !== undefined ? (record: Parameters<EpisodeRecorder["append"]>[0]) => void recorder.append(record) : sendEpisodeToPrimary;
@@ -216,6 +235,7 @@ export function registerServeCommand(program: Command): void {
         stepThreads: flags.stepThreads ?? defaultStepThreads(flags.workers),
         ...(flags.record !== undefined ? { recording: { condition: flags.recordCondition, write } } : {}),
       });
+      countQueued = () => server.metrics.countSimulatorCallQueued();
       let url: string;
       try {
         url = await server.listen({ host: flags.host, port: flags.port });

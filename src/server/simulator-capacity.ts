@@ -1,0 +1,55 @@
+/**
+ * How many model calls at once an environment server lets its LLM simulated user make.
+ *
+ * A step in flight holds one call of the simulated user at a time (its stages run one after the
+ * other), so a server needs as many free slots on the simulator's endpoint as it has steps in
+ * flight; each further step waits in the client's queue while the model server may sit idle. The
+ * model client's own default cap (16 per replica) is right for a run, whose concurrency is in the
+ * same config, and wrong for a server: with 64 steps in flight against a 1 s model, a server capped
+ * at 16 reached a quarter of the throughput it could have. So where the config sets no cap, the
+ * server derives it from the steps it expects in flight (`aeb serve --steps-in-flight`, by default
+ * `--max-batch`), shared over its worker processes (each has its own client) and the endpoint's
+ * replicas; where the config sets one, it is kept, and a cap below the expected steps is warned
+ * about at start (and counted, while serving, in `aeb_env_simulator_calls_queued_total`).
+ */
+import type { SimulatorConfig } from "../runner/run-config.js";
+
+export interface SimulatorCapacity {
+  /** The simulator config to build the user from: the cap filled in where it was derived. */
+  simulator: SimulatorConfig;
+  /** Model calls in flight allowed per replica in each server process (null: offline user). */
+  capPerEndpoint: number | null;
+  /** True when the cap was derived here, false when the config set it. */
+  derived: boolean;
+  /** What to tell the operator at start, when the configured cap holds steps back. */
+  warning?: string;
+}
+
+/**
+ * The simulator config with its per-endpoint cap set for `stepsInFlight` steps at once over
+ * `workers` processes. An offline user is returned as it is.
+ */
+export function simulatorCapacity(simulator: SimulatorConfig, stepsInFlight: number, workers: number): SimulatorCapacity {
+  if (!Number.isInteger(stepsInFlight) || stepsInFlight < 1) throw new RangeError(`steps in flight must be a positive integer, got ${stepsInFlight}`);
+  if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive integer, got ${workers}`);
+  if (simulator.kind !== "llm") return { simulator, capPerEndpoint: null, derived: false };
+  const replicas = simulator.endpoint.baseUrls.length;
+  const needed = Math.ceil(stepsInFlight / workers / replicas);
+  const configured = simulator.endpoint.maxConcurrencyPerEndpoint;
+  if (configured === undefined) {
+    return { simulator: { ...simulator, endpoint: { ...simulator.endpoint, maxConcurrencyPerEndpoint: needed } }, capPerEndpoint: needed, derived: true };
+  }
+  const capacity = configured * replicas * workers;
+  return {
+    simulator,
+    capPerEndpoint: configured,
+    derived: false,
+    ...(capacity < stepsInFlight
+      ? {
+          warning:
+            `the simulator's maxConcurrencyPerEndpoint (${configured} per replica, ${replicas} replica${replicas === 1 ? "" : "s"}, ${workers} process${workers === 1 ? "" : "es"}: ${capacity} calls at once) is below the ${stepsInFlight} steps expected in flight (--steps-in-flight): ` +
+            `the rest wait in the client's queue (counted in aeb_env_simulator_calls_queued_total); raise it to ${needed}, or leave it unset and the server derives it`,
+        }
+      : {}),
+  };
+}
