@@ -40,7 +40,24 @@ interface PageCheck {
   outsideRequests: string[];
   pwned: boolean;
   bodyText: string;
+  layout: PageLayout;
 }
+
+/** Where things sit on the page, in CSS pixels from the top of the document. */
+interface PageLayout {
+  pageHeight: number;
+  headlineTop: number;
+  firstChartTop: number;
+  /** The first table below the headline's (by type, ECS, comparisons...). */
+  firstTableTop: number;
+}
+
+/** Measures {@link PageLayout} in the page (a string: the page's DOM types are not this file's). */
+const LAYOUT_SCRIPT = `(() => {
+  const top = (element) => (element === null || element === undefined ? Number.NaN : element.getBoundingClientRect().top + window.scrollY);
+  const tables = [...document.querySelectorAll("table")].filter((table) => table.closest("#headline") === null);
+  return { pageHeight: document.documentElement.scrollHeight, headlineTop: top(document.querySelector("#headline table")), firstChartTop: top(document.querySelector("figure.chart")), firstTableTop: top(tables[0]) };
+})()`;
 
 let browser: Browser;
 let root: string;
@@ -85,10 +102,12 @@ async function openReport(file: string, screenshot: string): Promise<PageCheck> 
   );
   const pwned = await page.evaluate(() => (globalThis as unknown as { __pwned?: boolean }).__pwned === true);
   const bodyText = await page.innerText("body");
+  const layout = await page.evaluate<PageLayout>(LAYOUT_SCRIPT);
+  console.info(`${screenshot}: layout ${JSON.stringify(layout)}`);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: screenshot, fullPage: true });
   await context.close();
-  return { charts, consoleErrors, outsideRequests, pwned, bodyText };
+  return { charts, consoleErrors, outsideRequests, pwned, bodyText, layout };
 }
 
 describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", () => {
