@@ -54,7 +54,8 @@ describe("aeb report", () => {
     const summary = JSON.parse(read(base, "summary.json")) as {
       judges: { ecs: string[]; headlineEcs: string | null; heuristicEcs: Record<string, string> };
       conditions: Array<{ name: string; ecs: { mean: number } | null; ecsByJudge: Record<string, { mean: { mean: number } | null; judged: number }> }>;
-      comparisons: Array<{ metric: string; test: string; a: string; b: string; n: number; p: number; pHolm: number; r: number | null }>;
+      reference: string | null;
+      comparisons: Array<{ metric: string; test: string; a: string; b: string; n: number; p: number; pHolm: number; r: number | null; family: string }>;
       lengthConfound: Array<{ a: string; b: string; coefficient: number }>;
     };
     expect(summary.judges).toEqual({ ecs: ["offline-lexicon"], hid: [], headlineEcs: null, heuristicEcs: { "offline-lexicon": "offline-lexicon" } });
@@ -77,17 +78,23 @@ describe("aeb report", () => {
     for (const metric of ["fs", "hid", "ecs:offline-lexicon", "collapse"]) expect(summary.comparisons.some((row) => row.metric === metric), metric).toBe(true);
     // The heuristic's comparisons are named after it, never `ecs`.
     expect(summary.comparisons.some((row) => row.metric === "ecs")).toBe(false);
+    // attuned is the reference: its pairs are one Holm family, shown first as "condition vs attuned", one row per pair.
+    expect(summary.reference).toBe("attuned");
     for (const row of summary.comparisons) {
       const p = (value: number) => (value === 0 ? "0" : value < 0.001 ? value.toExponential(1) : value.toFixed(3));
-      expect(markdown).toContain(`| ${row.metric} | ${row.test} | ${row.a} | ${row.b} | ${row.n} | ${p(row.p)} | ${p(row.pHolm)} | ${row.r === null ? "n/a" : row.r.toFixed(3)} |`);
+      expect(row.family).toBe(row.a === "attuned" || row.b === "attuned" ? "reference" : "other");
+      const [first, second] = row.b === "attuned" || row.family === "other" ? [row.a, row.b] : [row.b, row.a];
+      expect(markdown).toMatch(new RegExp(`^\\| ${first} \\| ${second} \\| .*\\| ${p(row.p).replace(".", "\\.")} / ${p(row.pHolm).replace(".", "\\.")} \\|`, "m"));
     }
+    expect(markdown).toContain("### fs: each condition against the reference, attuned (4 pairs)");
+    expect(markdown).toContain("### fs: the other pairs (6 pairs)");
     // One sign of r for both tests, said under the tables.
-    expect(markdown).toContain("r: the effect size, positive when a tends to score higher than b, for both tests (docs/statistics.md)");
+    expect(markdown).toContain("r: the effect size, positive when a tends to score higher than b (docs/statistics.md)");
     // One length-confound row per pair of conditions.
     expect(summary.lengthConfound).toHaveLength((CONDITIONS.length * (CONDITIONS.length - 1)) / 2);
     expect(markdown).not.toContain("summary.json has no length-confound analysis");
     for (const row of summary.lengthConfound) expect(markdown).toContain(`| ${row.a} | ${row.b} | ${row.coefficient.toFixed(3)} |`);
-    const section = page.slice(page.indexOf('<section id="length-confound">'), page.indexOf('<section id="charts">'));
+    const section = page.slice(page.indexOf('<section id="length-confound">'), page.indexOf('<section id="procedure">'));
     expect(section.match(/<tr><td>/g)).toHaveLength(summary.lengthConfound.length);
   });
 
@@ -175,6 +182,44 @@ describe("aeb report", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain("summary.json is missing; the summary was recomputed from dialogues.jsonl.");
     expect(read(dir, "report.md")).toContain(`| attuned | ${PER_CONDITION} |`);
+  });
+
+  it("compares against the condition --reference names, leaving summary.json as it is; an unknown name lists the conditions", async () => {
+    const dir = copyOfBase("reference");
+    const before = read(dir, "summary.json");
+    const result = await runCli(["report", dir, "--reference", "advice"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(read(dir, "summary.json")).toBe(before);
+    const markdown = read(dir, "report.md");
+    expect(markdown).toContain("### fs: each condition against the reference, advice (4 pairs)");
+    expect(markdown).toMatch(/^\| attuned \| advice \| /m);
+    expect(markdown).toContain("the pairs with the reference condition advice are one family");
+    // --write-summary keeps it.
+    const written = await runCli(["report", dir, "--reference", "advice", "--write-summary"]);
+    expect(written.code, written.stderr).toBe(0);
+    expect((JSON.parse(read(dir, "summary.json")) as { reference: string }).reference).toBe("advice");
+    const unknown = await runCli(["report", dir, "--reference", "atuned"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('--reference names condition "atuned", which this run does not have (its conditions: formulaic, sycophant, advice, labeler, attuned)');
+  });
+
+  it("takes the reference from the run config's report.reference, and rejects one that is not a condition", async () => {
+    const config = join(root, "reference.yaml");
+    writeFileSync(config, "report:\n  reference: labeler\nscenarios:\n  suite: starter\n");
+    const out = join(root, "configured-reference");
+    const run = await runCli(["run", "--config", config, "--out", out, "--no-progress"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(read(out, "summary.json")) as { reference: string }).reference).toBe("labeler");
+    expect(read(out, "report.md")).toContain("### fs: each condition against the reference, labeler (4 pairs)");
+    // A recomputed summary reads it from run.json too.
+    rmSync(join(out, "summary.json"));
+    expect((await runCli(["report", out])).code).toBe(0);
+    expect(read(out, "report.md")).toContain("### fs: each condition against the reference, labeler (4 pairs)");
+    const wrong = join(root, "wrong-reference.yaml");
+    writeFileSync(wrong, "report:\n  reference: nobody\n");
+    const failed = await runCli(["run", "--config", wrong, "--out", join(root, "never"), "--no-progress"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('report.reference: "nobody" is not a condition of this config (conditions: formulaic, sycophant, advice, labeler, attuned)');
   });
 
   it("notes when summary.json and dialogues.jsonl disagree", async () => {
