@@ -270,7 +270,9 @@ describe("aeb compare", () => {
     expect(result.stdout).toContain(`attuned: 0 dialogue(s) only in A and ${STARTER} only in B are left out`);
     const markdown = readFileSync(out, "utf8");
     expect(markdown).toContain("| condition | simulated user (A / B) | n matched | FS A | FS B | B - A | 95% CI (paired bootstrap) | Wilcoxon p |");
-    expect(result.stderr).not.toContain("warning");
+    // One simulated user, so no warning about simulators; but another seed, which is said.
+    expect(result.stderr).not.toContain("simulated user");
+    expect(result.stderr).toContain("warning: the runs used different seeds (A ran with seed 1, B with seed 9)");
     const json = join(root, "compare.json");
     expect((await runCli(["compare", base, other, "--out", json])).code).toBe(0);
     const comparison = JSON.parse(readFileSync(json, "utf8"));
@@ -288,6 +290,22 @@ describe("aeb compare", () => {
     const result = await runCli(["compare", base, base]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^attuned\\s+offline\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]\\s+n/a$`, "m"));
+  });
+
+  it("warns when the two runs used different seeds, naming both and how to rerun, and not when they share one", async () => {
+    const same = await runCli(["compare", base, copyOfBase("same-seed")]);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr).not.toContain("different seeds");
+    const other = join(root, "seed-7");
+    const run = await runCli(["run", "--suite", "starter", "--repeats", "2", "--seed", "7", "--out", other, "--no-progress"]);
+    expect(run.code, run.stderr).toBe(0);
+    const out = join(root, "seeds.json");
+    const result = await runCli(["compare", base, other, "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    const matched = CONDITIONS.length * PER_CONDITION;
+    expect(result.stderr).toContain(`warning: the runs used different seeds (A ran with seed 1, B with seed 7): ${matched} of ${matched} matched dialogue(s) met different simulated-user randomness`);
+    expect(result.stderr).toContain("rerun B with --seed 1");
+    expect((JSON.parse(read(root, "seeds.json")) as { differentSeeds: unknown }).differentSeeds).toEqual({ pairs: matched, matched, runSeedA: 1, runSeedB: 7 });
   });
 
   it("names both simulated users and warns when the runs were scored by different ones", async () => {

@@ -104,6 +104,17 @@ export function readRunSetup(dir: string, readingNotes: string[] = []): { config
   };
 }
 
+/** The run seed (run.json's config, else summary.json); null when neither records one. */
+export function readRunSeed(dir: string): number | null {
+  const { config } = readRecordedConfig(dir);
+  if (config?.seed !== undefined) return config.seed;
+  try {
+    return readSummaryFile(dir)?.seed ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** The run's condition order (run.json's config, else summary.json), for stable tables; empty when neither says. */
 export function readConditionOrder(dir: string): string[] {
   const { config } = readRecordedConfig(dir);
