@@ -175,9 +175,14 @@ export const RunConfigSchema = z.strictObject({
        * and the reports show each condition's difference from it first. Default: `attuned` when a
        * condition has that name.
        */
-      reference: z.string().min(1).optional(),
+      reference: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("The reference condition: its pairs with every other condition form their own Holm family, shown first in the reports. Default: attuned when a condition has that name."),
     })
-    .optional(),
+    .optional()
+    .describe("How summary.json and the reports compare the conditions (docs/statistics.md, Families)."),
 });
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
 export type RunConfig = z.infer<typeof RunConfigSchema>;
