@@ -174,9 +174,9 @@ describe("report.html", () => {
     expect(page).not.toMatch(/No comparisons/);
     expect(page).toContain("<h3>fs: every pair (1 pair; Holm over all of them: a summary written before families)</h3>");
     expect(page).toContain("<summary>hid: every pair (1 pair; Holm over all of them: a summary written before families)</summary>");
-    for (const header of ["a", "b", "scenarios", "a − b [95% CI] (matched)", "Wilcoxon p / Holm p", "r", "dialogues", "Mann-Whitney p / Holm p", "reading"]) expect(page).toContain(`>${header}</th>`);
+    for (const header of ["a", "b", "scenarios", "a − b [95% CI] (matched)", "Wilcoxon p / Holm p", "r", "dialogues", "Mann-Whitney p / Holm p", "reading (Holm p &lt; 0.05)"]) expect(page).toContain(`>${header}</th>`);
     expect(page).toContain(
-      '<tr><td>base</td><td>tuned</td><td class="num">2</td><td class="num">n/a</td><td class="num">3.0e-13 / 6.0e-13</td><td class="num">1.000</td><td class="num">6</td><td class="num">0.012 / 0.025</td><td class="num">-0.750</td><td class="num">base higher (Holm p &lt; 0.05)</td></tr>',
+      '<tr><td>base</td><td>tuned</td><td class="num">2</td><td class="num">n/a</td><td class="num">3.0e-13 / 6.0e-13</td><td class="num">1.000</td><td class="num">6</td><td class="num">0.012 / 0.025</td><td class="num">-0.750</td><td>base higher</td></tr>',
     );
     expect(page).toContain("&lt;tuned&gt;");
     expect(page).toContain("this summary.json predates the reference family");
@@ -209,20 +209,20 @@ describe("report.html", () => {
     const unmatched = of("mannwhitney", "attuned", "base");
     expect(againstBase.difference!.mean).toBeCloseTo(0.5, 12);
     expect(section).toContain(
-      `<tr><td>base</td><td>attuned</td><td class="num">8</td><td class="num">${plus(-againstBase.difference!.mean!)} [${plus(-high)}, ${plus(-low)}]</td><td class="num">${formatP(againstBase.p)} / ${formatP(againstBase.pHolm)}</td><td class="num">${fixed(-againstBase.r!)}</td><td class="num">16</td><td class="num">${formatP(unmatched.p)} / ${formatP(unmatched.pHolm)}</td><td class="num">${fixed(-unmatched.r!)}</td><td class="num">attuned higher (Holm p &lt; 0.05)</td></tr>`,
+      `<tr><td>base</td><td>attuned</td><td class="num">8</td><td class="num">${plus(-againstBase.difference!.mean!)} [${plus(-high)}, ${plus(-low)}]</td><td class="num">${formatP(againstBase.p)} / ${formatP(againstBase.pHolm)}</td><td class="num">${fixed(-againstBase.r!)}</td><td class="num">16</td><td class="num">${formatP(unmatched.p)} / ${formatP(unmatched.pHolm)}</td><td class="num">${fixed(-unmatched.r!)}</td><td>attuned higher</td></tr>`,
     );
     // tuned is within noise of the reference: not significant, with the interval around 0, and never "no difference".
     expect(of("wilcoxon", "attuned", "tuned").pHolm).toBeGreaterThanOrEqual(0.05);
-    expect(section).toMatch(/<tr><td>tuned<\/td><td>attuned<\/td>.*<td class="num">not significant \(Holm\); see the CI<\/td><\/tr>/);
+    expect(section).toMatch(/<tr><td>tuned<\/td><td>attuned<\/td>.*<td>not significant; see the CI<\/td><\/tr>/);
     const markdown = renderMarkdownReport(report);
     for (const text of [page, markdown]) {
       expect(text.toLowerCase()).not.toContain("no difference");
       expect(text).toContain("which is not evidence that the conditions are equal");
     }
     expect(markdown).toContain("### fs: each condition against the reference, attuned (2 pairs)");
-    expect(markdown).toMatch(/^\| tuned \| attuned \| 8 \| .* \| not significant \(Holm\); see the CI \|$/m);
+    expect(markdown).toMatch(/^\| tuned \| attuned \| 8 \| .* \| not significant; see the CI \|$/m);
     // Collapses: one row per pair with the difference of collapse rates.
-    expect(markdown).toContain("| a | b | matched pairs | collapse rate a − b [95% CI] | collapsed: a only / b only | McNemar p / Holm p | reading |");
+    expect(markdown).toContain("| a | b | matched pairs | collapse rate a − b [95% CI] | collapsed: a only / b only | McNemar p / Holm p | reading (Holm p &lt; 0.05) |");
   });
 
   it("shows the length-confound table when summary.json has one, and a sentence when not", async () => {
@@ -426,8 +426,8 @@ describe("report.md", () => {
     expect(text).toContain("# AEB run report");
     expect(text).toContain("| condition | n | FS [95% CI] | collapse [95% CI] | HID (offline: move test) | ECS | reply chars | errors |");
     expect(text).toContain("0.650 (n=1: no CI)");
-    expect(text).toContain("| a | b | scenarios | a − b [95% CI] (matched) | Wilcoxon p / Holm p | r | dialogues | Mann-Whitney p / Holm p | r | reading |");
-    expect(text).toContain("| base | tuned | n/a | n/a | n/a | n/a | 6 | 0.012 / 0.025 | -0.750 | tuned higher (Holm p &lt; 0.05) |");
+    expect(text).toContain("| a | b | scenarios | a − b [95% CI] (matched) | Wilcoxon p / Holm p | r | dialogues | Mann-Whitney p / Holm p | r | reading (Holm p &lt; 0.05) |");
+    expect(text).toContain("| base | tuned | n/a | n/a | n/a | n/a | 6 | 0.012 / 0.025 | -0.750 | tuned higher |");
     expect(text).toContain("summary.json has no length-confound analysis");
     expect(text).toContain("## Worst dialogues per condition");
     expect(text).toContain("- base/escalation-landlord/1 (escalation): FS 0.090, collapse after 2 turn(s); emotion 50 → 45 → 9.");

@@ -15,7 +15,10 @@ import { fixed, formatP } from "./format.js";
 export const SIGNIFICANCE_LEVEL = 0.05;
 
 /** What a reader may conclude from a pair's Holm p, in words. */
-export const NOT_SIGNIFICANT = "not significant (Holm); see the CI";
+export const NOT_SIGNIFICANT = "not significant; see the CI";
+
+/** The header of the reading column: the cells say which side is higher at this Holm-adjusted level, or not significant. */
+export const READING_HEADER = `reading (Holm p < ${SIGNIFICANCE_LEVEL})`;
 
 export interface ComparisonTableModel {
   /** The metric as the reports name it (`fs`, `ecs:offline-lexicon`, `collapse`...). */
@@ -60,8 +63,8 @@ function differenceCell(difference: ComparisonRow["difference"], flip: boolean, 
 function reading(a: string, b: string, pHolm: number | null | undefined, direction: number | null | undefined, higher = "higher"): string {
   if (pHolm === null || pHolm === undefined || Number.isNaN(pHolm)) return "n/a";
   if (pHolm >= SIGNIFICANCE_LEVEL) return NOT_SIGNIFICANT;
-  if (direction === null || direction === undefined || direction === 0 || Number.isNaN(direction)) return `differ (Holm p < ${SIGNIFICANCE_LEVEL})`;
-  return `${direction > 0 ? a : b} ${higher} (Holm p < ${SIGNIFICANCE_LEVEL})`;
+  if (direction === null || direction === undefined || direction === 0 || Number.isNaN(direction)) return "differ";
+  return `${direction > 0 ? a : b} ${higher}`;
 }
 
 interface PairRows {
@@ -113,7 +116,7 @@ export function comparisonTables(rows: readonly ComparisonRow[], reference: stri
 /** FS, ECS, HID: the matched Wilcoxon (with the difference) beside the paper's Mann-Whitney, one row per pair. */
 function rankTestTable(pairs: readonly PairRows[]): ComparisonTableModel["table"] {
   return {
-    header: ["a", "b", "scenarios", "a − b [95% CI] (matched)", "Wilcoxon p / Holm p", "r", "dialogues", "Mann-Whitney p / Holm p", "r", "reading"],
+    header: ["a", "b", "scenarios", "a − b [95% CI] (matched)", "Wilcoxon p / Holm p", "r", "dialogues", "Mann-Whitney p / Holm p", "r", READING_HEADER],
     rows: pairs.map(({ a, b, flip, byTest }) => {
       const matched = byTest.get("wilcoxon");
       const unmatched = byTest.get("mannwhitney");
@@ -140,13 +143,13 @@ function rankTestTable(pairs: readonly PairRows[]): ComparisonTableModel["table"
 /** Collapses: exact McNemar on the pairs matched by scenario and repeat, with the difference of collapse rates. */
 function collapseTable(pairs: readonly PairRows[]): ComparisonTableModel["table"] {
   return {
-    header: ["a", "b", "matched pairs", "collapse rate a − b [95% CI]", "collapsed: a only / b only", "McNemar p / Holm p", "reading"],
+    header: ["a", "b", "matched pairs", "collapse rate a − b [95% CI]", "collapsed: a only / b only", "McNemar p / Holm p", READING_HEADER],
     rows: pairs.map(({ a, b, flip, byTest }) => {
       const row = byTest.get("mcnemar");
       const [shownA, shownB] = flip ? [b, a] : [a, b];
       const discordant = row?.discordant === undefined ? "n/a" : flip ? `${row.discordant.bOnly} / ${row.discordant.aOnly}` : `${row.discordant.aOnly} / ${row.discordant.bOnly}`;
       const mean = row?.difference?.mean ?? (row?.meanA !== null && row?.meanA !== undefined && row.meanB !== null && row.meanB !== undefined ? row.meanA - row.meanB : null);
-      return [shownA, shownB, row === undefined ? "n/a" : String(row.n), differenceCell(row?.difference, flip), discordant, pCell(row), reading(shownA, shownB, row?.pHolm, flip ? negate(mean) : mean, "collapsed more often")];
+      return [shownA, shownB, row === undefined ? "n/a" : String(row.n), differenceCell(row?.difference, flip), discordant, pCell(row), reading(shownA, shownB, row?.pHolm, flip ? negate(mean) : mean, "collapsed more")];
     }),
   };
 }

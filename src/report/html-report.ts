@@ -41,6 +41,7 @@ figure.chart svg { display: block; max-width: none; height: auto; }
 figure.chart figcaption { color: var(--muted); font-size: 14px; max-width: 90ch; margin-top: 4px; }
 ul.notes li { margin: 3px 0; }
 details.comparison { margin: 6px 0; }
+.comparison-table th { white-space: normal; }
 details.comparison > summary { cursor: pointer; font-weight: 600; padding: 4px 0; }
 details.dialogue { border: 1px solid var(--line); border-radius: 8px; margin: 10px 0; background: #fff; }
 details.dialogue > summary { cursor: pointer; padding: 8px 12px; background: var(--soft); border-radius: 8px; font-size: 14px; }
@@ -80,9 +81,12 @@ export function pageHead(title: string): SafeHtml {
 </head>`;
 }
 
-/** A table as HTML; columns that hold numbers are right-aligned: every column from `textColumns` on. */
-export function tableHtml(table: Table, textColumns = 1): SafeHtml {
-  const cls = (column: number) => (column >= textColumns ? "num" : undefined);
+/**
+ * A table as HTML; columns that hold numbers are right-aligned: every column from `textColumns` on,
+ * but the last `trailingText` (words, left-aligned and free to wrap).
+ */
+export function tableHtml(table: Table, textColumns = 1, trailingText = 0): SafeHtml {
+  const cls = (column: number) => (column >= textColumns && column < table.header.length - trailingText ? "num" : undefined);
   return html`<div class="table-wrap"><table>
 <thead><tr>${table.header.map((cell, column) => html`<th${classAttribute(cls(column))}>${cell}</th>`)}</tr></thead>
 <tbody>${table.rows.map((row) => html`<tr>${row.map((cell, column) => html`<td${classAttribute(cls(column))}>${cell}</td>`)}</tr>\n`)}</tbody>
@@ -144,7 +148,8 @@ ${record.turns.map((turn) => turnHtml(turn, cooperative ? null : record.manipula
  * every other folded, so the section is one table tall until a reader opens more.
  */
 function comparisonHtml(comparison: ComparisonTableModel, index: number): SafeHtml {
-  const body = tableHtml(comparison.table, 2);
+  // The last column, the reading, is words.
+  const body = html`<div class="comparison-table">${tableHtml(comparison.table, 2, 1)}</div>`;
   if (index === 0) return html`<h3>${comparison.title}</h3>${body}`;
   return html`<details class="comparison"><summary>${comparison.title}</summary>${body}</details>
 `;

@@ -289,7 +289,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
           " Tests: Wilcoxon signed-rank over those per-scenario means; Mann-Whitney over dialogues (the paper's); exact McNemar on collapses, matched by scenario and repeat.",
           families,
           " r: the effect size, positive when a tends to score higher than b (docs/statistics.md): Wilcoxon's matched-pairs rank-biserial, Mann-Whitney's rank-biserial.",
-          ` Reading: which side is higher when the Holm p (of the matched test, else Mann-Whitney) is below ${SIGNIFICANCE_LEVEL}; otherwise "not significant": the data do not show a difference at that level, which is not evidence that the conditions are equal. The CI gives the differences the data still allow.`,
+          ` Reading: which side is higher when the Holm p (of the matched test, else Mann-Whitney) is below ${SIGNIFICANCE_LEVEL} (for collapse, which collapsed more); otherwise "not significant": the data do not show a difference at that level, which is not evidence that the conditions are equal. The CI gives the differences the data still allow.`,
         ].join("");
   if (sections.unreadableComparisons > 0) {
     comparisonsNote = `${comparisonsNote ?? ""} ${entries(sections.unreadableComparisons, "comparison")} could not be read (missing metric, test, a, b or p) and ${sections.unreadableComparisons === 1 ? "is" : "are"} not shown.`.trim();
