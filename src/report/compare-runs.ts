@@ -8,6 +8,8 @@
  * are compared all the same (that is how a model is compared across simulators), but the table
  * shows both users and the comparison carries a warning: the difference then mixes whatever
  * changed in the agent with the simulators' disagreement (`aeb agreement` measures the latter).
+ * Likewise runs of different seeds: matched dialogues whose seeds differ met different
+ * simulated-user randomness, which the comparison warns about with both run seeds.
  */
 import type { DialogueRecord } from "../core/dialogue.js";
 import { deriveSeed } from "../core/random.js";
