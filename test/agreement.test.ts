@@ -128,6 +128,30 @@ describe("aeb agreement on two runs under different simulated users: the offline
     expect(readFileSync(join(out, "agreement.md"), "utf8")).not.toContain("<script>");
   });
 
+  it("exits non-zero, saying why and what to give, when the simulated users share no agent; warns for one such pair among others", async () => {
+    // The LLM run's dialogues with every condition renamed: no agent in common with the offline run.
+    const renamed = join(root, "renamed");
+    mkdirSync(renamed);
+    const lines = readFileSync(join(runs.llm, "dialogues.jsonl"), "utf8").split("\n").filter(Boolean);
+    const renamedLine = (line: string) => {
+      const record = JSON.parse(line) as { condition: string; id: string };
+      return `${JSON.stringify({ ...record, condition: `other-${record.condition}`, id: `other-${record.id}` })}\n`;
+    };
+    writeFileSync(join(renamed, "dialogues.jsonl"), lines.map(renamedLine).join(""));
+    const out = join(root, "disjoint");
+    const result = await runCli(["agreement", runs.offline, renamed, "--resamples", "50", "--out", out]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("the simulated users share no agent, so there is no agreement to measure (agents are matched by condition name). offline has formulaic, sycophant, attuned; renamed has other-attuned, other-formulaic, other-sycophant.");
+    expect(result.stderr).toContain("Give runs of the same agents under each simulated user");
+    expect(existsSync(join(out, "agreement.json"))).toBe(false);
+    // Three users, one of them sharing nothing: the rest is compared, that pair is warned about.
+    const three = await runCli(["agreement", runs.offline, runs.llm, renamed, "--resamples", "50"]);
+    expect(three.code, three.stderr).toBe(0);
+    expect(three.stderr).toContain("warning: offline and renamed share no agent");
+    expect(three.stderr).toContain("warning: sim and renamed share no agent");
+    expect(three.stdout).toContain("== A: offline  vs  B: sim");
+  });
+
   it("names what is wrong with its arguments", async () => {
     const error = async (args: string[]) => (await runCli(["agreement", ...args])).stderr;
     expect(await error([runs.offline])).toContain("give at least two (got 1)");

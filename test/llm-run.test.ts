@@ -228,8 +228,9 @@ describe("aeb judge", () => {
     const markdown = readFileSync(join(out, "report.md"), "utf8");
     expect(markdown).toContain("### cross-family (the headline ECS)");
     expect(markdown).toContain("### ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge\n");
-    expect(markdown).toContain("| hid-judge [95% CI] | hid-judge: judged | hid-judge: errors |");
-    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("<h3>hid:hid-judge</h3>");
+    // The offline user's HID is labelled as its move test; the independent HID judge keeps its own name.
+    expect(markdown).toContain("| simulator HID (offline: move test) [95% CI] | hid-judge [95% CI] | hid-judge: judged | hid-judge: errors |");
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("<summary>hid:hid-judge: each condition against the reference, attuned (4 pairs)</summary>");
 
     // Judging again skips what is judged; nothing is sent.
     server.reset();

@@ -40,7 +40,26 @@ interface PageCheck {
   outsideRequests: string[];
   pwned: boolean;
   bodyText: string;
+  layout: PageLayout;
+  /** Comparison tables folded away (closed <details>, one summary line tall). */
+  foldedComparisons: number;
 }
+
+/** Where things sit on the page, in CSS pixels from the top of the document. */
+interface PageLayout {
+  pageHeight: number;
+  headlineTop: number;
+  firstChartTop: number;
+  /** The first table below the headline's (by type, ECS, comparisons...). */
+  firstTableTop: number;
+}
+
+/** Measures {@link PageLayout} in the page (a string: the page's DOM types are not this file's). */
+const LAYOUT_SCRIPT = `(() => {
+  const top = (element) => (element === null || element === undefined ? Number.NaN : element.getBoundingClientRect().top + window.scrollY);
+  const tables = [...document.querySelectorAll("table")].filter((table) => table.closest("#headline") === null);
+  return { pageHeight: document.documentElement.scrollHeight, headlineTop: top(document.querySelector("#headline table")), firstChartTop: top(document.querySelector("figure.chart")), firstTableTop: top(tables[0]) };
+})()`;
 
 let browser: Browser;
 let root: string;
@@ -85,10 +104,13 @@ async function openReport(file: string, screenshot: string): Promise<PageCheck> 
   );
   const pwned = await page.evaluate(() => (globalThis as unknown as { __pwned?: boolean }).__pwned === true);
   const bodyText = await page.innerText("body");
+  const layout = await page.evaluate<PageLayout>(LAYOUT_SCRIPT);
+  const foldedComparisons = await page.$$eval("details.comparison", (folds) => folds.filter((fold) => !fold.hasAttribute("open") && fold.getBoundingClientRect().height < 40).length);
+  console.info(`${screenshot}: layout ${JSON.stringify(layout)}`);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: screenshot, fullPage: true });
   await context.close();
-  return { charts, consoleErrors, outsideRequests, pwned, bodyText };
+  return { charts, consoleErrors, outsideRequests, pwned, bodyText, layout, foldedComparisons };
 }
 
 describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", () => {
@@ -137,6 +159,13 @@ describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", (
     expect(check.bodyText).not.toContain("(the headline ECS)");
     expect(dissociation.text).toContain("not a model judge");
     expect(check.bodyText).not.toContain("No comparisons");
+    // Read at a glance: the headline, then the charts, then the tables.
+    expect(check.layout.headlineTop).toBeLessThan(check.layout.firstChartTop);
+    expect(check.layout.firstChartTop).toBeLessThan(check.layout.firstTableTop);
+    // The comparisons: the fs table against attuned is open, every other folded away (its rows not drawn).
+    expect(check.bodyText).toContain("fs: each condition against the reference, attuned (4 pairs)");
+    expect(check.foldedComparisons).toBeGreaterThan(3);
+    expect(check.bodyText).toContain("HID (offline: move test)");
   });
 
   it("says no ECS judge ran in the ECS panels of a run without an ECS judge", async () => {

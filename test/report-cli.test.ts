@@ -54,7 +54,8 @@ describe("aeb report", () => {
     const summary = JSON.parse(read(base, "summary.json")) as {
       judges: { ecs: string[]; headlineEcs: string | null; heuristicEcs: Record<string, string> };
       conditions: Array<{ name: string; ecs: { mean: number } | null; ecsByJudge: Record<string, { mean: { mean: number } | null; judged: number }> }>;
-      comparisons: Array<{ metric: string; test: string; a: string; b: string; n: number; p: number; pHolm: number; r: number | null }>;
+      reference: string | null;
+      comparisons: Array<{ metric: string; test: string; a: string; b: string; n: number; p: number; pHolm: number; r: number | null; family: string }>;
       lengthConfound: Array<{ a: string; b: string; coefficient: number }>;
     };
     expect(summary.judges).toEqual({ ecs: ["offline-lexicon"], hid: [], headlineEcs: null, heuristicEcs: { "offline-lexicon": "offline-lexicon" } });
@@ -77,17 +78,23 @@ describe("aeb report", () => {
     for (const metric of ["fs", "hid", "ecs:offline-lexicon", "collapse"]) expect(summary.comparisons.some((row) => row.metric === metric), metric).toBe(true);
     // The heuristic's comparisons are named after it, never `ecs`.
     expect(summary.comparisons.some((row) => row.metric === "ecs")).toBe(false);
+    // attuned is the reference: its pairs are one Holm family, shown first as "condition vs attuned", one row per pair.
+    expect(summary.reference).toBe("attuned");
     for (const row of summary.comparisons) {
       const p = (value: number) => (value === 0 ? "0" : value < 0.001 ? value.toExponential(1) : value.toFixed(3));
-      expect(markdown).toContain(`| ${row.metric} | ${row.test} | ${row.a} | ${row.b} | ${row.n} | ${p(row.p)} | ${p(row.pHolm)} | ${row.r === null ? "n/a" : row.r.toFixed(3)} |`);
+      expect(row.family).toBe(row.a === "attuned" || row.b === "attuned" ? "reference" : "other");
+      const [first, second] = row.b === "attuned" || row.family === "other" ? [row.a, row.b] : [row.b, row.a];
+      expect(markdown).toMatch(new RegExp(`^\\| ${first} \\| ${second} \\| .*\\| ${p(row.p).replace(".", "\\.")} / ${p(row.pHolm).replace(".", "\\.")} \\|`, "m"));
     }
+    expect(markdown).toContain("### fs: each condition against the reference, attuned (4 pairs)");
+    expect(markdown).toContain("### fs: the other pairs (6 pairs)");
     // One sign of r for both tests, said under the tables.
-    expect(markdown).toContain("r: the effect size, positive when a tends to score higher than b, for both tests (docs/statistics.md)");
+    expect(markdown).toContain("r: the effect size, positive when a tends to score higher than b (docs/statistics.md)");
     // One length-confound row per pair of conditions.
     expect(summary.lengthConfound).toHaveLength((CONDITIONS.length * (CONDITIONS.length - 1)) / 2);
     expect(markdown).not.toContain("summary.json has no length-confound analysis");
     for (const row of summary.lengthConfound) expect(markdown).toContain(`| ${row.a} | ${row.b} | ${row.coefficient.toFixed(3)} |`);
-    const section = page.slice(page.indexOf('<section id="length-confound">'), page.indexOf('<section id="charts">'));
+    const section = page.slice(page.indexOf('<section id="length-confound">'), page.indexOf('<section id="procedure">'));
     expect(section.match(/<tr><td>/g)).toHaveLength(summary.lengthConfound.length);
   });
 
@@ -177,6 +184,44 @@ describe("aeb report", () => {
     expect(read(dir, "report.md")).toContain(`| attuned | ${PER_CONDITION} |`);
   });
 
+  it("compares against the condition --reference names, leaving summary.json as it is; an unknown name lists the conditions", async () => {
+    const dir = copyOfBase("reference");
+    const before = read(dir, "summary.json");
+    const result = await runCli(["report", dir, "--reference", "advice"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(read(dir, "summary.json")).toBe(before);
+    const markdown = read(dir, "report.md");
+    expect(markdown).toContain("### fs: each condition against the reference, advice (4 pairs)");
+    expect(markdown).toMatch(/^\| attuned \| advice \| /m);
+    expect(markdown).toContain("the pairs with the reference condition advice are one family");
+    // --write-summary keeps it.
+    const written = await runCli(["report", dir, "--reference", "advice", "--write-summary"]);
+    expect(written.code, written.stderr).toBe(0);
+    expect((JSON.parse(read(dir, "summary.json")) as { reference: string }).reference).toBe("advice");
+    const unknown = await runCli(["report", dir, "--reference", "atuned"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('--reference names condition "atuned", which this run does not have (its conditions: formulaic, sycophant, advice, labeler, attuned)');
+  });
+
+  it("takes the reference from the run config's report.reference, and rejects one that is not a condition", async () => {
+    const config = join(root, "reference.yaml");
+    writeFileSync(config, "report:\n  reference: labeler\nscenarios:\n  suite: starter\n");
+    const out = join(root, "configured-reference");
+    const run = await runCli(["run", "--config", config, "--out", out, "--no-progress"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(read(out, "summary.json")) as { reference: string }).reference).toBe("labeler");
+    expect(read(out, "report.md")).toContain("### fs: each condition against the reference, labeler (4 pairs)");
+    // A recomputed summary reads it from run.json too.
+    rmSync(join(out, "summary.json"));
+    expect((await runCli(["report", out])).code).toBe(0);
+    expect(read(out, "report.md")).toContain("### fs: each condition against the reference, labeler (4 pairs)");
+    const wrong = join(root, "wrong-reference.yaml");
+    writeFileSync(wrong, "report:\n  reference: nobody\n");
+    const failed = await runCli(["run", "--config", wrong, "--out", join(root, "never"), "--no-progress"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('report.reference: "nobody" is not a condition of this config (conditions: formulaic, sycophant, advice, labeler, attuned)');
+  });
+
   it("notes when summary.json and dialogues.jsonl disagree", async () => {
     const dir = copyOfBase("disagree");
     writeFileSync(join(dir, "dialogues.jsonl"), dialogueLines(dir).slice(0, -3).map((line) => `${line}\n`).join(""));
@@ -225,7 +270,9 @@ describe("aeb compare", () => {
     expect(result.stdout).toContain(`attuned: 0 dialogue(s) only in A and ${STARTER} only in B are left out`);
     const markdown = readFileSync(out, "utf8");
     expect(markdown).toContain("| condition | simulated user (A / B) | n matched | FS A | FS B | B - A | 95% CI (paired bootstrap) | Wilcoxon p |");
-    expect(result.stderr).not.toContain("warning");
+    // One simulated user, so no warning about simulators; but another seed, which is said.
+    expect(result.stderr).not.toContain("simulated user");
+    expect(result.stderr).toContain("warning: the runs used different seeds (A ran with seed 1, B with seed 9)");
     const json = join(root, "compare.json");
     expect((await runCli(["compare", base, other, "--out", json])).code).toBe(0);
     const comparison = JSON.parse(readFileSync(json, "utf8"));
@@ -243,6 +290,22 @@ describe("aeb compare", () => {
     const result = await runCli(["compare", base, base]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^attuned\\s+offline\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]\\s+n/a$`, "m"));
+  });
+
+  it("warns when the two runs used different seeds, naming both and how to rerun, and not when they share one", async () => {
+    const same = await runCli(["compare", base, copyOfBase("same-seed")]);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr).not.toContain("different seeds");
+    const other = join(root, "seed-7");
+    const run = await runCli(["run", "--suite", "starter", "--repeats", "2", "--seed", "7", "--out", other, "--no-progress"]);
+    expect(run.code, run.stderr).toBe(0);
+    const out = join(root, "seeds.json");
+    const result = await runCli(["compare", base, other, "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    const matched = CONDITIONS.length * PER_CONDITION;
+    expect(result.stderr).toContain(`warning: the runs used different seeds (A ran with seed 1, B with seed 7): ${matched} of ${matched} matched dialogue(s) met different simulated-user randomness`);
+    expect(result.stderr).toContain("rerun B with --seed 1");
+    expect((JSON.parse(read(root, "seeds.json")) as { differentSeeds: unknown }).differentSeeds).toEqual({ pairs: matched, matched, runSeedA: 1, runSeedB: 7 });
   });
 
   it("names both simulated users and warns when the runs were scored by different ones", async () => {

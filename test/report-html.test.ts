@@ -130,7 +130,7 @@ describe("report.html", () => {
     expect(page).toContain("8 (7 scored, 1 ended in error)");
     expect(page).toContain("<dt>agent of base</dt><dd>reference formulaic</dd>");
     expect(page).toContain("<dt>simulated user</dt><dd>offline</dd>");
-    for (const header of ["FS [95% CI]", "collapse [95% CI]", "HID", "ECS", "reply chars", "errors"]) expect(page).toContain(`>${header}</th>`);
+    for (const header of ["FS [95% CI]", "collapse [95% CI]", "HID (offline: move test)", "ECS", "reply chars", "errors"]) expect(page).toContain(`>${header}</th>`);
     // solo has one dialogue: no interval, and the report says so
     expect(page).toContain("0.650 (n=1: no CI)");
     expect(page).toContain("solo: only 1 scored dialogue(s); no interval is given");
@@ -140,23 +140,30 @@ describe("report.html", () => {
     expect(page).toContain("ECS is n/a: no ECS judge ran.");
   });
 
-  it('says "no comparisons" when summary.comparisons is empty, and lays them out by metric when present', async () => {
+  it('says "no comparisons" when summary.comparisons is empty, and lays them out as one row per pair when present', async () => {
     const empty = await renderHtmlReport(input(mixedRun(), { comparisons: [] }));
     expect(empty).toMatch(/No comparisons/);
-    // summariseRun's own comparisons (base and tuned have two dialogues or more each): every row is in the table.
+    // summariseRun's own comparisons (base and tuned have two dialogues or more each): each pair is one row of its metric's table.
     const real = input(mixedRun());
     expect(real.summary.comparisons.length).toBeGreaterThan(0);
+    expect(real.summary.reference).toBeNull();
     const realPage = await renderHtmlReport(real);
     expect(realPage).not.toMatch(/No comparisons/);
     const realSection = realPage.slice(realPage.indexOf('<section id="comparisons">'), realPage.indexOf('<section id="length-confound">'));
+    const pairs = new Set(real.summary.comparisons.map((row) => `${row.metric}/${row.a}/${row.b}`));
+    const pairsOf = (metric: string) => new Set(real.summary.comparisons.filter((row) => row.metric === metric).map((row) => `${row.a}/${row.b}`)).size;
     for (const row of real.summary.comparisons) {
-      expect(realSection).toContain(`<h3>${row.metric}</h3>`);
-      expect(realSection).toContain(
-        `<tr><td>${row.metric}</td><td>${row.test}</td><td>${row.a}</td><td>${row.b}</td><td class="num">${row.n}</td><td class="num">${formatP(row.p)}</td><td class="num">${formatP(row.pHolm)}</td><td class="num">${fixed(row.r)}</td>`,
-      );
+      expect(row.family).toBe("other");
+      expect(realSection).toContain(`${row.metric}: every pair (${pairsOf(row.metric)} pair${pairsOf(row.metric) === 1 ? "" : "s"})`);
+      const cells = row.test === "mcnemar" ? `<td class="num">${formatP(row.p)} / ${formatP(row.pHolm)}</td>` : `<td class="num">${row.n}</td><td class="num">${formatP(row.p)} / ${formatP(row.pHolm)}</td><td class="num">${fixed(row.r)}</td>`;
+      expect(realSection).toContain(cells);
     }
-    expect(realSection.match(/<tr><td>/g)).toHaveLength(real.summary.comparisons.length);
+    expect(realSection.match(/<tr><td>/g)).toHaveLength(pairs.size);
+    // The first table (fs) is open, the others fold away.
+    expect(realSection.indexOf("<h3>fs: every pair (1 pair)</h3>")).toBeGreaterThan(0);
+    expect(realSection.match(/<details class="comparison">/g)).toHaveLength(new Set(real.summary.comparisons.map((row) => row.metric)).size - 1);
     expect(real.summary.comparisons.find((row) => row.metric === "fs" && row.test === "mannwhitney")).toMatchObject({ a: "base", b: "tuned", n: 6 });
+    // A summary.json of an older shape (no family, no difference): both tests of a pair on one row, Holm said to be over every pair.
     const comparisons = [
       { metric: "fs", test: "mannwhitney", a: "base", b: "tuned", n: 6, p: 0.0123, pHolm: 0.0246, r: -0.75, extra: "ignored" },
       { metric: "fs", test: "wilcoxon", a: "base", b: "tuned", n: 2, p: 3e-13, pHolm: 6e-13, r: 1 },
@@ -165,13 +172,57 @@ describe("report.html", () => {
     ];
     const page = await renderHtmlReport(input(mixedRun(), { comparisons }));
     expect(page).not.toMatch(/No comparisons/);
-    expect(page).toContain("<h3>fs</h3>");
-    expect(page).toContain("<h3>hid</h3>");
-    for (const header of ["metric", "test", "a", "b", "n", "p", "Holm p", "r"]) expect(page).toContain(`>${header}</th>`);
-    expect(page).toContain('<td class="num">0.012</td><td class="num">0.025</td><td class="num">-0.750</td>');
-    expect(page).toContain('<td class="num">3.0e-13</td><td class="num">6.0e-13</td>');
+    expect(page).toContain("<h3>fs: every pair (1 pair; Holm over all of them: a summary written before families)</h3>");
+    expect(page).toContain("<summary>hid: every pair (1 pair; Holm over all of them: a summary written before families)</summary>");
+    for (const header of ["a", "b", "scenarios", "a − b [95% CI] (matched)", "Wilcoxon p / Holm p", "r", "dialogues", "Mann-Whitney p / Holm p", "reading (Holm p &lt; 0.05)"]) expect(page).toContain(`>${header}</th>`);
+    expect(page).toContain(
+      '<tr><td>base</td><td>tuned</td><td class="num">2</td><td class="num">n/a</td><td class="num">3.0e-13 / 6.0e-13</td><td class="num">1.000</td><td class="num">6</td><td class="num">0.012 / 0.025</td><td class="num">-0.750</td><td>base higher</td></tr>',
+    );
     expect(page).toContain("&lt;tuned&gt;");
+    expect(page).toContain("this summary.json predates the reference family");
     expect(page).toContain("1 comparison entry could not be read (missing metric, test, a, b or p) and is not shown.");
+  });
+
+  it("compares every condition against the reference first, with the CI of each difference, and never calls not significant no difference", async () => {
+    // Eight scenarios: attuned above base on every one, tuned within noise of attuned.
+    const scenarios = Array.from({ length: 8 }, (_, index) => `escalation-${index}`);
+    const records = scenarios.flatMap((scenarioId, index) => [
+      dialogue({ condition: "attuned", scenarioId, emotions: [50, 70, 80 + index] }),
+      dialogue({ condition: "base", scenarioId, emotions: [50, 40, 30 + index] }),
+      dialogue({ condition: "tuned", scenarioId, emotions: [50, 70, 80 + index + (index % 2 === 0 ? 3 : -3)] }),
+    ]);
+    const report = input(records);
+    const { summary } = report;
+    expect(summary.reference).toBe("attuned");
+    const of = (test: string, a: string, b: string) => summary.comparisons.find((row) => row.metric === "fs" && row.test === test && row.a === a && row.b === b)!;
+    const againstBase = of("wilcoxon", "attuned", "base");
+    expect(againstBase.family).toBe("reference");
+    expect(of("wilcoxon", "base", "tuned").family).toBe("other");
+    const page = await renderHtmlReport(report);
+    const section = page.slice(page.indexOf('<section id="comparisons">'), page.indexOf('<section id="length-confound">'));
+    // The first table: fs against the reference, open; each row is "condition vs reference" (the pair turned round).
+    expect(section.indexOf("<h3>fs: each condition against the reference, attuned (2 pairs)</h3>")).toBeGreaterThan(0);
+    expect(section.indexOf("<h3>fs: each condition against the reference")).toBeLessThan(section.indexOf("<details"));
+    expect(section).toContain("<summary>fs: the other pairs (1 pair)</summary>");
+    const plus = (value: number) => `${value > 0 ? "+" : ""}${fixed(value)}`;
+    const [low, high] = againstBase.difference!.ci95!;
+    const unmatched = of("mannwhitney", "attuned", "base");
+    expect(againstBase.difference!.mean).toBeCloseTo(0.5, 12);
+    expect(section).toContain(
+      `<tr><td>base</td><td>attuned</td><td class="num">8</td><td class="num">${plus(-againstBase.difference!.mean!)} [${plus(-high)}, ${plus(-low)}]</td><td class="num">${formatP(againstBase.p)} / ${formatP(againstBase.pHolm)}</td><td class="num">${fixed(-againstBase.r!)}</td><td class="num">16</td><td class="num">${formatP(unmatched.p)} / ${formatP(unmatched.pHolm)}</td><td class="num">${fixed(-unmatched.r!)}</td><td>attuned higher</td></tr>`,
+    );
+    // tuned is within noise of the reference: not significant, with the interval around 0, and never "no difference".
+    expect(of("wilcoxon", "attuned", "tuned").pHolm).toBeGreaterThanOrEqual(0.05);
+    expect(section).toMatch(/<tr><td>tuned<\/td><td>attuned<\/td>.*<td>not significant; see the CI<\/td><\/tr>/);
+    const markdown = renderMarkdownReport(report);
+    for (const text of [page, markdown]) {
+      expect(text.toLowerCase()).not.toContain("no difference");
+      expect(text).toContain("which is not evidence that the conditions are equal");
+    }
+    expect(markdown).toContain("### fs: each condition against the reference, attuned (2 pairs)");
+    expect(markdown).toMatch(/^\| tuned \| attuned \| 8 \| .* \| not significant; see the CI \|$/m);
+    // Collapses: one row per pair with the difference of collapse rates.
+    expect(markdown).toContain("| a | b | matched pairs | collapse rate a − b [95% CI] | collapsed: a only / b only | McNemar p / Holm p | reading (Holm p &lt; 0.05) |");
   });
 
   it("shows the length-confound table when summary.json has one, and a sentence when not", async () => {
@@ -193,7 +244,7 @@ describe("report.html", () => {
     // An entry of another shape (e.g. nested results) is counted, not shown as a row of n/a.
     const nested = await renderHtmlReport(input(mixedRun(), { lengthConfound: [...lengthConfound, { a: "base", b: "solo", unadjusted: { coefficient: 0.2 } }] }));
     expect(nested).toContain("1 length-confound entry could not be read (missing a, b, coefficient or p) and is not shown.");
-    const section = nested.slice(nested.indexOf('<section id="length-confound">'), nested.indexOf('<section id="charts">'));
+    const section = nested.slice(nested.indexOf('<section id="length-confound">'), nested.indexOf('<section id="procedure">'));
     expect(section).toContain("<td>base</td><td>tuned</td>");
     expect(section).not.toContain("<td>solo</td>");
   });
@@ -290,8 +341,8 @@ describe("report.html", () => {
     expect(markdown).toContain("| total |  | 60 | 2 | 1 | 63 | 3 | 42000 | 4200 |");
     expect(page).toContain('<section id="usage">');
     // The comparisons include the second ECS judge and the HID judge by name.
-    expect(page).toContain("<h3>ecs:offline-lexicon</h3>");
-    expect(page).toContain("<h3>hid:hid-judge</h3>");
+    expect(page).toMatch(/<summary>ecs:offline-lexicon: every pair \(\d+ pairs?\)<\/summary>/);
+    expect(page).toMatch(/<summary>hid:hid-judge: every pair \(\d+ pairs?\)<\/summary>/);
     // An offline run has neither section.
     const offlinePage = await renderHtmlReport(input(mixedRun()));
     expect(offlinePage).not.toContain('<section id="hid">');
@@ -325,8 +376,8 @@ describe("report.html", () => {
     expect(markdown).toContain("### llm-judge (the headline ECS)");
     expect(markdown).toContain("### ECS lexicon baseline (offline-lexicon)");
     // Its `ecs` comparisons were the baseline's: shown under that judge's name.
-    expect(markdown).toContain("### ecs:offline-lexicon");
-    expect(markdown).not.toMatch(/^### ecs$/m);
+    expect(markdown).toContain("### ecs:offline-lexicon: every pair");
+    expect(markdown).not.toMatch(/^### ecs: /m);
 
     // An older summary whose only judge is the baseline: its `ecs` means are never the headline.
     const lexiconOnly = records.map((record) => (record.ecs === undefined ? record : { ...record, ecs: { "offline-lexicon": record.ecs["offline-lexicon"]! } }));
@@ -336,6 +387,23 @@ describe("report.html", () => {
     const oldMarkdown = renderMarkdownReport(reportInputOfRecords(oldLexicon, lexiconOnly));
     expect(oldMarkdown).toMatch(/^\| base \| 4 \| [^|]+\| [^|]+\| [^|]+\| n\/a \(no model judge\) \|/m);
     expect(oldMarkdown).toContain("ECS is n/a (no model judge): offline-lexicon is the ECS lexicon baseline");
+  });
+
+  it("labels HID as the reward's move test under the offline user, and not under an LLM user; an independent HID judge keeps its name", async () => {
+    const records = mixedRun().map((record) => (record.status === "error" ? record : { ...record, hid: { "hid-judge": { judge: "hid-judge", verdict: "yes" as const, value: 1, turn: 1, evidence: "reply" } } }));
+    const summary = summariseRun(records.map(dialogueRow), { conditionOrder: [], seed: 5, repeats: 4, judges: { ecs: [], hid: ["hid-judge"] } });
+    const offline = reportInputOfRecords(summary, records, { setup: { simulator: { kind: "offline" } } });
+    const llm = reportInputOfRecords(summary, records, { setup: { simulator: { kind: "llm", endpoint: { baseUrl: "http://127.0.0.1:1/v1", model: "qwen" } } } });
+    const offlinePage = await renderHtmlReport(offline);
+    const offlineMarkdown = renderMarkdownReport(offline);
+    expect(offlinePage).toContain(">HID (offline: move test)</th>");
+    expect(offlinePage).toContain("under the offline simulated user, HID is the same move test that sets the reward");
+    expect(offlineMarkdown).toContain("| condition | simulator HID (offline: move test) [95% CI] | hid-judge [95% CI] |");
+    expect(offlineMarkdown).toContain("| HID | the simulated user's verdicts (offline: the reward's own move test, not independent); independent HID judges: hid-judge |");
+    const llmPage = await renderHtmlReport(llm);
+    expect(llmPage).toContain(">HID</th>");
+    expect(llmPage).not.toContain("offline: move test");
+    expect(renderMarkdownReport(llm)).toContain("| condition | simulator HID [95% CI] | hid-judge [95% CI] |");
   });
 
   it("gives the same bytes for the same record, whatever the order of the dialogues", async () => {
@@ -356,10 +424,10 @@ describe("report.md", () => {
     // A summary.json with one comparison and no length-confound analysis (written before it existed).
     const text = renderMarkdownReport(input(mixedRun(), { comparisons: [{ metric: "fs", test: "mannwhitney", a: "base", b: "tuned", n: 6, p: 0.0123, pHolm: 0.0246, r: -0.75 }], lengthConfound: undefined }));
     expect(text).toContain("# AEB run report");
-    expect(text).toContain("| condition | n | FS [95% CI] | collapse [95% CI] | HID | ECS | reply chars | errors |");
+    expect(text).toContain("| condition | n | FS [95% CI] | collapse [95% CI] | HID (offline: move test) | ECS | reply chars | errors |");
     expect(text).toContain("0.650 (n=1: no CI)");
-    expect(text).toContain("| metric | test | a | b | n | p | Holm p | r |");
-    expect(text).toContain("| fs | mannwhitney | base | tuned | 6 | 0.012 | 0.025 | -0.750 |");
+    expect(text).toContain("| a | b | scenarios | a − b [95% CI] (matched) | Wilcoxon p / Holm p | r | dialogues | Mann-Whitney p / Holm p | r | reading (Holm p &lt; 0.05) |");
+    expect(text).toContain("| base | tuned | n/a | n/a | n/a | n/a | 6 | 0.012 / 0.025 | -0.750 | tuned higher |");
     expect(text).toContain("summary.json has no length-confound analysis");
     expect(text).toContain("## Worst dialogues per condition");
     expect(text).toContain("- base/escalation-landlord/1 (escalation): FS 0.090, collapse after 2 turn(s); emotion 50 → 45 → 9.");
@@ -368,8 +436,8 @@ describe("report.md", () => {
     // With summariseRun's own summary: its comparisons and its length-confound row.
     const real = input(mixedRun());
     const realText = renderMarkdownReport(real);
-    for (const row of real.summary.comparisons) {
-      expect(realText).toContain(`| ${row.metric} | ${row.test} | ${row.a} | ${row.b} | ${row.n} | ${formatP(row.p)} | ${formatP(row.pHolm)} | ${fixed(row.r)} | ${fixed(row.meanA)} | ${fixed(row.meanB)} |`);
+    for (const row of real.summary.comparisons.filter((candidate) => candidate.test === "mannwhitney")) {
+      expect(realText).toContain(`| ${row.a} | ${row.b} | n/a | n/a | n/a | n/a | ${row.n} | ${formatP(row.p)} / ${formatP(row.pHolm)} | ${fixed(row.r)} |`);
     }
     expect(realText).toContain("| a | b | condition coef. | p | coef. adjusted for length | p adjusted | rho(length, FS) in a | rho(length, FS) in b |");
     expect(realText).toContain(`| base | tuned | ${fixed(real.summary.lengthConfound[0]!.coefficient)} |`);

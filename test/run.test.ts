@@ -39,6 +39,9 @@ describe("aeb run (offline)", () => {
     }
     expect(baseline?.split("\n")[0]).toBe("ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge");
     expect(result.stdout).toContain("ECS is n/a (no model judge): offline-lexicon is a heuristic, not a model judge");
+    // The offline user's HID is its move test, and the table says so.
+    expect(headline?.split("\n")[0]).toMatch(/\sHID \(offline: move test\)\s/);
+    expect(result.stdout).toContain("HID (offline: move test): under the offline user HID is the same move test that sets the reward, not an independent signal");
   });
 
   it("gives byte-identical dialogues (as a set) and summary.json for the same seed, whatever the concurrency", async () => {

@@ -75,6 +75,25 @@ describe("aeb view: the index and the table", () => {
     expect(body.facets.types).toContain("cooperative");
   });
 
+  it("never calls the lexicon baseline ECS, and labels HID under the offline user as its move test", async () => {
+    const { body } = await get<RunList>("/api/runs");
+    const [offline, edited] = body.runs;
+    // The plain run was played by the offline user (its run.json says so); the edited copy has no run.json.
+    expect(offline).toMatchObject({ hidLabel: "HID (offline: move test)", headlineEcsJudge: null, heuristicEcsJudges: { "offline-lexicon": "ECS lexicon baseline" } });
+    expect(edited).toMatchObject({ hidLabel: "HID", headlineEcsJudge: "second-judge", heuristicEcsJudges: { "offline-lexicon": "ECS lexicon baseline" } });
+    const rows = await allPages("");
+    const plainRows = rows.filter((row) => row.run === 0);
+    // The ECS column is a model judge's only: none in the plain run, whose lexicon baseline has its own column.
+    expect(plainRows.every((row) => row.ecs === null)).toBe(true);
+    expect(plainRows.every((row) => typeof row.lexiconBaseline === "number")).toBe(true);
+    const record = plainRecords.find((candidate) => candidate.id === plainRows[0]!.id)!;
+    expect(plainRows[0]!.lexiconBaseline).toBe(record.ecs!["offline-lexicon"]!.score);
+    const editedRows = rows.filter((row) => row.run === 1 && row.status === "done");
+    expect(editedRows.every((row) => typeof row.ecs === "number" && typeof row.lexiconBaseline === "number")).toBe(true);
+    const dialogue = await get<DialogueResponse>(`/api/dialogue?run=0&id=${encodeURIComponent(plainRows[0]!.id)}`);
+    expect(dialogue.body.headlineJudge).toBeNull();
+  });
+
   it("keeps no text in memory: an index entry holds numbers and names only", () => {
     const entry = viewer.runs[0]!.index.dialogues[0]!;
     const record = plainRecords.find((candidate) => candidate.id === entry.row.id)!;

@@ -88,6 +88,11 @@ describe.skipIf(!chromiumPresent && !onCi)("aeb view in headless Chromium", () =
     await page.waitForSelector("section.report table td");
     const headline = await page.$$eval('table[data-table="headline"] tbody tr td:first-child', (cells) => cells.map((cell) => cell.textContent));
     expect(headline).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned"]);
+    // Under the offline user HID is the reward's move test, and the page says so; the lexicon baseline is no ECS.
+    const headers = await page.$$eval('table[data-table="headline"] thead th', (cells) => cells.map((cell) => cell.textContent));
+    expect(headers).toContain("HID (offline: move test)");
+    expect(await page.innerText("section.report")).toContain("under the offline simulated user, HID is the same move test that sets the reward");
+    expect(await page.$$eval('table[data-table="headline"] tbody tr td:nth-child(6)', (cells) => cells.map((cell) => cell.textContent))).toEqual(Array(5).fill("n/a (no model judge)"));
     type Image = { complete: boolean; naturalWidth: number; naturalHeight: number };
     await page.waitForFunction('[...document.querySelectorAll("figure.chart img")].every((image) => image.complete)', undefined, { timeout: 15_000 });
     const charts = await page.$$eval("figure.chart img", (images) => images.map((image) => ({ width: (image as unknown as Image).naturalWidth, height: (image as unknown as Image).naturalHeight })));
@@ -105,6 +110,17 @@ describe.skipIf(!chromiumPresent && !onCi)("aeb view in headless Chromium", () =
     await page.click('details[data-filter="condition"] summary');
     await page.check('details[data-filter="condition"] input[value="labeler"]');
     await waitForTotal(24);
+    // The table's ECS column is a model judge's only; the lexicon baseline has its own column; HID says what it is in these runs.
+    const headers = await page.$$eval("table.dialogue-table thead th", (cells) => cells.map((cell) => cell.textContent));
+    expect(headers).toContain("ECS (model judge)");
+    expect(headers).toContain("lexicon baseline");
+    expect(headers).not.toContain("ECS");
+    expect(headers).toContain("HID (offline runs: move test)");
+    const ecsColumn = headers.indexOf("ECS (model judge)") + 1;
+    const baselineColumn = headers.indexOf("lexicon baseline") + 1;
+    const firstPlainRow = "table.dialogue-table tbody tr:first-child";
+    expect(await page.textContent(`${firstPlainRow} td:nth-child(${ecsColumn})`)).toBe("n/a");
+    expect(Number(await page.textContent(`${firstPlainRow} td:nth-child(${baselineColumn})`))).toBeGreaterThan(0);
     const conditions = await page.$$eval("table.dialogue-table tbody tr td:nth-child(2)", (cells) => cells.map((cell) => cell.textContent));
     expect(conditions).toHaveLength(24);
     expect(new Set(conditions)).toEqual(new Set(["labeler"]));
@@ -158,7 +174,10 @@ describe.skipIf(!chromiumPresent && !onCi)("aeb view in headless Chromium", () =
     // One line for the true emotion and one per judge with predictions, with a legend.
     expect(await page.$$eval("figure.emotion-line g.series polyline", (lines) => lines.length)).toBe(3);
     expect(await page.$$eval("figure.emotion-line g.series circle", (points) => points.length)).toBeGreaterThan(record.turns.length);
-    expect(await page.innerText("figure.emotion-line ul.legend")).toContain("second-judge (predicted)");
+    const legend = await page.innerText("figure.emotion-line ul.legend");
+    expect(legend).toContain("second-judge: predicted");
+    expect(legend).toContain("offline-lexicon (ECS lexicon baseline, not a model judge): predicted");
+    expect(await page.innerText("div.judges")).toContain("offline-lexicon (ECS lexicon baseline, not a model judge)");
     console.info(`viewer screenshot: ${await shot("dialogue")}`);
 
     // An adversarial dialogue marks its manipulation turn.
@@ -174,6 +193,25 @@ describe.skipIf(!chromiumPresent && !onCi)("aeb view in headless Chromium", () =
     expect(columns).toEqual([...viewer.runs[0]!.index.facets.conditions, ...viewer.runs[1]!.index.facets.conditions]);
     expect(await page.$$eval("table.columns figure.emotion-line", (figures) => figures.length)).toBe(columns.length);
     expect(await page.$$eval("table.columns tbody tr[data-turn]", (rows) => rows.length)).toBeGreaterThan(3);
+    // A legend: every condition shown, and each judge with predictions, the lexicon baseline named for what it is.
+    const legendConditions = await page.$$eval("figure.side-legend li[data-legend-condition]", (items) => items.map((item) => item.getAttribute("data-legend-condition")));
+    expect(legendConditions).toEqual(viewer.runs[0]!.index.facets.conditions);
+    const legendText = await page.innerText("figure.side-legend");
+    expect(legendText).toContain("offline-lexicon (ECS lexicon baseline, not a model judge): predicted");
+    expect(legendText).toContain("second-judge: predicted");
+    // Stable colours: a condition's line has its legend colour in both runs' columns; a judge's line likewise.
+    const strokes = await page.$$eval("table.columns tbody tr:first-child td", (cells) =>
+      cells.map((cell) => [...cell.querySelectorAll("g.series polyline")].map((line) => line.getAttribute("stroke"))),
+    );
+    const legendStroke = await page.$$eval("figure.side-legend li", (items) => Object.fromEntries(items.map((item) => [item.getAttribute("data-legend-condition") ?? item.getAttribute("data-legend-judge") ?? "", item.querySelector("line")?.getAttribute("stroke") ?? ""])));
+    columns.forEach((condition, index) => expect(strokes[index]![0], `${condition} in column ${index}`).toBe(legendStroke[condition!]));
+    const lexiconColours = new Set(strokes.map((lines) => lines[1]));
+    expect(lexiconColours).toEqual(new Set([legendStroke["offline-lexicon"]]));
+    expect(new Set(strokes.filter((lines) => lines.length === 3).map((lines) => lines[2]))).toEqual(new Set([legendStroke["second-judge"]]));
+    expect(new Set(Object.values(legendStroke).filter((colour) => colour !== "")).size).toBe(legendConditions.length + 2);
+    // One x axis for every column: the same last step, the longest dialogue's.
+    const lastSteps = await page.$$eval("table.columns figure.emotion-line svg", (charts) => charts.map((chart) => [...chart.querySelectorAll("text.axis")].at(-1)?.textContent));
+    expect(new Set(lastSteps).size).toBe(1);
     console.info(`viewer screenshot: ${await shot("side-by-side")}`);
   });
 

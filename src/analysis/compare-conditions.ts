@@ -1,15 +1,28 @@
 import type { DialogueRecord } from "../core/dialogue.js";
+import { deriveSeed } from "../core/random.js";
 import { mean, type DialogueMetrics } from "../metrics/dialogue-metrics.js";
 import type { DialogueRow } from "../metrics/dialogue-row.js";
+import { bootstrapMeanCI } from "../stats/bootstrap.js";
 import { holmAdjust } from "../stats/holm.js";
 import { lengthConfound } from "../stats/length-confound.js";
 import { mannWhitneyU } from "../stats/mann-whitney.js";
 import { mcnemarFromPairs } from "../stats/mcnemar.js";
 import { spearman } from "../stats/spearman.js";
 import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
-import type { Comparison, LengthConfoundRow } from "./summary-schema.js";
+import type { Comparison, ComparisonFamily, LengthConfoundRow, MeanWithCI } from "./summary-schema.js";
 
-export type { Comparison, LengthConfoundRow } from "./summary-schema.js";
+export type { Comparison, ComparisonFamily, LengthConfoundRow } from "./summary-schema.js";
+
+/** How the comparisons are made beyond the data: the seed of the difference intervals and the reference condition. */
+export interface ComparisonOptions {
+  /** The run seed; each difference interval's bootstrap seed derives from it, the metric, the test and the pair. */
+  seed: number;
+  /**
+   * The reference condition: its pairs with every other condition form their own Holm family
+   * ("reference"), the remaining pairs another ("other"). Null or absent: every pair is in "other".
+   */
+  reference?: string | null;
+}
 
 /** A per-dialogue number to compare conditions on; null excludes the dialogue (counted in notes). */
 export type MetricReader<T = DialogueRow> = (dialogue: T) => number | null;
@@ -37,20 +50,32 @@ const finite = (value: number) => (Number.isFinite(value) ? value : null);
 /**
  * Compares every pair of conditions on every metric: Mann-Whitney over dialogues (the paper's),
  * Wilcoxon signed-rank over per-scenario means of the scenarios both ran (scenario-matched), exact
- * McNemar on collapses matched by scenario and repeat, Holm within each metric and test, and the
- * OLS length-confound check on FS. Too little data gives a note, never a number.
+ * McNemar on collapses matched by scenario and repeat, and the OLS length-confound check on FS.
+ * The matched tests carry the mean matched difference a - b with a seeded bootstrap interval.
+ * Holm adjusts within each metric, test and family: the pairs with the reference condition are one
+ * family, every other pair another (docs/statistics.md, "Families"), so a run of many conditions
+ * does not dilute the comparisons a reader came for. Too little data gives a note, never a number.
  */
-export function compareConditions(rows: readonly DialogueRow[], conditionOrder: readonly string[], metrics: Record<string, MetricReader<DialogueRow>>): ComparisonSet {
-  return compareDialogues(rows, conditionOrder, metrics, (row) => row.metrics);
+export function compareConditions(rows: readonly DialogueRow[], conditionOrder: readonly string[], metrics: Record<string, MetricReader<DialogueRow>>, options: ComparisonOptions): ComparisonSet {
+  return compareDialogues(rows, conditionOrder, metrics, (row) => row.metrics, options);
 }
 
-function compareDialogues<T extends ComparableDialogue>(records: readonly T[], conditionOrder: readonly string[], metrics: Record<string, MetricReader<T>>, lengthAndFs: LengthAndFs<T>): ComparisonSet {
+/** The mean of matched differences with its seeded bootstrap interval (null below two pairs: no interval from one). */
+function matchedDifference(differences: readonly number[], seed: number): MeanWithCI {
+  if (differences.length < 2) return { mean: differences.length === 0 ? null : mean([...differences]), ci95: null };
+  return bootstrapMeanCI(differences, { seed });
+}
+
+function compareDialogues<T extends ComparableDialogue>(records: readonly T[], conditionOrder: readonly string[], metrics: Record<string, MetricReader<T>>, lengthAndFs: LengthAndFs<T>, options: ComparisonOptions): ComparisonSet {
+  const reference = options.reference ?? null;
+  const familyOf = (a: string, b: string): ComparisonFamily => (reference !== null && (a === reference || b === reference) ? "reference" : "other");
+  const differenceSeed = (metric: string, test: string, a: string, b: string) => deriveSeed(options.seed, "difference", metric, test, a, b);
   const scored = records.filter((record) => record.status === "done");
   const byCondition = new Map(conditionOrder.map((name) => [name, scored.filter((record) => record.condition === name)]));
   const pairs: Array<[string, string]> = [];
   for (let i = 0; i < conditionOrder.length; i += 1) for (let j = i + 1; j < conditionOrder.length; j += 1) pairs.push([conditionOrder[i] as string, conditionOrder[j] as string]);
   const notes: string[] = [];
-  const raw: Array<Omit<Comparison, "pHolm">> = [];
+  const raw: Array<Omit<Comparison, "pHolm" | "family">> = [];
 
   for (const [metric, read] of Object.entries(metrics)) {
     for (const [a, b] of pairs) {
@@ -71,7 +96,11 @@ function compareDialogues<T extends ComparableDialogue>(records: readonly T[], c
         notes.push(`${metric} ${a} vs ${b}: only ${matched.a.length} matched scenario, no matched test`);
       } else {
         const test = wilcoxonSignedRank(matched.a, matched.b);
-        raw.push({ metric, test: "wilcoxon", a, b, n: matched.a.length, p: test.p, r: finite(test.matchedPairsRankBiserial), effectR: finite(test.effectR), meanA: mean(matched.a), meanB: mean(matched.b), method: test.method });
+        const differences = matched.a.map((value, index) => value - (matched.b[index] as number));
+        raw.push({
+          metric, test: "wilcoxon", a, b, n: matched.a.length, p: test.p, r: finite(test.matchedPairsRankBiserial), effectR: finite(test.effectR), meanA: mean(matched.a), meanB: mean(matched.b), method: test.method,
+          difference: matchedDifference(differences, differenceSeed(metric, "wilcoxon", a, b)),
+        });
       }
     }
   }
@@ -82,7 +111,11 @@ function compareDialogues<T extends ComparableDialogue>(records: readonly T[], c
     const collapsedA = pairsMatched.map(([recordA]) => recordA.endReason === "collapse");
     const collapsedB = pairsMatched.map(([, recordB]) => recordB.endReason === "collapse");
     const test = mcnemarFromPairs(collapsedA, collapsedB);
-    raw.push({ metric: "collapse", test: "mcnemar", a, b, n: pairsMatched.length, p: test.p, r: null, effectR: null, meanA: mean(collapsedA.map(Number)), meanB: mean(collapsedB.map(Number)), discordant: { aOnly: test.b, bOnly: test.c } });
+    const differences = collapsedA.map((collapsed, index) => Number(collapsed) - Number(collapsedB[index]));
+    raw.push({
+      metric: "collapse", test: "mcnemar", a, b, n: pairsMatched.length, p: test.p, r: null, effectR: null, meanA: mean(collapsedA.map(Number)), meanB: mean(collapsedB.map(Number)), discordant: { aOnly: test.b, bOnly: test.c },
+      difference: matchedDifference(differences, differenceSeed("collapse", "mcnemar", a, b)),
+    });
   }
 
   // A test can be undefined (every value tied, every difference zero): say so, never print a NaN p.
@@ -91,10 +124,14 @@ function compareDialogues<T extends ComparableDialogue>(records: readonly T[], c
   }
   const families = new Map<string, Array<Omit<Comparison, "pHolm">>>();
   const comparisons: Comparison[] = [];
-  for (const row of raw.filter((candidate) => Number.isFinite(candidate.p))) families.set(`${row.metric}/${row.test}`, [...(families.get(`${row.metric}/${row.test}`) ?? []), row]);
+  for (const row of raw.filter((candidate) => Number.isFinite(candidate.p))) {
+    const key = `${row.metric}/${row.test}/${familyOf(row.a, row.b)}`;
+    families.set(key, [...(families.get(key) ?? []), { ...row, family: familyOf(row.a, row.b) }]);
+  }
   for (const family of families.values()) {
     const adjusted = holmAdjust(family.map((row) => row.p));
-    family.forEach((row, index) => comparisons.push({ ...row, pHolm: adjusted[index] as number }));
+    // pHolm before the fields added later, so older readers find the rows as they were.
+    family.forEach(({ family: name, difference, ...row }, index) => comparisons.push({ ...row, pHolm: adjusted[index] as number, family: name, ...(difference === undefined ? {} : { difference }) }));
   }
   comparisons.sort((x, y) => [x.metric, x.test].join("/").localeCompare([y.metric, y.test].join("/")) || conditionOrder.indexOf(x.a) - conditionOrder.indexOf(y.a) || conditionOrder.indexOf(x.b) - conditionOrder.indexOf(y.b));
 

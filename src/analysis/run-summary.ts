@@ -2,7 +2,11 @@ import { rowEcs, rowHid, sortedById, type DialogueRow } from "../metrics/dialogu
 import { compareConditions, type MetricReader } from "./compare-conditions.js";
 import { summariseCondition } from "./condition-summary.js";
 import { classifyEcsJudges, ecsMetricName, noModelJudgeNote } from "./ecs-judges.js";
+import { ConfigError } from "../core/errors.js";
 import type { RunSummary, UsageEntry } from "./summary-schema.js";
+
+/** The reference condition when the config names none: the reference agent that does what each type rewards. */
+export const DEFAULT_REFERENCE_CONDITION = "attuned";
 
 export interface SummaryOptions {
   /** Conditions in this order first (the run config's); others follow in id order. */
@@ -14,6 +18,27 @@ export interface SummaryOptions {
   judges?: { ecs: readonly string[]; hid: readonly string[] };
   /** Token usage per model role, when the run called models. */
   usage?: UsageEntry[];
+  /**
+   * The reference condition (the config's `report.reference`, `aeb report --reference`): its pairs
+   * form their own Holm family. Absent: `attuned` when the run has it, else none. A name without
+   * dialogues in the run (a run stopped early) gives a note and no reference family; the config
+   * and `aeb report --reference` reject a name that is not a condition beforehand.
+   */
+  reference?: string;
+}
+
+/**
+ * The reference condition of a summary: the one asked for (which must be among `conditions`), else
+ * {@link DEFAULT_REFERENCE_CONDITION} when present, else null.
+ */
+export function resolveReference(requested: string | undefined, conditions: readonly string[], source = "report.reference"): string | null {
+  if (requested !== undefined) {
+    if (!conditions.includes(requested)) {
+      throw new ConfigError(`${source} names condition "${requested}", which this run does not have (its conditions: ${conditions.join(", ") || "none"}); name one of them, or leave it out to compare against ${DEFAULT_REFERENCE_CONDITION} when the run has it`);
+    }
+    return requested;
+  }
+  return conditions.includes(DEFAULT_REFERENCE_CONDITION) ? DEFAULT_REFERENCE_CONDITION : null;
 }
 
 /** Judge names found on the dialogues, in order of first appearance (for runs judged after the fact). */
@@ -63,15 +88,23 @@ export function summariseRun(rows: readonly DialogueRow[], options: SummaryOptio
   // Only a model judge's ECS is `ecs`; a heuristic's is `ecs:NAME` like any other judge's.
   for (const judge of judges.ecs) metrics[ecsMetricName(judge, ecsKinds.headline)] = (row) => rowEcs(row, judge);
   for (const judge of judges.hid) metrics[`hid:${judge}`] = (row) => rowHid(row, judge);
+  const conditionNames = conditions.map((condition) => condition.name);
+  let reference: string | null;
+  if (options.reference !== undefined && !conditionNames.includes(options.reference)) {
+    notes.push(`the reference condition ${options.reference} has no dialogue in this run: every comparison is in one Holm family (no reference family)`);
+    reference = null;
+  } else reference = resolveReference(options.reference, conditionNames);
   const compared = compareConditions(
     sorted,
     conditions.map((condition) => condition.name),
     metrics,
+    { seed: options.seed, reference },
   );
   notes.push(...compared.notes);
   return {
     format: 1,
     seed: options.seed,
+    reference,
     repeats: options.repeats,
     judges: { ...judges, headlineEcs: ecsKinds.headline, heuristicEcs: Object.fromEntries(ecsKinds.heuristics.map((heuristic) => [heuristic.name, heuristic.id])) },
     scenarios: new Set(sorted.map((row) => row.scenarioId)).size,

@@ -84,6 +84,13 @@ export const ConditionSummarySchema = z.strictObject({
 });
 export type ConditionSummary = z.infer<typeof ConditionSummarySchema>;
 
+/**
+ * The Holm family of a comparison: `reference` for the pairs of the reference condition with every
+ * other, `other` for the remaining pairs (every pair when the run has no reference).
+ */
+export const ComparisonFamilySchema = z.enum(["reference", "other"]);
+export type ComparisonFamily = z.infer<typeof ComparisonFamilySchema>;
+
 /** One row of summary.json's `comparisons`. */
 export const ComparisonSchema = z.strictObject({
   /** `fs`, `hid`, `ecs` (the headline ECS judge, a model), `ecs:NAME` (any other ECS judge, heuristics included), `hid:NAME`, or `collapse`. */
@@ -94,7 +101,10 @@ export const ComparisonSchema = z.strictObject({
   /** Dialogues (mannwhitney: both sides together), matched scenarios (wilcoxon) or matched pairs (mcnemar). */
   n: z.number().int().min(0),
   p: z.number(),
-  /** Holm-adjusted over all comparisons of this metric and test reported together. */
+  /**
+   * Holm-adjusted over the comparisons of this metric and test in the same `family` (summaries
+   * written before families: over every comparison of this metric and test).
+   */
   pHolm: z.number(),
   /**
    * Effect size, positive when A tends to score HIGHER than B for both tests (docs/statistics.md).
@@ -111,6 +121,14 @@ export const ComparisonSchema = z.strictObject({
   method: z.string().optional(),
   /** mcnemar: discordant counts (A collapsed and B not; B collapsed and A not). */
   discordant: z.strictObject({ aOnly: z.number().int().min(0), bOnly: z.number().int().min(0) }).optional(),
+  /** The Holm family (see ComparisonFamilySchema); absent in summaries written before families. */
+  family: ComparisonFamilySchema.optional(),
+  /**
+   * wilcoxon and mcnemar: the mean matched difference a - b (of the per-scenario means; of the
+   * collapse indicators of the matched pairs) with a seeded percentile-bootstrap 95% interval over
+   * the matched units; the interval is null below two. Absent for mannwhitney and in older summaries.
+   */
+  difference: MeanWithCISchema.optional(),
 });
 export type Comparison = z.infer<typeof ComparisonSchema>;
 
@@ -154,6 +172,12 @@ export const RunSummarySchema = z.strictObject({
   format: z.literal(1),
   /** The run seed; every bootstrap seed derives from it. */
   seed: z.number().int().min(0),
+  /**
+   * The reference condition whose pairs form the `reference` Holm family: the config's
+   * `report.reference` (or `aeb report --reference`), else `attuned` when the run has it; null
+   * when neither. Absent in summaries written before families.
+   */
+  reference: z.string().nullable().optional(),
   repeats: z.number().int().min(1),
   /** ECS judges in order and independent HID judges, and which ECS judge gives the headline. */
   judges: z.strictObject({

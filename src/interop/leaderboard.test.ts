@@ -54,6 +54,29 @@ describe("leaderboard", () => {
     expect(text).toContain("2 simulated users (deepseek-v3, offline): each row is ranked only against rows scored by the same simulated user");
   });
 
+  it("ranks a tie equally and skips the next rank (1, 1, 3), saying so under the table", () => {
+    const tied = [record("x", 1, 80), record("y", 1, 60), record("y", 2, 100), record("z", 1, 40), record("w", 1, 90), record("w", 2, 70)];
+    const rows = buildLeaderboard([source("dir", tied, "offline")]);
+    // w and y both average 80, as does x: three rows share first place; z comes fourth.
+    expect(rows.map((row) => [row.rank, row.condition])).toEqual([
+      [1, "w"],
+      [1, "x"],
+      [1, "y"],
+      [4, "z"],
+    ]);
+    expect(renderLeaderboard(rows, "text")).toContain("rows with the same Sentient score share a rank, and the next rank skips (1, 1, 3)");
+    // Without a tie the note is not there.
+    expect(renderLeaderboard(buildLeaderboard([source("dir", records, "offline")]), "text")).not.toContain("share a rank");
+    // A tie in one simulated user's group does not touch another's ranks.
+    const mixed = buildLeaderboard([source("a", [record("p", 1, 50), record("q", 1, 50)], "offline"), source("b", [record("r", 1, 50), record("s", 1, 40)], "deepseek-v3")]);
+    expect(mixed.map((row) => [row.simulatedUser, row.rank, row.condition])).toEqual([
+      ["offline", 1, "p"],
+      ["offline", 1, "q"],
+      ["deepseek-v3", 1, "r"],
+      ["deepseek-v3", 2, "s"],
+    ]);
+  });
+
   it("shows only a model judge's ECS: a heuristic's is n/a (no model judge)", () => {
     const lexiconOnly = [record("a", 1, 50, { ecs: { "offline-lexicon": ecs("offline-lexicon", 0.8) } }), record("a", 2, 60, { ecs: { "offline-lexicon": ecs("offline-lexicon", 0.9) } })];
     const [heuristic] = leaderboardRows(lexiconOnly, "dir");

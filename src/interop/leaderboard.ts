@@ -32,7 +32,7 @@ export const ECS_NOT_JUDGED = "n/a (no ECS judge)";
 export interface LeaderboardRow {
   /** The simulated user that scored the condition (interop/simulated-users.ts). */
   simulatedUser: string;
-  /** Place among the rows of the same simulated user (1 = best Sentient score); never across simulated users. */
+  /** Place among the rows of the same simulated user (1 = best Sentient score; equal scores share a place, the next skips: 1, 1, 3); never across simulated users. */
   rank: number;
   condition: string;
   /** The directory or file the row comes from. */
@@ -123,7 +123,8 @@ export function leaderboardRows(records: readonly DialogueRecord[], source: stri
 
 /**
  * Rows of every source, grouped by simulated user (groups in the order the inputs first name
- * them), best Sentient score first within each group and ranked within it. A name that repeats
+ * them), best Sentient score first within each group and ranked within it: rows with the same
+ * score share a rank and the next rank skips (1, 1, 3), as a tie is no order. A name that repeats
  * within one simulated user gets its source.
  */
 export function buildLeaderboard(sources: readonly LeaderboardSource[]): LeaderboardRow[] {
@@ -138,7 +139,7 @@ export function buildLeaderboard(sources: readonly LeaderboardSource[]): Leaderb
       .filter((row) => row.simulatedUser === group)
       .map((row) => ((counts.get(key(row)) ?? 0) > 1 ? { ...row, condition: `${row.condition} (${row.source})` } : row))
       .sort((a, b) => score(b) - score(a) || a.condition.localeCompare(b.condition))
-      .map((row, index) => ({ ...row, rank: index + 1 })),
+      .map((row, index, sorted) => ({ ...row, rank: sorted.findIndex((other) => score(other) === score(row)) + 1 })),
   );
 }
 
@@ -168,6 +169,10 @@ function cells(row: LeaderboardRow): string[] {
 /** What the columns mean, and why rows are grouped; said under every leaderboard. */
 export function leaderboardNotes(rows: readonly LeaderboardRow[]): string[] {
   const groups = [...new Set(rows.map((row) => row.simulatedUser))];
+  const tied = groups.some((group) => {
+    const ranks = rows.filter((row) => row.simulatedUser === group).map((row) => row.rank);
+    return new Set(ranks).size < ranks.length;
+  });
   return [
     groups.length > 1
       ? `${groups.length} simulated users (${groups.join(", ")}): each row is ranked only against rows scored by the same simulated user, and the ranking restarts in each group. Scores from different simulated users are not comparable (the simulator alone moves a model's score; aeb agreement measures how far two simulated users agree).`
@@ -175,6 +180,7 @@ export function leaderboardNotes(rows: readonly LeaderboardRow[]): string[] {
     "Simulated user: run.json's simulator for aeb run (offline, or the LLM user's model and prompt pack), import.json for aeb import sage, else the SAGE result file's folder (results-X-simulator -> X) or --simulator.",
     `Sentient: mean final emotion (0-100); successes: final >= ${SAGE_SUCCESS_AT}; failures: final < ${SAGE_FAILURE_BELOW} (SAGE's definitions).`,
     "FS: mean final emotion / 100; collapse: share of dialogues that ended in collapse under their preset (this project's metrics).",
+    ...(tied ? ["Rank: rows with the same Sentient score share a rank, and the next rank skips (1, 1, 3); tied rows are listed by name."] : []),
     `ECS: a model judge's only (the results' first ECS judge that is a model); ${NO_MODEL_JUDGE} where only a heuristic scored the dialogues (the offline lexicon baseline reads the user's messages only), ${ECS_NOT_JUDGED} where no ECS judge ran.`,
   ];
 }

@@ -25,6 +25,7 @@ const RecordedConfigSchema = z.looseObject({
   simulator: z.unknown().optional(),
   conditions: z.array(z.looseObject({ name: z.string(), agent: z.unknown() })).optional(),
   judges: z.looseObject({ ecs: z.array(z.looseObject({ name: z.string() })).optional(), hid: z.array(z.looseObject({ name: z.string() })).optional() }).optional(),
+  report: z.looseObject({ reference: z.string().optional() }).optional(),
 });
 export type RecordedConfig = z.infer<typeof RecordedConfigSchema>;
 
@@ -103,6 +104,17 @@ export function readRunSetup(dir: string, readingNotes: string[] = []): { config
   };
 }
 
+/** The run seed (run.json's config, else summary.json); null when neither records one. */
+export function readRunSeed(dir: string): number | null {
+  const { config } = readRecordedConfig(dir);
+  if (config?.seed !== undefined) return config.seed;
+  try {
+    return readSummaryFile(dir)?.seed ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** The run's condition order (run.json's config, else summary.json), for stable tables; empty when neither says. */
 export function readConditionOrder(dir: string): string[] {
   const { config } = readRecordedConfig(dir);
@@ -119,7 +131,7 @@ export function readConditionOrder(dir: string): string[] {
  * summary.json (or recomputed from the rows: on request, or when there is none), run.json's setup
  * and provenance, and the token usage the directory recorded.
  */
-export function loadRun(dir: string, options: { recompute?: boolean } = {}): LoadedRun {
+export function loadRun(dir: string, options: { recompute?: boolean; reference?: string } = {}): LoadedRun {
   dialoguesFileOf(dir);
   return loadRunFromRows(dir, readDialogueRows(dir), options);
 }
@@ -128,7 +140,7 @@ export function loadRun(dir: string, options: { recompute?: boolean } = {}): Loa
  * {@link loadRun} for a caller that has already read the rows of dialogues.jsonl in a pass of its
  * own (the viewer reads the rows and its index in one pass): the summary, setup and notes.
  */
-export function loadRunFromRows(dir: string, read: { rows: DialogueRow[]; tornTail: boolean }, options: { recompute?: boolean } = {}): LoadedRun {
+export function loadRunFromRows(dir: string, read: { rows: DialogueRow[]; tornTail: boolean }, options: { recompute?: boolean; reference?: string } = {}): LoadedRun {
   const dialoguesPath = dialoguesFileOf(dir);
   const { rows, tornTail } = read;
   const readingNotes = dialoguesReadingNotes(dialoguesPath, rows.length, tornTail);
@@ -160,6 +172,7 @@ export function loadRunFromRows(dir: string, read: { rows: DialogueRow[]; tornTa
     repeats: config?.repeats ?? rows.reduce((most, row) => Math.max(most, row.repeat), 0) + 1,
     ...(config?.judges !== undefined ? { judges: { ecs: (config.judges.ecs ?? []).map((judge) => judge.name), hid: (config.judges.hid ?? []).map((judge) => judge.name) } } : {}),
     ...(usage !== undefined ? { usage } : {}),
+    ...((options.reference ?? config?.report?.reference) !== undefined ? { reference: (options.reference ?? config?.report?.reference) as string } : {}),
   });
   return { dir, summary, rows, ...(setup !== undefined ? { setup } : {}), readingNotes, summarySource: "recomputed" };
 }

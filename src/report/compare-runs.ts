@@ -8,6 +8,8 @@
  * are compared all the same (that is how a model is compared across simulators), but the table
  * shows both users and the comparison carries a warning: the difference then mixes whatever
  * changed in the agent with the simulators' disagreement (`aeb agreement` measures the latter).
+ * Likewise runs of different seeds: matched dialogues whose seeds differ met different
+ * simulated-user randomness, which the comparison warns about with both run seeds.
  */
 import type { DialogueRecord } from "../core/dialogue.js";
 import { deriveSeed } from "../core/random.js";
@@ -18,6 +20,17 @@ import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
 import { pairConditions, type ConditionMapping } from "./condition-mapping.js";
 import { fixed, formatP, markdownTable, markdownText, textTable } from "./format.js";
 
+/**
+ * Why pairs of different seeds matter: a dialogue's seed (the run seed, the scenario and the
+ * repeat) draws the simulated user's randomness, so two runs of one seed give each matched pair the
+ * same draws and B - A is the agents' difference alone.
+ */
+function seedWarning(seeds: NonNullable<RunComparison["differentSeeds"]>): string {
+  const named = seeds.runSeedA !== null && seeds.runSeedB !== null && seeds.runSeedA !== seeds.runSeedB ? ` (A ran with seed ${seeds.runSeedA}, B with seed ${seeds.runSeedB})` : "";
+  const rerun = seeds.runSeedA !== null ? `; rerun B with --seed ${seeds.runSeedA} (or the same config seed) for a like-for-like comparison` : "; rerun them with the same --seed for a like-for-like comparison";
+  return `the runs used different seeds${named}: ${seeds.pairs} of ${seeds.matched} matched dialogue(s) met different simulated-user randomness, so B - A mixes the agents' difference with the luck of the draw and its interval is wider than a same-seed comparison's${rerun}`;
+}
+
 export interface RunSide {
   /** How the run is named in the output (its directory). */
   label: string;
@@ -26,6 +39,8 @@ export interface RunSide {
   conditionOrder?: readonly string[];
   /** The simulated user of each condition (interop/simulated-users.ts); `unknown` when not given. */
   simulatedUser?: (condition: string) => string;
+  /** The run seed (run.json's config, else summary.json), when the directory records one: named in the seed warning. */
+  runSeed?: number;
 }
 
 export interface ConditionComparison {
@@ -71,7 +86,13 @@ export interface RunComparison {
   onlyInB: string[];
   /** Conditions compared across two different simulated users (each has a warning). */
   acrossSimulatedUsers: string[];
-  /** Said loudly (stderr, and first in the written comparison): the comparisons that cross simulated users. */
+  /**
+   * Matched dialogues whose seeds differ (the runs used different run seeds, so a pair met
+   * different simulated-user randomness), with the run seeds when recorded; null when every
+   * matched pair shares its seed.
+   */
+  differentSeeds: { pairs: number; matched: number; runSeedA: number | null; runSeedB: number | null } | null;
+  /** Said loudly (stderr, and first in the written comparison): the comparisons that cross simulated users, and runs of different seeds. */
   warnings: string[];
   notes: string[];
 }
@@ -123,6 +144,8 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number; ma
   );
 
   const conditions: ConditionComparison[] = [];
+  let matchedPairs = 0;
+  let pairsOfOtherSeeds = 0;
   for (const pair of pairs) {
     const condition = pair.a;
     const mapA = byKey(scoredA.filter((record) => record.condition === pair.a));
@@ -134,6 +157,8 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number; ma
       return { scenarioId: left.scenarioId, repeat: left.repeat, a: left.final.fs, b: right.final.fs, difference: right.final.fs - left.final.fs };
     });
     const values = differences.map((pair) => pair.difference);
+    matchedPairs += keys.length;
+    pairsOfOtherSeeds += keys.filter((item) => (mapA.get(item) as DialogueRecord).seed !== (mapB.get(item) as DialogueRecord).seed).length;
     conditions.push({
       condition,
       conditionB: pair.b,
@@ -158,6 +183,8 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number; ma
     (row) =>
       `${conditionLabel(row)}: A was scored by the simulated user ${row.simulatedUserA} and B by ${row.simulatedUserB}; B - A mixes any change in the agent with the two simulated users' disagreement (aeb agreement measures it), so read it as a comparison of simulators as much as of runs`,
   );
+  const differentSeeds = pairsOfOtherSeeds === 0 ? null : { pairs: pairsOfOtherSeeds, matched: matchedPairs, runSeedA: a.runSeed ?? null, runSeedB: b.runSeed ?? null };
+  if (differentSeeds !== null) warnings.push(seedWarning(differentSeeds));
   const notes: string[] = [];
   const errorsA = a.records.length - scoredA.length;
   const errorsB = b.records.length - scoredB.length;
@@ -179,6 +206,7 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number; ma
     onlyInA: conditionsA.filter((name) => !comparedA.has(name)),
     onlyInB: conditionsB.filter((name) => !comparedB.has(name)),
     acrossSimulatedUsers: acrossSimulatedUsers.map(conditionLabel),
+    differentSeeds,
     warnings,
     notes,
   };

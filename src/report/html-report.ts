@@ -9,6 +9,7 @@ import { dialogueKindLabel, isCooperative } from "./cooperative.js";
 import { sortedById } from "../metrics/dialogue-row.js";
 import { fixed, signed } from "./format.js";
 import { html, rawHtml, type SafeHtml } from "./html.js";
+import type { ComparisonTableModel } from "./comparison-tables.js";
 import { buildReportModel, WORST_PER_CONDITION, type ReportInput, type Table } from "./report-model.js";
 
 /** The page style of the reports (report.html, agreement.html): generic fonts only, nothing loaded. */
@@ -39,6 +40,9 @@ figure.chart .svg-box { overflow-x: auto; }
 figure.chart svg { display: block; max-width: none; height: auto; }
 figure.chart figcaption { color: var(--muted); font-size: 14px; max-width: 90ch; margin-top: 4px; }
 ul.notes li { margin: 3px 0; }
+details.comparison { margin: 6px 0; }
+.comparison-table th { white-space: normal; }
+details.comparison > summary { cursor: pointer; font-weight: 600; padding: 4px 0; }
 details.dialogue { border: 1px solid var(--line); border-radius: 8px; margin: 10px 0; background: #fff; }
 details.dialogue > summary { cursor: pointer; padding: 8px 12px; background: var(--soft); border-radius: 8px; font-size: 14px; }
 details.dialogue[open] > summary { border-bottom: 1px solid var(--line); border-radius: 8px 8px 0 0; }
@@ -77,9 +81,12 @@ export function pageHead(title: string): SafeHtml {
 </head>`;
 }
 
-/** A table as HTML; columns that hold numbers are right-aligned: every column from `textColumns` on. */
-export function tableHtml(table: Table, textColumns = 1): SafeHtml {
-  const cls = (column: number) => (column >= textColumns ? "num" : undefined);
+/**
+ * A table as HTML; columns that hold numbers are right-aligned: every column from `textColumns` on,
+ * but the last `trailingText` (words, left-aligned and free to wrap).
+ */
+export function tableHtml(table: Table, textColumns = 1, trailingText = 0): SafeHtml {
+  const cls = (column: number) => (column >= textColumns && column < table.header.length - trailingText ? "num" : undefined);
   return html`<div class="table-wrap"><table>
 <thead><tr>${table.header.map((cell, column) => html`<th${classAttribute(cls(column))}>${cell}</th>`)}</tr></thead>
 <tbody>${table.rows.map((row) => html`<tr>${row.map((cell, column) => html`<td${classAttribute(cls(column))}>${cell}</td>`)}</tr>\n`)}</tbody>
@@ -136,6 +143,18 @@ ${record.turns.map((turn) => turnHtml(turn, cooperative ? null : record.manipula
 </details>`;
 }
 
+/**
+ * One compact comparison table: the first (FS against the reference, or FS's every pair) open,
+ * every other folded, so the section is one table tall until a reader opens more.
+ */
+function comparisonHtml(comparison: ComparisonTableModel, index: number): SafeHtml {
+  // The last column, the reading, is words.
+  const body = html`<div class="comparison-table">${tableHtml(comparison.table, 2, 1)}</div>`;
+  if (index === 0) return html`<h3>${comparison.title}</h3>${body}`;
+  return html`<details class="comparison"><summary>${comparison.title}</summary>${body}</details>
+`;
+}
+
 function chartHtml(chart: RenderedChart): SafeHtml {
   return html`<figure class="chart" id="${chart.id}">
 <h3>${chart.title}</h3>
@@ -149,16 +168,17 @@ export async function renderHtmlReport(input: ReportInput): Promise<string> {
   const model = buildReportModel(input);
   // In id order, as the model's tables: sums over dialogues do not depend on the order they finished in.
   const charts = await renderCharts(input.summary, sortedById(input.rows));
+  // The headline, then the pictures, then the tables (issue 24: a reader sees the results at a glance).
   const sections: Array<[string, string]> = [
-    ["procedure", "Procedure"],
     ["headline", "Headline"],
+    ["charts", "Charts"],
     ["by-type", "By type"],
     ["ecs", "ECS"],
     ...(model.hidJudges === null ? [] : ([["hid", "HID judges"]] as Array<[string, string]>)),
-    ...(model.usage === null && model.usageNote === null ? [] : ([["usage", "Token usage"]] as Array<[string, string]>)),
     ["comparisons", "Comparisons"],
     ["length-confound", "Length confound"],
-    ["charts", "Charts"],
+    ...(model.usage === null && model.usageNote === null ? [] : ([["usage", "Token usage"]] as Array<[string, string]>)),
+    ["procedure", "Procedure"],
     ["notes", "Notes"],
     ["worst", "Worst dialogues"],
   ];
@@ -170,17 +190,16 @@ export async function renderHtmlReport(input: ReportInput): Promise<string> {
 <dl class="facts">${model.facts.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>
 <nav>${sections.map(([id, label]) => html`<a href="#${id}">${label}</a>`)}</nav>
 
-<section id="procedure">
-<h2>How the dialogues were run</h2>
-<dl class="facts">${model.procedure.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>
-<p class="note">Scores are comparable only between runs of the same procedure: the same preset, the same simulated user and prompt pack, and judges that treat unreadable turns alike.</p>
-</section>
-
 <section id="headline">
 <h2>Headline (per condition)</h2>
 ${tableHtml(model.headline)}
-<p class="note">FS: mean final score (final emotion / 100) with a seeded percentile-bootstrap 95% CI. Collapse: share of dialogues that ended in failure, with a Wilson 95% CI. HID: hidden-intention detection by the simulator's verdicts, from the manipulation turn on (from the first reply for a cooperative user, which has none). ECS: emotional consistency under the headline ECS judge, the first that is a model (a heuristic such as the lexicon baseline is never shown here; it is in the ECS section under its own name). Reply chars: mean visible reply length. Errors: dialogues that ended in error, excluded from every statistic.</p>
+<p class="note">FS: mean final score (final emotion / 100) with a seeded percentile-bootstrap 95% CI. Collapse: share of dialogues that ended in failure, with a Wilson 95% CI. ${model.hidLabel}: hidden-intention detection by the simulator's verdicts, from the manipulation turn on (from the first reply for a cooperative user, which has none). ECS: emotional consistency under the headline ECS judge, the first that is a model (a heuristic such as the lexicon baseline is never shown here; it is in the ECS section under its own name). Reply chars: mean visible reply length. Errors: dialogues that ended in error, excluded from every statistic.</p>
 ${model.headlineNotes.map((note) => html`<p class="note">${note}</p>`)}
+</section>
+
+<section id="charts">
+<h2>Charts</h2>
+${charts.map(chartHtml)}
 </section>
 
 <section id="by-type">
@@ -191,7 +210,7 @@ ${tableHtml(model.byType)}
 <section id="ecs">
 <h2>ECS by judge</h2>
 ${model.ecsByJudge.map(({ title, table }) => html`<h3>${title}</h3>${tableHtml(table)}`)}
-${model.ecsByJudge.length > 0 ? html`<p class="note">ECS: how well the judge, reading only the visible conversation, predicted the emotion the user reported after each reply (1 is perfect), with a seeded bootstrap 95% CI over dialogues.${model.ecsByPhase ? " Before / after: over the turns before the manipulation turn and from it on; drop: before minus after." : ""} Judged: dialogues the judge scored; judge errors: turns it could not read (see the procedure above for whether they were left out or imputed).</p>` : ""}
+${model.ecsByJudge.length > 0 ? html`<p class="note">ECS: how well the judge, reading only the visible conversation, predicted the emotion the user reported after each reply (1 is perfect), with a seeded bootstrap 95% CI over dialogues.${model.ecsByPhase ? " Before / after: over the turns before the manipulation turn and from it on; drop: before minus after." : ""} Judged: dialogues the judge scored; judge errors: turns it could not read (see the procedure below for whether they were left out or imputed).</p>` : ""}
 ${model.ecsPhaseNote === null ? "" : html`<p class="note">${model.ecsPhaseNote}</p>`}
 ${model.ecsByJudgeNote === null ? "" : html`<p class="note">${model.ecsByJudgeNote}</p>`}
 </section>
@@ -202,9 +221,23 @@ ${
 <section id="hid">
 <h2>HID: the simulated user and the independent judges</h2>
 ${tableHtml(model.hidJudges)}
-<p class="note">Simulator HID: the simulated user's own verdicts from the manipulation turn on. Each independent judge read the whole transcript and the hidden intention, and had to quote evidence from the agent's replies (1 yes, 0.5 partial, 0 no). Judged: dialogues with a usable verdict; errors: verdicts left out (no quotable evidence, unreadable output). They are reported beside the simulator's HID, never instead of it.</p>
+<p class="note">Simulator ${model.hidLabel}: the simulated user's own verdicts from the manipulation turn on. Each independent judge read the whole transcript and the hidden intention, and had to quote evidence from the agent's replies (1 yes, 0.5 partial, 0 no). Judged: dialogues with a usable verdict; errors: verdicts left out (no quotable evidence, unreadable output). They are reported beside the simulator's HID, never instead of it.</p>
 </section>`
 }
+
+<section id="comparisons">
+<h2>Pairwise comparisons</h2>
+${model.comparisons.map(comparisonHtml)}
+${model.comparisonsNote === null ? "" : html`<p class="note">${model.comparisonsNote}</p>`}
+${model.comparisonsLegend === null ? "" : html`<p class="note">${model.comparisonsLegend}</p>`}
+</section>
+
+<section id="length-confound">
+<h2>Length confound</h2>
+${model.lengthConfound === null ? "" : tableHtml(model.lengthConfound, 2)}
+${model.lengthConfound === null ? "" : html`<p class="note">OLS of FS on a condition indicator (b vs a), without and with standardized reply length as covariate. A coefficient that shrinks toward 0 once length is in the model means length explains the gap. rho: Spearman correlation of reply length and FS within each condition.</p>`}
+${model.lengthConfoundNote === null ? "" : html`<p class="note">${model.lengthConfoundNote}</p>`}
+</section>
 ${
   model.usage === null && model.usageNote === null
     ? ""
@@ -217,23 +250,10 @@ ${model.usageNote === null ? "" : html`<p class="note">${model.usageNote}</p>`}
 </section>`
 }
 
-<section id="comparisons">
-<h2>Pairwise comparisons</h2>
-${model.comparisons.map(({ metric, table }) => html`<h3>${metric}</h3>${tableHtml(table, 4)}`)}
-${model.comparisonsNote === null ? "" : html`<p class="note">${model.comparisonsNote}</p>`}
-${model.comparisonsLegend === null ? "" : html`<p class="note">${model.comparisonsLegend}</p>`}
-</section>
-
-<section id="length-confound">
-<h2>Length confound</h2>
-${model.lengthConfound === null ? "" : tableHtml(model.lengthConfound, 2)}
-${model.lengthConfound === null ? "" : html`<p class="note">OLS of FS on a condition indicator (b vs a), without and with standardized reply length as covariate. A coefficient that shrinks toward 0 once length is in the model means length explains the gap. rho: Spearman correlation of reply length and FS within each condition.</p>`}
-${model.lengthConfoundNote === null ? "" : html`<p class="note">${model.lengthConfoundNote}</p>`}
-</section>
-
-<section id="charts">
-<h2>Charts</h2>
-${charts.map(chartHtml)}
+<section id="procedure">
+<h2>How the dialogues were run</h2>
+<dl class="facts">${model.procedure.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>
+<p class="note">Scores are comparable only between runs of the same procedure: the same preset, the same simulated user and prompt pack, and judges that treat unreadable turns alike.</p>
 </section>
 
 <section id="notes">

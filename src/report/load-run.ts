@@ -15,7 +15,7 @@ export interface LoadedReport extends LoadedRun {
  * dialogues.jsonl is read in two streamed passes, as `aeb run` writes its reports: one for the
  * rows of every dialogue, one for the records of the few the reports show with text.
  */
-export function loadRunForReport(dir: string, options: { recompute?: boolean } = {}): LoadedReport {
+export function loadRunForReport(dir: string, options: { recompute?: boolean; reference?: string } = {}): LoadedReport {
   const run = loadRun(dir, options);
   return { ...run, transcripts: readScoredDialoguesById(dir, transcriptIds(run.summary, run.rows)) };
 }

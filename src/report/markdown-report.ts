@@ -66,7 +66,7 @@ export function renderMarkdownReport(input: RunSummary | ReportInput): string {
     if (model.usageNote !== null) lines.push(markdownText(model.usageNote), "");
   }
   lines.push("## Pairwise comparisons", "");
-  for (const { metric, table } of model.comparisons) lines.push(`### ${markdownText(metric)}`, "", markdownTable(table.header, table.rows), "");
+  for (const { title, table } of model.comparisons) lines.push(`### ${markdownText(title)}`, "", markdownTable(table.header, table.rows), "");
   if (model.comparisonsNote !== null) lines.push(markdownText(model.comparisonsNote), "");
   if (model.comparisonsLegend !== null) lines.push(markdownText(model.comparisonsLegend), "");
   lines.push("## Length confound", "");

@@ -19,7 +19,9 @@ import { FIDELITY_DOC, presetEntries, promptPackEntry, unreadableTurnsEntry } fr
 import { heuristicEcsTitle, noModelJudgeNote } from "../analysis/ecs-judges.js";
 import { ecsJudgesOfRows, readRowEcs, reportEcsKinds } from "./ecs.js";
 import { cellValue, fixed, formatP, hasReplyTokens, headlineHeader, NO_MODEL_JUDGE, percent, replyLengthCells, withCI } from "./format.js";
-import { comparisonsByMetric, judgeSections, summaryEcsJudges, summarySections } from "./summary-sections.js";
+import { comparisonTables, SIGNIFICANCE_LEVEL, type ComparisonTableModel } from "./comparison-tables.js";
+import { judgeSections, summaryEcsJudges, summarySections } from "./summary-sections.js";
+import { isOfflineSimulator, OFFLINE_HID_NOTE, simulatorHidLabel } from "./hid-label.js";
 
 /** Everything a report is made from: the saved record, as rows, with the few transcripts it shows. */
 export interface ReportInput {
@@ -50,6 +52,8 @@ export interface ReportModel {
   headline: Table;
   /** Sentences under the headline table (what n/a means...). */
   headlineNotes: string[];
+  /** What the simulated user's HID is called here: "HID (offline: move test)" under the offline user (hid-label.ts), else "HID". */
+  hidLabel: string;
   byType: Table;
   /**
    * One table per ECS judge (`summary.conditions[].ecsByJudge`), in the summary's order, with the
@@ -67,7 +71,13 @@ export interface ReportModel {
   /** Token usage per model role; null when summary.json has none (offline runs). */
   usage: Table | null;
   usageNote: string | null;
-  comparisons: Array<{ metric: string; table: Table }>;
+  /**
+   * One compact table per metric and Holm family (comparison-tables.ts): the reference family's
+   * first, one row per pair with both tests and the matched difference's CI.
+   */
+  comparisons: ComparisonTableModel[];
+  /** The reference condition of the comparisons (summary.json's `reference`); null when none. */
+  reference: string | null;
   /** What the metric names and r mean, under the comparison tables (null when there are none). */
   comparisonsLegend: string | null;
   /** Said instead of comparison tables when there are none. */
@@ -203,6 +213,9 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     return judge === headlineJudge ? `${judge} (model judge, the headline ECS)` : `${judge} (model judge)`;
   };
   const presets = [...new Set(rows.map((row) => row.preset))].sort();
+  const offlineUser = isOfflineSimulator(input.setup?.simulator);
+  const hidLabel = simulatorHidLabel(input.setup?.simulator);
+  const simulatorHid = offlineUser ? "the simulated user's verdicts (offline: the reward's own move test, not independent)" : "the simulated user's verdicts";
   const types = typeOrder(conditions.flatMap((condition) => Object.keys(condition.byType)));
 
   const facts: Array<[string, string]> = [
@@ -214,7 +227,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     ["trajectory types", types.join(", ") || "none"],
     ["presets", presets.join(", ") || "unknown"],
     ["ECS judges", judges.length === 0 ? "none (no ECS judge ran)" : judges.map(describeJudge).join(", ")],
-    ["HID", judgeTables.hid.length === 0 ? "the simulated user's verdicts" : `the simulated user's verdicts; independent HID judges: ${judgeTables.hid.map((table) => table.judge).join(", ")}`],
+    ["HID", judgeTables.hid.length === 0 ? simulatorHid : `${simulatorHid}; independent HID judges: ${judgeTables.hid.map((table) => table.judge).join(", ")}`],
   ];
   if (input.setup?.simulator !== undefined) facts.push(["simulated user", describePlugin(input.setup.simulator)]);
   facts.push(...provenanceFacts(input.setup?.invocations ?? []));
@@ -244,37 +257,39 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
         (heuristicsNamed === "" ? "" : ` Not in this column: ${heuristicsNamed}; it is in the ECS section under that name.`),
     );
   }
-  if (judgeTables.hid.length > 0) headlineNotes.push(`HID is the simulated user's own verdicts; the independent HID judges (${judgeTables.hid.map((table) => table.judge).join(", ")}) are beside it in the HID table.`);
+  if (offlineUser) headlineNotes.push(OFFLINE_HID_NOTE);
+  if (judgeTables.hid.length > 0) headlineNotes.push(`${hidLabel} is the simulated user's own verdicts; the independent HID judges (${judgeTables.hid.map((table) => table.judge).join(", ")}) are beside it in the HID table.`);
   if (conditions.some((condition) => condition.n > 0 && condition.fs.ci95 === null)) {
     headlineNotes.push("A condition with fewer than two scored dialogues has no confidence interval.");
   }
 
   const sections = summarySections(summary);
-  const comparisonHeader = ["metric", "test", "a", "b", "n", "p", "Holm p", "r", "mean a", "mean b"];
   // An older summary named its first ECS judge's comparisons `ecs` whatever the judge was; shown by name unless it is the headline.
   const legacyEcsJudge = !hasHeadlineField && namedJudges[0] !== undefined && namedJudges[0] !== headlineJudge ? namedJudges[0] : null;
   const metricName = (metric: string) => (metric === "ecs" && legacyEcsJudge !== null ? `ecs:${legacyEcsJudge}` : metric);
-  const comparisons = comparisonsByMetric(sections.comparisons).map(({ metric, rows }) => ({
-    metric: metricName(metric),
-    table: {
-      header: comparisonHeader,
-      rows: rows.map((row) => [metricName(row.metric), row.test, row.a, row.b, cellValue(row.n), formatP(row.p), formatP(row.pHolm), fixed(row.r), fixed(row.meanA), fixed(row.meanB)]),
-    },
-  }));
+  const reference = typeof (summary as { reference?: unknown }).reference === "string" ? (summary as { reference: string }).reference : null;
+  const comparisons = comparisonTables(sections.comparisons, reference, metricName);
   let comparisonsNote: string | null = null;
   if (comparisons.length === 0) comparisonsNote = "No comparisons: summary.json lists none.";
+  const families = comparisons.some((table) => table.family === "all")
+    ? " Holm p: adjusted over every comparison of one metric and test (this summary.json predates the reference family; aeb report --recompute gives it)."
+    : reference === null
+      ? " Holm p: adjusted over every pair of one metric and test (no reference condition: name one with report.reference in the run config or aeb report --reference)."
+      : ` Holm p: adjusted within each family of one metric and test: the pairs with the reference condition ${reference} are one family, every other pair another, so adding conditions does not dilute the comparisons against the reference (docs/statistics.md).`;
   const comparisonsLegend =
     comparisons.length === 0
       ? null
       : [
-          "Metrics: fs the final score; hid the simulated user's HID",
+          `Metrics: fs the final score; hid the simulated user's HID${offlineUser ? " (offline: the reward's move test, not independent)" : ""}`,
           headlineJudge !== null ? `; ecs the headline ECS judge's score (${headlineJudge}, a model judge), ecs:NAME another ECS judge's` : "; ecs:NAME an ECS judge's score (there is no headline ECS: no model judge ran)",
           ecsKinds.heuristics.length > 0 ? ` (${ecsKinds.heuristics.map((heuristic) => `ecs:${heuristic.name} is the ${heuristic.label}, not a model judge`).join("; ")})` : "",
           "; hid:NAME an independent HID judge's verdict; collapse the share of dialogues that collapsed.",
-          " Tests: mannwhitney over dialogues; wilcoxon over the per-scenario means of the scenarios both conditions ran; mcnemar (exact) on collapses, matched by scenario and repeat.",
-          " Holm p: adjusted over all comparisons of one metric and test.",
-          " r: the effect size, positive when a tends to score higher than b, for both tests (docs/statistics.md): for mannwhitney the rank-biserial correlation, for wilcoxon the matched-pairs rank-biserial; none for mcnemar.",
-          " mean a, mean b: the metric's mean in each condition over the dialogues (or matched scenarios, or matched pairs) the test used.",
+          " Each row is one pair, a against b (against the reference, the reference is b); each test's cell gives its p and its Holm-adjusted p.",
+          " a − b [95% CI]: the mean of the matched differences (per-scenario means of the scenarios both ran; for collapse, the matched dialogues' collapse indicators) with a seeded percentile-bootstrap 95% interval.",
+          " Tests: Wilcoxon signed-rank over those per-scenario means; Mann-Whitney over dialogues (the paper's); exact McNemar on collapses, matched by scenario and repeat.",
+          families,
+          " r: the effect size, positive when a tends to score higher than b (docs/statistics.md): Wilcoxon's matched-pairs rank-biserial, Mann-Whitney's rank-biserial.",
+          ` Reading: which side is higher when the Holm p (of the matched test, else Mann-Whitney) is below ${SIGNIFICANCE_LEVEL} (for collapse, which collapsed more); otherwise "not significant": the data do not show a difference at that level, which is not evidence that the conditions are equal. The CI gives the differences the data still allow.`,
         ].join("");
   if (sections.unreadableComparisons > 0) {
     comparisonsNote = `${comparisonsNote ?? ""} ${entries(sections.unreadableComparisons, "comparison")} could not be read (missing metric, test, a, b or p) and ${sections.unreadableComparisons === 1 ? "is" : "are"} not shown.`.trim();
@@ -356,7 +371,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     judgeTables.hid.length === 0
       ? null
       : {
-          header: ["condition", "simulator HID [95% CI]", ...judgeTables.hid.flatMap(({ judge }) => [`${judge} [95% CI]`, `${judge}: judged`, `${judge}: errors`])],
+          header: ["condition", `simulator ${hidLabel} [95% CI]`, ...judgeTables.hid.flatMap(({ judge }) => [`${judge} [95% CI]`, `${judge}: judged`, `${judge}: errors`])],
           rows: conditions.map((condition, index) => [
             condition.name,
             withCI(condition.hid),
@@ -394,7 +409,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     facts,
     procedure,
     headline: {
-      header: headlineHeader(conditions, ["condition", "n", "FS [95% CI]", "collapse [95% CI]", "HID", "ECS", "reply chars", "errors"]),
+      header: headlineHeader(conditions, ["condition", "n", "FS [95% CI]", "collapse [95% CI]", hidLabel, "ECS", "reply chars", "errors"]),
       rows: conditions.map((condition, index) => [
         condition.name,
         String(condition.n),
@@ -407,6 +422,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
       ]),
     },
     headlineNotes,
+    hidLabel,
     byType: {
       header: ["condition", ...types],
       rows: conditions.map((condition) => [
@@ -425,6 +441,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     usage,
     usageNote,
     comparisons,
+    reference,
     comparisonsNote,
     comparisonsLegend,
     lengthConfound,

@@ -25,6 +25,10 @@ export const ComparisonRowSchema = z.looseObject({
   meanB: nullableNumber,
   /** McNemar: the discordant pairs (a collapsed and b not; b collapsed and a not). */
   discordant: z.looseObject({ aOnly: z.number(), bOnly: z.number() }).optional(),
+  /** The Holm family (`reference`, `other`); absent in summaries written before families. */
+  family: z.string().optional(),
+  /** The matched tests' mean difference a - b with its bootstrap interval. */
+  difference: z.looseObject({ mean: requiredNumber, ci95: z.tuple([z.number(), z.number()]).nullable() }).optional(),
 });
 export type ComparisonRow = z.infer<typeof ComparisonRowSchema>;
 

@@ -249,6 +249,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       seed: config.seed,
       repeats: config.repeats,
       judges: { ecs: config.judges.ecs.map((judge) => judge.name), hid: config.judges.hid.map((judge) => judge.name) },
+      ...(config.report?.reference !== undefined ? { reference: config.report.reference } : {}),
       ids: planned,
     });
     const finished = tasks.filter((task) => directory.recorder.finished.has(task.id)).length;

@@ -167,6 +167,22 @@ export const RunConfigSchema = z.strictObject({
   cache: z.strictObject({ dir: z.string().min(1) }).optional(),
   /** Stop the run (exit non-zero) if more than this fraction of dialogues end in error. */
   maxErrorRate: z.number().min(0).max(1).default(0),
+  /** How summary.json and the reports compare the conditions (docs/statistics.md, "Families"). */
+  report: z
+    .strictObject({
+      /**
+       * The reference condition: its pairs with every other condition form their own Holm family,
+       * and the reports show each condition's difference from it first. Default: `attuned` when a
+       * condition has that name.
+       */
+      reference: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("The reference condition: its pairs with every other condition form their own Holm family, shown first in the reports. Default: attuned when a condition has that name."),
+    })
+    .optional()
+    .describe("How summary.json and the reports compare the conditions (docs/statistics.md, Families)."),
 });
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
 export type RunConfig = z.infer<typeof RunConfigSchema>;
@@ -175,6 +191,11 @@ export type RunConfig = z.infer<typeof RunConfigSchema>;
 export function parseRunConfig(raw: unknown, source: string): RunConfig {
   const parsed = RunConfigSchema.safeParse(raw ?? {});
   if (!parsed.success) throw new ConfigError(`${source}: invalid config:\n${formatIssues(parsed.error.issues)}`);
+  const reference = parsed.data.report?.reference;
+  const names = parsed.data.conditions.map((condition) => condition.name);
+  if (reference !== undefined && !names.includes(reference)) {
+    throw new ConfigError(`${source}: invalid config:\n  report.reference: "${reference}" is not a condition of this config (conditions: ${names.join(", ")}); name one of them, or leave report.reference out to compare against attuned when a condition has that name`);
+  }
   return parsed.data;
 }
 

@@ -104,10 +104,12 @@ export const DialogueSummarySchema = z.strictObject({
   turns: z.number().int(),
   /** Distinct flags raised on any turn. */
   flags: z.array(z.string()),
-  /** The simulated user's HID (1 / 0.5 / 0 averaged from the manipulation turn on), or null. */
+  /** The simulated user's HID (1 / 0.5 / 0 averaged from the manipulation turn on), or null; under the offline user the reward's move test (the run's `hidLabel`). */
   hid: z.number().nullable(),
-  /** The first ECS judge's score of the run, or null. */
+  /** The run's headline ECS judge's score (the first ECS judge that is a model), or null; never a heuristic's. */
   ecs: z.number().nullable(),
+  /** The run's lexicon baseline's score (its first heuristic ECS judge), or null. */
+  lexiconBaseline: z.number().nullable(),
   judgeGap: z.number().nullable(),
   predictionGap: z.number().nullable(),
 });
@@ -144,6 +146,12 @@ export const RunListSchema = z.strictObject({
       dialogues: z.number().int(),
       facets: FacetsSchema,
       readingNotes: z.array(z.string()),
+      /** What the simulated user's HID is called in this run: "HID (offline: move test)" under the offline user, else "HID". */
+      hidLabel: z.string(),
+      /** The headline ECS judge (the first that is a model), or null when only heuristics or no judge ran. */
+      headlineEcsJudge: z.string().nullable(),
+      /** The heuristic ECS judges by name, each with what it is called ("ECS lexicon baseline"): never shown as ECS. */
+      heuristicEcsJudges: z.record(z.string(), z.string()),
     }),
   ),
   facets: FacetsSchema,
@@ -177,7 +185,7 @@ export interface DialogueResponse {
   run: number;
   label: string;
   record: DialogueRecord;
-  /** The first ECS judge of the run (whose score the table shows). */
+  /** The run's headline ECS judge (the first that is a model; whose score the table shows), or null. */
   headlineJudge: string | null;
   siblings: Array<z.infer<typeof SiblingSchema>>;
 }

@@ -11,8 +11,10 @@ import type { IndexedDialogue, RunIndex } from "./run-index.js";
 export interface SearchableRun {
   index: RunIndex;
   search: ReplySearch;
-  /** The run's first ECS judge (the headline one), whose score the table shows. */
+  /** The run's headline ECS judge (the first that is a model), whose score the table's ECS column shows; null when none. */
   headlineJudge: string | null;
+  /** The run's first heuristic ECS judge (the lexicon baseline), whose score the table shows in a column of its own; null when none. */
+  lexiconJudge: string | null;
 }
 
 function compareText(a: string, b: string): number {
@@ -71,9 +73,12 @@ function passes(entry: IndexedDialogue, query: DialogueQuery): boolean {
 }
 
 /** A dialogue as a line of the table. */
-export function summaryOf(entry: IndexedDialogue, headlineJudge: string | null): DialogueSummary {
+export function summaryOf(entry: IndexedDialogue, headlineJudge: string | null, lexiconJudge: string | null = null): DialogueSummary {
   const row = entry.row;
-  const ecs = headlineJudge === null ? null : (row.ecs[headlineJudge]?.score ?? null);
+  const scoreOf = (judge: string | null) => {
+    const score = judge === null ? null : (row.ecs[judge]?.score ?? null);
+    return typeof score === "number" && Number.isFinite(score) ? score : null;
+  };
   return {
     run: entry.run,
     id: row.id,
@@ -90,7 +95,8 @@ export function summaryOf(entry: IndexedDialogue, headlineJudge: string | null):
     turns: row.metrics.turns,
     flags: [...entry.flags],
     hid: row.metrics.hid,
-    ecs: typeof ecs === "number" && Number.isFinite(ecs) ? ecs : null,
+    ecs: scoreOf(headlineJudge),
+    lexiconBaseline: scoreOf(lexiconJudge),
     judgeGap: entry.judgeGap,
     predictionGap: entry.predictionGap,
   };
@@ -122,7 +128,7 @@ export class DialogueTable {
   /** One page of the table. */
   page(query: DialogueQuery): { total: number; rows: DialogueSummary[] } {
     const selected = this.#selection(query);
-    const rows = selected.slice(query.offset, query.offset + query.limit).map((entry) => summaryOf(entry, this.runs[entry.run]?.headlineJudge ?? null));
+    const rows = selected.slice(query.offset, query.offset + query.limit).map((entry) => summaryOf(entry, this.runs[entry.run]?.headlineJudge ?? null, this.runs[entry.run]?.lexiconJudge ?? null));
     return { total: selected.length, rows };
   }
 

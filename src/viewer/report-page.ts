@@ -15,6 +15,8 @@ import { loadRunFromRows, type LoadedRun } from "../record/load-run.js";
 import { chartDefinitions } from "../report/charts/index.js";
 import { sortedById } from "../metrics/dialogue-row.js";
 import { buildReportModel, transcriptIds } from "../report/report-model.js";
+import { classifyEcsJudges, type EcsJudgeKinds } from "../analysis/ecs-judges.js";
+import { simulatorHidLabel } from "../report/hid-label.js";
 import type { ReportPage } from "./api-schemas.js";
 import type { ChartWorkerInput, ChartWorkerMessage } from "./chart-worker.js";
 import { readRecords } from "./record-store.js";
@@ -52,9 +54,28 @@ export class RunReport {
     return this.loaded().summary;
   }
 
-  /** The first ECS judge: the summary's, else the first the dialogues carry. */
+  /** The run's ECS judges (the summary's, then those only the dialogues carry) sorted into the model headline and the heuristics. */
+  ecsKinds(): EcsJudgeKinds {
+    const judges = [...this.summary.judges.ecs, ...this.index.facets.ecsJudges.filter((judge) => !this.summary.judges.ecs.includes(judge))];
+    return classifyEcsJudges(this.loaded().rows, judges);
+  }
+
+  /**
+   * The headline ECS judge: the first that is a model; null when only heuristics (the lexicon
+   * baseline) or no judge ran, so the viewer never shows a heuristic's score as "ECS".
+   */
   headlineJudge(): string | null {
-    return this.summary.judges.ecs[0] ?? this.index.facets.ecsJudges[0] ?? null;
+    return this.ecsKinds().headline;
+  }
+
+  /** The heuristic ECS judges by name, each with what the viewer calls it ("ECS lexicon baseline"). */
+  heuristicJudges(): Record<string, string> {
+    return Object.fromEntries(this.ecsKinds().heuristics.map((heuristic) => [heuristic.name, heuristic.label]));
+  }
+
+  /** What the simulated user's HID is called in this run: "HID (offline: move test)" under the offline user (report/hid-label.ts). */
+  hidLabel(): string {
+    return simulatorHidLabel(this.loaded().setup?.simulator);
   }
 
   page(): ReportPage {

@@ -115,7 +115,7 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
     const index = indexRun(dir, run, labels[run]);
     const report = new RunReport(index);
     reports.push(report);
-    return { index, search: new ReplySearch(index), headlineJudge: report.headlineJudge() };
+    return { index, search: new ReplySearch(index), headlineJudge: report.headlineJudge(), lexiconJudge: Object.keys(report.heuristicJudges())[0] ?? null };
   });
   const facets = mergedFacets(runs);
   const table = new DialogueTable(runs);
@@ -162,7 +162,10 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
   };
 
   app.get("/api/runs", async (): Promise<RunList> => ({
-    runs: runs.map(({ index }) => ({ run: index.run, label: index.label, dir: index.dir, dialogues: index.dialogues.length, facets: index.facets, readingNotes: index.readingNotes })),
+    runs: runs.map(({ index, headlineJudge }) => {
+      const report = reports[index.run] as RunReport;
+      return { run: index.run, label: index.label, dir: index.dir, dialogues: index.dialogues.length, facets: index.facets, readingNotes: index.readingNotes, hidLabel: report.hidLabel(), headlineEcsJudge: headlineJudge, heuristicEcsJudges: report.heuristicJudges() };
+    }),
     facets,
   }));
 

@@ -36,7 +36,7 @@ export function App() {
             {runs.value.runs.flatMap((run) => run.readingNotes.map((note) => <p key={`${run.run}:${note}`} class="note warning">{`${run.label}: ${note}`}</p>))}
             {route.view === "report" ? <ReportView runs={runs.value} run={route.run} /> : null}
             {route.view === "dialogues" ? <DialoguesView runs={runs.value} params={route.params} /> : null}
-            {route.view === "dialogue" ? <DialogueView run={route.run} id={route.id} /> : null}
+            {route.view === "dialogue" ? <DialogueView runs={runs.value} run={route.run} id={route.id} /> : null}
             {route.view === "compare" ? <SideBySideView runs={runs.value} params={route.params} /> : null}
           </>
         ) : null}

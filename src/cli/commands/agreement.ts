@@ -38,6 +38,16 @@ export function registerAgreementCommand(program: Command): void {
         for (const note of user.readingNotes) console.error(`note (${user.label}): ${note}`);
       }
       const report = agreementReport(users, { seed: flags.seed, resamples: flags.resamples });
+      const agentsOf = (label: string) => report.users.find((user) => user.label === label)?.agents.join(", ") || "none";
+      const disjoint = report.pairs.filter((pair) => pair.sharedAgents.length === 0);
+      // Nothing to compare at all: an empty table with exit 0 would read as agreement measured.
+      if (disjoint.length === report.pairs.length) {
+        const named = disjoint.map((pair) => `${pair.a} has ${agentsOf(pair.a)}; ${pair.b} has ${agentsOf(pair.b)}`).join(". ");
+        throw new AebError(
+          `the simulated users share no agent, so there is no agreement to measure (agents are matched by condition name). ${named}. Give runs of the same agents under each simulated user: the same conditions, e.g. one run config run once with the offline user and once with simulator: {kind: llm, ...}`,
+        );
+      }
+      for (const pair of disjoint) console.error(`warning: ${pair.a} and ${pair.b} share no agent (${pair.a} has ${agentsOf(pair.a)}; ${pair.b} has ${agentsOf(pair.b)}): that pair is not compared`);
       console.log(renderAgreementText(report));
       if (flags.out !== undefined) {
         const paths = await writeAgreementFiles(flags.out, report);

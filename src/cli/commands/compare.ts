@@ -4,7 +4,7 @@ import { AebError, RunDirectoryError } from "../../core/errors.js";
 import { compareRuns, renderComparisonMarkdown, renderComparisonText } from "../../report/compare-runs.js";
 import { parseConditionMappings, type ConditionMapping } from "../../report/condition-mapping.js";
 import { simulatedUsersOfDirectory } from "../../interop/simulated-users.js";
-import { loadRunRecords, readConditionOrder } from "../../record/load-run.js";
+import { loadRunRecords, readConditionOrder, readRunSeed } from "../../record/load-run.js";
 import { nonNegativeInteger } from "../options.js";
 
 interface CompareFlags {
@@ -23,11 +23,17 @@ function collectMappings(value: string, previous: ConditionMapping[] | undefined
   }
 }
 
+/** The run seed a directory records, as RunSide's optional field. */
+function seedOf(dir: string): { runSeed?: number } {
+  const seed = readRunSeed(dir);
+  return seed === null ? {} : { runSeed: seed };
+}
+
 export function registerCompareCommand(program: Command): void {
   program
     .command("compare")
     .description(
-      "Compare each condition across two runs, dialogue by dialogue (matched on scenario and repeat): the simulated user of each, FS in each run, the mean difference B - A and its paired bootstrap 95% CI. Conditions pair up by name, or as --map says. Runs scored by different simulated users are compared with a warning (aeb agreement measures how far simulated users agree).",
+      "Compare each condition across two runs, dialogue by dialogue (matched on scenario and repeat): the simulated user of each, FS in each run, the mean difference B - A and its paired bootstrap 95% CI. Conditions pair up by name, or as --map says. Runs scored by different simulated users, or run with different seeds, are compared with a warning (aeb agreement measures how far simulated users agree).",
     )
     .argument("<dirA>", "first run directory (A)")
     .argument("<dirB>", "second run directory (B)")
@@ -45,8 +51,8 @@ export function registerCompareCommand(program: Command): void {
       for (const note of a.readingNotes) console.error(`note (A): ${note}`);
       for (const note of b.readingNotes) console.error(`note (B): ${note}`);
       const comparison = compareRuns(
-        { label: dirA, records: a.records, conditionOrder: readConditionOrder(dirA), simulatedUser: simulatedUsersOfDirectory(dirA).of },
-        { label: dirB, records: b.records, conditionOrder: readConditionOrder(dirB), simulatedUser: simulatedUsersOfDirectory(dirB).of },
+        { label: dirA, records: a.records, conditionOrder: readConditionOrder(dirA), simulatedUser: simulatedUsersOfDirectory(dirA).of, ...seedOf(dirA) },
+        { label: dirB, records: b.records, conditionOrder: readConditionOrder(dirB), simulatedUser: simulatedUsersOfDirectory(dirB).of, ...seedOf(dirB) },
         { seed: flags.seed, mapping: flags.map ?? [] },
       );
       if (comparison.sharedScenarios.length === 0) {

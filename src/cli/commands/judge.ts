@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { judgeRun } from "../../runner/judge-run.js";
 import { loadRunConfig } from "../../runner/run-config.js";
+import { readRunSetup } from "../../record/load-run.js";
 import { renderTerminalSummary } from "../../report/terminal-summary.js";
 import { positiveInteger } from "../options.js";
 import { judgeFailureCount } from "./run.js";
@@ -16,7 +17,7 @@ export function registerJudgeCommand(program: Command): void {
     .action(async (dir: string, flags: { config: string; concurrency: number; rejudge?: boolean }) => {
       const config = loadRunConfig(flags.config);
       const result = await judgeRun({ dir, config, concurrency: flags.concurrency, rejudge: flags.rejudge ?? false, command: "aeb judge", onWarning: (message) => console.error(`warning: ${message}`) });
-      console.log(renderTerminalSummary(result.summary));
+      console.log(renderTerminalSummary(result.summary, readRunSetup(dir).setup?.simulator));
       const retried = result.retried > 0 ? `, ${result.retried} of them retrying judge calls that had failed` : "";
       console.log(`\njudged ${result.judged} dialogue(s)${retried} (${result.skipped} already judged, ${result.excluded} not judged: ${result.excludedReason || "none"}) -> ${dir}`);
       const failures = judgeFailureCount(result.summary);

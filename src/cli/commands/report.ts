@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { resolveReference } from "../../analysis/run-summary.js";
 import { writeSummaryFile } from "../../record/summary-file.js";
 import { loadRunForReport, reportInputOf } from "../../report/load-run.js";
 import { writeReportFiles } from "../../report/write-reports.js";
@@ -6,6 +7,7 @@ import { writeReportFiles } from "../../report/write-reports.js";
 interface ReportFlags {
   recompute?: boolean;
   writeSummary?: boolean;
+  reference?: string;
 }
 
 export function registerReportCommand(program: Command): void {
@@ -15,9 +17,12 @@ export function registerReportCommand(program: Command): void {
     .argument("<dir>", "run directory (made by aeb run --out DIR)")
     .option("--recompute", "recompute the summary from dialogues.jsonl instead of reading summary.json (summary.json is not changed)")
     .option("--write-summary", "recompute the summary and also overwrite summary.json with it")
-    .addHelpText("after", "\nExamples:\n  aeb report runs/quick\n  aeb report runs/quick --recompute\n")
+    .option("--reference <condition>", "compare every condition against this one in its own Holm family (default: the config's report.reference, else attuned when the run has it); recomputes the summary, which summary.json keeps unless --write-summary")
+    .addHelpText("after", "\nExamples:\n  aeb report runs/quick\n  aeb report runs/quick --recompute\n  aeb report runs/quick --reference advice\n")
     .action(async (dir: string, flags: ReportFlags) => {
-      const run = loadRunForReport(dir, { recompute: flags.recompute === true || flags.writeSummary === true });
+      const run = loadRunForReport(dir, { recompute: flags.recompute === true || flags.writeSummary === true || flags.reference !== undefined, ...(flags.reference !== undefined ? { reference: flags.reference } : {}) });
+      // A name without dialogues here: the same message as a config's report.reference.
+      if (flags.reference !== undefined) resolveReference(flags.reference, run.summary.conditions.map((condition) => condition.name), "--reference");
       for (const note of run.readingNotes) console.error(`note: ${note}`);
       if (flags.writeSummary) writeSummaryFile(dir, run.summary);
       const written = await writeReportFiles(dir, reportInputOf(run));

@@ -240,7 +240,7 @@ export function registerRunCommand(program: Command): void {
         process.removeListener("SIGTERM", onSignal);
       }
       progress.stop();
-      console.log(renderTerminalSummary(result.summary));
+      console.log(renderTerminalSummary(result.summary, config.simulator));
       console.log(`\n${result.summary.dialogues} dialogues (${result.ran} run now, ${result.skipped} kept from before) -> ${outDir}`);
       console.log(`files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}, ${join(outDir, "report.html")}`);
       if (result.stopped) {

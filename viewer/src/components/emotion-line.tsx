@@ -3,9 +3,7 @@
  * predictions beside it: a small SVG drawn with Preact elements, so every label is text.
  */
 import type { DialogueRecord } from "../api.js";
-
-/** Colours of the lines: the true emotion, then each judge (Tableau 10, as the report's charts). */
-const COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948", "#ff9da7"];
+import { judgeLabel, type Colours, type RunLabels } from "../labels.js";
 
 interface Series {
   name: string;
@@ -14,27 +12,48 @@ interface Series {
   points: Array<{ step: number; value: number; hollow: boolean }>;
 }
 
-export function emotionSeries(record: DialogueRecord): Series[] {
+/** The true emotion in the condition's colour, then each judge's predictions, dashed, in the judge's colour. */
+export function emotionSeries(record: DialogueRecord, colours: Colours, labels: RunLabels): Series[] {
   const truth: Series = {
     name: "emotion (simulated user)",
-    colour: COLOURS[0] as string,
+    colour: colours.condition(record.condition),
     dashed: false,
     points: [{ step: 0, value: record.opening.emotion, hollow: false }, ...record.turns.map((turn) => ({ step: turn.index + 1, value: turn.user.emotion, hollow: turn.user.appraised === false }))],
   };
   const judges = Object.entries(record.ecs ?? {})
     .filter(([, judgement]) => (judgement.estimates ?? []).length > 0)
-    .map(([name, judgement], index) => ({
-      name: `${name} (predicted)`,
-      colour: COLOURS[(index + 1) % COLOURS.length] as string,
+    .map(([name, judgement]) => ({
+      name: `${judgeLabel(name, labels)}: predicted`,
+      colour: colours.judge(name),
       dashed: true,
       points: (judgement.estimates ?? []).map((estimate) => ({ step: estimate.index + 1, value: estimate.predicted, hollow: estimate.imputed === true })),
     }));
   return [truth, ...judges];
 }
 
-export function EmotionLine({ record, width = 640, height = 210, compact = false }: { record: DialogueRecord; width?: number; height?: number; compact?: boolean }) {
-  const series = emotionSeries(record);
-  const steps = Math.max(1, record.turns.length);
+/**
+ * `steps`: the x axis's last step; side by side gives every column the longest dialogue's, so the
+ * columns share one axis. By default the dialogue's own length.
+ */
+export function EmotionLine({
+  record,
+  colours,
+  labels,
+  width = 640,
+  height = 210,
+  compact = false,
+  steps: sharedSteps,
+}: {
+  record: DialogueRecord;
+  colours: Colours;
+  labels: RunLabels;
+  width?: number;
+  height?: number;
+  compact?: boolean;
+  steps?: number;
+}) {
+  const series = emotionSeries(record, colours, labels);
+  const steps = Math.max(1, sharedSteps ?? record.turns.length);
   const margin = { left: 34, right: 12, top: 10, bottom: compact ? 22 : 40 };
   const plotWidth = width - margin.left - margin.right;
   const plotHeight = height - margin.top - margin.bottom;

@@ -5,10 +5,11 @@
  */
 import type { DialogueRecord, TurnRecord } from "../api.js";
 import { codePoints, direction, signed } from "../format.js";
+import { judgeLabel, type RunLabels } from "../labels.js";
 
 type EcsJudgements = NonNullable<DialogueRecord["ecs"]>;
 
-function JudgePredictions({ turn, judges }: { turn: TurnRecord; judges: EcsJudgements }) {
+function JudgePredictions({ turn, judges, labels }: { turn: TurnRecord; judges: EcsJudgements; labels: RunLabels }) {
   const lines = Object.entries(judges).flatMap(([name, judgement]) => {
     const estimate = (judgement.estimates ?? []).find((candidate) => candidate.index === turn.index);
     const error = (judgement.errors ?? []).find((candidate) => candidate.index === turn.index);
@@ -20,7 +21,7 @@ function JudgePredictions({ turn, judges }: { turn: TurnRecord; judges: EcsJudge
     <ul class="predictions">
       {lines.map(({ name, estimate, error }) => (
         <li key={name}>
-          <span class="judge">{name}</span>
+          <span class="judge">{judgeLabel(name, labels)}</span>
           {estimate === undefined ? null : (
             <>
               {" predicted "}
@@ -54,7 +55,7 @@ export function AgentReply({ turn }: { turn: TurnRecord }) {
   );
 }
 
-export function UserReply({ turn, showAppraisal = true }: { turn: TurnRecord; showAppraisal?: boolean }) {
+export function UserReply({ turn, hidLabel, showAppraisal = true }: { turn: TurnRecord; hidLabel: string; showAppraisal?: boolean }) {
   const user = turn.user;
   if (user.appraised === false) {
     return (
@@ -74,7 +75,10 @@ export function UserReply({ turn, showAppraisal = true }: { turn: TurnRecord; sh
     <div class="msg user">
       <div class="who">
         user · emotion <strong>{user.emotion}</strong> (<span class={direction(user.delta)}>{signed(user.delta)}</span>; simulator proposed {signed(user.simulatorDelta)})
-        {user.hid === undefined ? null : <span class={`hid hid-${user.hid}`}> · HID {user.hid}</span>}
+        {user.hid === undefined ? null : <span class={`hid hid-${user.hid}`}>
+            {" "}
+            · {hidLabel} {user.hid}
+          </span>}
         {user.flags.map((flag) => (
           <span key={flag} class="flag">
             {flag}
@@ -102,7 +106,7 @@ export function UserReply({ turn, showAppraisal = true }: { turn: TurnRecord; sh
   );
 }
 
-export function TurnView({ record, turn }: { record: DialogueRecord; turn: TurnRecord }) {
+export function TurnView({ record, turn, labels }: { record: DialogueRecord; turn: TurnRecord; labels: RunLabels }) {
   const manipulation = record.type !== "cooperative" && turn.index === record.manipulationTurn;
   return (
     <div class="turn" data-turn={turn.index}>
@@ -111,8 +115,8 @@ export function TurnView({ record, turn }: { record: DialogueRecord; turn: TurnR
         {manipulation ? " · manipulation turn" : ""}
       </div>
       <AgentReply turn={turn} />
-      <UserReply turn={turn} />
-      <JudgePredictions turn={turn} judges={record.ecs ?? {}} />
+      <UserReply turn={turn} hidLabel={labels.hidLabel} />
+      <JudgePredictions turn={turn} judges={record.ecs ?? {}} labels={labels} />
     </div>
   );
 }

@@ -1,8 +1,9 @@
 /** One dialogue, whole: its facts, the judges' verdicts, the emotion line and every turn. */
-import { api, type DialogueRecord } from "../api.js";
+import { api, type DialogueRecord, type RunList } from "../api.js";
 import { EmotionLine } from "../components/emotion-line.js";
 import { TurnView } from "../components/turn-view.js";
 import { fixed } from "../format.js";
+import { coloursOf, judgeLabel, labelsOf, type RunLabels } from "../labels.js";
 import { compareHref, dialogueHref } from "../route.js";
 import { useFetch } from "../use-fetch.js";
 
@@ -11,7 +12,7 @@ export function TypeBadge({ record }: { record: Pick<DialogueRecord, "type"> }) 
   return record.type === "cooperative" ? <span class="type cooperative">cooperative user (SAGE/RLVER profile)</span> : <span class="type">{record.type}</span>;
 }
 
-function Judges({ record }: { record: DialogueRecord }) {
+function Judges({ record, labels }: { record: DialogueRecord; labels: RunLabels }) {
   const ecs = Object.entries(record.ecs ?? {});
   const hid = Object.entries(record.hid ?? {});
   if (ecs.length === 0 && hid.length === 0) return <p class="note">No judge scored this dialogue.</p>;
@@ -19,12 +20,12 @@ function Judges({ record }: { record: DialogueRecord }) {
     <div class="judges">
       {ecs.length === 0 ? null : (
         <table>
-          <caption>ECS judges</caption>
+          <caption>ECS judges{ecs.some(([name]) => labels.heuristicEcsJudges[name] !== undefined) ? " and heuristic baselines (not model judges: their score is not an ECS of a model)" : ""}</caption>
           <thead>
             <tr>
               <th>judge</th>
               <th>model</th>
-              <th class="num">ECS</th>
+              <th class="num">score</th>
               <th class="num">before</th>
               <th class="num">after</th>
               <th class="num">drop</th>
@@ -36,7 +37,7 @@ function Judges({ record }: { record: DialogueRecord }) {
           <tbody>
             {ecs.map(([name, judgement]) => (
               <tr key={name}>
-                <td>{name}</td>
+                <td>{judgeLabel(name, labels)}</td>
                 <td>{judgement.model ?? ""}</td>
                 <td class="num">{fixed(judgement.score)}</td>
                 <td class="num">{fixed(judgement.before)}</td>
@@ -77,12 +78,13 @@ function Judges({ record }: { record: DialogueRecord }) {
   );
 }
 
-export function DialogueView({ run, id }: { run: number; id: string }) {
+export function DialogueView({ runs, run, id }: { runs: RunList; run: number; id: string }) {
   const loaded = useFetch(`dialogue:${run}:${id}`, () => api.dialogue(run, id));
   if (loaded.state === "loading") return <p class="status">Loading {id}…</p>;
   if (loaded.state === "error") return <p class="error">{loaded.message}</p>;
   const { record, siblings, label } = loaded.value;
   const others = siblings.filter((sibling) => !(sibling.run === run && sibling.id === record.id));
+  const labels = labelsOf(runs, run);
   return (
     <article class="dialogue">
       <h1>{record.id}</h1>
@@ -114,8 +116,9 @@ export function DialogueView({ run, id }: { run: number; id: string }) {
           </span>
         )}
       </p>
-      <EmotionLine record={record} />
-      <Judges record={record} />
+      <EmotionLine record={record} colours={coloursOf(runs)} labels={labels} />
+      <Judges record={record} labels={labels} />
+      {labels.hidLabel === "HID" ? null : <p class="note hid-note">{`${labels.hidLabel}: under the offline simulated user a turn's HID verdict is the same move test that sets the reward, not an independent signal; an HID judge (aeb judge) gives one.`}</p>}
       <h2>Transcript</h2>
       <div class="msg user opening">
         <div class="who">
@@ -124,7 +127,7 @@ export function DialogueView({ run, id }: { run: number; id: string }) {
         <p class="text">{record.opening.text}</p>
       </div>
       {record.turns.map((turn) => (
-        <TurnView key={turn.index} record={record} turn={turn} />
+        <TurnView key={turn.index} record={record} turn={turn} labels={labels} />
       ))}
     </article>
   );

@@ -7,6 +7,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, type DialogueSummary, type RunList } from "../api.js";
 import { ChoiceList } from "../components/choice-list.js";
 import { fixed } from "../format.js";
+import { hidColumnLabel } from "../labels.js";
 import { compareHref, dialogueHref, navigate } from "../route.js";
 import { useFetch } from "../use-fetch.js";
 
@@ -14,8 +15,8 @@ const PAGE_SIZE = 50;
 /** Filters of several values. */
 type ListFilter = "run" | "condition" | "type" | "scenario" | "endReason" | "flag" | "status";
 
-/** The sortable columns: label, sort key, and whether a column holds numbers. */
-const COLUMNS: Array<{ label: string; sort?: string; numeric?: boolean; title?: string }> = [
+/** The sortable columns: label, sort key, and whether a column holds numbers; the HID column's label depends on the runs. */
+const columnsOf = (hidLabel: string): Array<{ label: string; sort?: string; numeric?: boolean; title?: string }> => [
   { label: "dialogue", sort: "id" },
   { label: "condition" },
   { label: "type" },
@@ -24,8 +25,13 @@ const COLUMNS: Array<{ label: string; sort?: string; numeric?: boolean; title?: 
   { label: "final", sort: "finalEmotion", numeric: true, title: "final emotion" },
   { label: "lowest", sort: "lowestEmotion", numeric: true, title: "lowest emotion" },
   { label: "turns", sort: "turns", numeric: true },
-  { label: "HID", numeric: true, title: "the simulated user's HID from the manipulation turn on" },
-  { label: "ECS", numeric: true, title: "the run's first ECS judge" },
+  {
+    label: hidLabel,
+    numeric: true,
+    title: hidLabel === "HID" ? "the simulated user's HID from the manipulation turn on" : "the simulated user's HID from the manipulation turn on; under the offline user the same move test that sets the reward, not an independent signal",
+  },
+  { label: "ECS (model judge)", numeric: true, title: "the run's headline ECS judge, the first that is a model; n/a when no model judge ran" },
+  { label: "lexicon baseline", numeric: true, title: "the ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge, so never an ECS" },
   { label: "judge gap", sort: "judgeGap", numeric: true, title: "largest |ECS of judge A - ECS of judge B|" },
   { label: "prediction gap", sort: "predictionGap", numeric: true, title: "largest |predicted - true emotion| of any judged turn" },
   { label: "flags" },
@@ -61,6 +67,7 @@ function Row({ row, showRun, runLabel }: { row: DialogueSummary; showRun: boolea
       <td class="num">{row.turns}</td>
       <td class="num">{fixed(row.hid, 2)}</td>
       <td class="num">{fixed(row.ecs)}</td>
+      <td class="num">{fixed(row.lexiconBaseline)}</td>
       <td class="num">{fixed(row.judgeGap)}</td>
       <td class="num">{fixed(row.predictionGap, 0)}</td>
       <td>
@@ -159,7 +166,7 @@ export function DialoguesView({ runs, params }: { runs: RunList; params: URLSear
             <table class="dialogue-table">
               <thead>
                 <tr>
-                  {COLUMNS.map((column) => (
+                  {columnsOf(hidColumnLabel(runs)).map((column) => (
                     <th key={column.label} class={column.numeric === true ? "num" : undefined} title={column.title}>
                       {column.sort === undefined ? (
                         column.label
