@@ -92,7 +92,7 @@ export function DialogueView({ run, id }: { run: number; id: string }) {
       </p>
       <p class="outcome">
         {record.status === "error" ? (
-          <span class="error-text">ended in error: {record.error ?? "(no message)"}</span>
+          <span class="error-text">ended in error: {record.error === undefined ? "(no message)" : `${record.error.kind} at ${record.error.stage.replace("_", " ")}: ${record.error.message}`}</span>
         ) : (
           <>
             FS <strong>{fixed(record.final.fs)}</strong> · final emotion <strong>{record.final.emotion}</strong> · {record.endReason} after {record.turns.length} turn(s)
