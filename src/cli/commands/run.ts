@@ -15,6 +15,7 @@ import { nonNegativeInteger, positiveInteger, positiveNumber } from "../options.
 import { RunProgress } from "../progress.js";
 import { invocationArgs } from "../invocation.js";
 import { resumeCommand } from "../resume-command.js";
+import { offlineUserNote } from "../offline-user-note.js";
 import { describeSkippedLine } from "./import.js";
 
 interface RunFlags {
@@ -182,6 +183,7 @@ export function registerRunCommand(program: Command): void {
         console.log(renderPlanCost(await estimatePlanCost(config, { modelFactory: (role, endpoint) => policyChatModel(endpoint.model, role) }), config));
         return;
       }
+      if (flags.agentUrl !== undefined && config.simulator.kind === "offline") console.error(offlineUserNote("model"));
       const outDir = flags.out ?? freshRunDirectory();
       const args = invocationArgs();
       const progress = new RunProgress({
