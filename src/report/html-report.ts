@@ -9,7 +9,7 @@ import { dialogueKindLabel, isCooperative } from "./cooperative.js";
 import { sortedById } from "../metrics/dialogue-row.js";
 import { fixed, signed } from "./format.js";
 import { html, rawHtml, type SafeHtml } from "./html.js";
-import { buildReportModel, WORST_PER_CONDITION, type ReportInput, type Table } from "./report-model.js";
+import { buildReportModel, ERRORS_NOTE, WORST_PER_CONDITION, type ReportInput, type Table } from "./report-model.js";
 
 /** The page style of the reports (report.html, agreement.html): generic fonts only, nothing loaded. */
 export const REPORT_STYLE = `
@@ -155,6 +155,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<string> {
     ["by-type", "By type"],
     ["ecs", "ECS"],
     ...(model.hidJudges === null ? [] : ([["hid", "HID judges"]] as Array<[string, string]>)),
+    ...(model.errorCauses === null ? [] : ([["errors", "Errors"]] as Array<[string, string]>)),
     ...(model.usage === null && model.usageNote === null ? [] : ([["usage", "Token usage"]] as Array<[string, string]>)),
     ["comparisons", "Comparisons"],
     ["length-confound", "Length confound"],
@@ -203,6 +204,16 @@ ${
 <h2>HID: the simulated user and the independent judges</h2>
 ${tableHtml(model.hidJudges)}
 <p class="note">Simulator HID: the simulated user's own verdicts from the manipulation turn on. Each independent judge read the whole transcript and the hidden intention, and had to quote evidence from the agent's replies (1 yes, 0.5 partial, 0 no). Judged: dialogues with a usable verdict; errors: verdicts left out (no quotable evidence, unreadable output). They are reported beside the simulator's HID, never instead of it.</p>
+</section>`
+}
+${
+  model.errorCauses === null
+    ? ""
+    : html`
+<section id="errors">
+<h2>Errors</h2>
+<p class="note">${ERRORS_NOTE}</p>
+${tableHtml(model.errorCauses, 5)}
 </section>`
 }
 ${

@@ -22,6 +22,11 @@ export function renderTerminalSummary(summary: RunSummary): string {
     });
     parts.push(`${heuristicEcsTitle(heuristic)}\n${textTable(["condition", "ECS [95% CI]", "judged"], rows)}`);
   }
+  const causes = summary.errorCauses ?? [];
+  if (causes.length > 0) {
+    const lines = causes.map((cause) => `  ${cause.count} x ${cause.kind} at ${cause.stage.replace("_", " ")}${cause.retryable ? "" : " (a rerun alone will not help)"}, e.g. ${cause.example.dialogueId}: ${cause.example.message}`);
+    parts.push(`${summary.errors} dialogue(s) ended in error, by cause:\n${lines.join("\n")}`);
+  }
   if (noModelJudge) parts.push(`ECS is ${NO_MODEL_JUDGE}: ${summary.judges.ecs.join(", ")} ${summary.judges.ecs.length > 1 ? "are heuristics" : "is a heuristic"}, not a model judge; the headline shows ECS only from a model judge (judges.ecs with kind: llm).`);
   return parts.join("\n\n");
 }

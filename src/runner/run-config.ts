@@ -167,6 +167,13 @@ export const RunConfigSchema = z.strictObject({
   cache: z.strictObject({ dir: z.string().min(1) }).optional(),
   /** Stop the run (exit non-zero) if more than this fraction of dialogues end in error. */
   maxErrorRate: z.number().min(0).max(1).default(0),
+  /**
+   * Stop early on a systematic failure: when the first `dialogues` dialogues this invocation
+   * records all ended in error with the same kind and stage (a wrong key, model name or prompt
+   * file fails every dialogue alike), the run stops with that cause and the command to resume,
+   * instead of spending every dialogue's retries. 0 never stops early.
+   */
+  earlyStop: z.strictObject({ dialogues: z.number().int().min(0).default(5) }).default({ dialogues: 5 }),
 });
 export type RunConfigInput = z.input<typeof RunConfigSchema>;
 export type RunConfig = z.infer<typeof RunConfigSchema>;
