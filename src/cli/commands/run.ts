@@ -8,6 +8,7 @@ import type { RunSummary } from "../../analysis/summary-schema.js";
 import { loadRunConfig, parseRunConfig, type RunConfig } from "../../runner/run-config.js";
 import { runBenchmark } from "../../runner/run-benchmark.js";
 import { estimatePlanCost, type PlanCost } from "../../runner/plan-cost.js";
+import { SYSTEM_PROMPT_FILE_HINT } from "../../runner/plugins.js";
 import { policyChatModel } from "../../mock/policy-chat-model.js";
 import { textTable } from "../../report/format.js";
 import { renderTerminalSummary } from "../../report/terminal-summary.js";
@@ -124,6 +125,14 @@ export function renderPlanCost(cost: PlanCost, config: RunConfig): string {
     "calls at most: every dialogue to its turn limit. completion tokens at most: the role's maxTokens times those calls.",
     `tokens counted with ${cost.tokenCount}. Nothing was sent and nothing was written.`,
   );
+  if (cost.missingFiles.length > 0) {
+    lines.push(
+      "",
+      "a real run needs these files, which cannot be read now (the plan above counted the built-in system prompt in their place):",
+      ...cost.missingFiles.map((file) => `  ${file.path} (${file.reason}), for ${file.conditions.join(", ")}`),
+      SYSTEM_PROMPT_FILE_HINT,
+    );
+  }
   return lines.join("\n");
 }
 
