@@ -86,7 +86,7 @@ describe("gaming agents on the full suite", async () => {
     expect(run.summary.conditions.map((condition) => condition.name)).toEqual([...AGENTS]);
     expect(records.filter((record) => record.status === "error")).toEqual([]);
     expect(parseRunConfig({}, "defaults").conditions.map((condition) => condition.name)).toEqual([...REFERENCE_AGENT_IDS]);
-    expect(() => parseRunConfig({ conditions: [{ name: "x", agent: { kind: "reference", id: "no-such-agent" } }] }, "test")).toThrow(/agent\.id: Invalid option/);
+    expect(() => parseRunConfig({ conditions: [{ name: "x", agent: { kind: "reference", id: "no-such-agent" } }] }, "test")).toThrow(/agent\.id: "no-such-agent" is not allowed; one of formulaic, sycophant/);
   });
 
   it.each(GAMING_AGENT_IDS)("%s scores at least 0.15 FS below attuned overall and below it on every type (runBenchmark)", (id) => {
