@@ -172,6 +172,16 @@ export const RunConfigSchema = z
       .describe("count visible replies in tokens too, with the same tokenizer for every condition (docs/reports.md; --tokenizer overrides it)"),
     cache: z.strictObject({ dir: z.string().min(1).describe("the cache's directory") }).optional().describe("an on-disk response cache for every model call, so an identical rerun sends no request"),
     maxErrorRate: z.number().min(0).max(1).default(0).describe("when more than this fraction of dialogues end in error, `aeb run` exits with code 2 (default 0: any error does); the finished dialogues are kept either way, and a rerun retries the failed ones"),
+    prices: z
+      .record(
+        z.string(),
+        z.strictObject({
+          promptPerMillion: z.number().min(0).describe("price of a million prompt tokens, in the currency you count in"),
+          completionPerMillion: z.number().min(0).describe("price of a million completion tokens"),
+        }),
+      )
+      .optional()
+      .describe("prices per million tokens by model name (endpoint.model), for the cost `aeb run` prints at the end beside the tokens each role used; never part of the results"),
     earlyStop: z
       .strictObject({ dialogues: z.number().int().min(0).default(5).describe("how many first dialogues; 0 never stops early") })
       .default({ dialogues: 5 })

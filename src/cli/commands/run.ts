@@ -17,6 +17,7 @@ import { RunProgress } from "../progress.js";
 import { invocationArgs } from "../invocation.js";
 import { resumeCommand } from "../resume-command.js";
 import { offlineUserNote } from "../offline-user-note.js";
+import { nextStepLines, usageLines } from "../run-epilogue.js";
 import { describeSkippedLine } from "./import.js";
 
 interface RunFlags {
@@ -254,6 +255,7 @@ export function registerRunCommand(program: Command): void {
       console.log(renderTerminalSummary(result.summary));
       console.log(`\n${result.summary.dialogues} dialogues (${result.ran} run now, ${result.skipped} kept from before) -> ${outDir}`);
       console.log(`files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}, ${join(outDir, "report.html")}`);
+      console.log([...usageLines(result.summary.usage, config.prices), ...nextStepLines(outDir)].join("\n"));
       if (result.stopped) {
         console.error(`stopped by ${stoppedBy ?? "the caller"}: ${result.finished} of ${result.planned} dialogues finished and kept in ${outDir} (the summary and reports above cover those)`);
         console.error(`resume with: ${resumeCommand(args, outDir)}`);
