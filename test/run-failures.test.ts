@@ -44,7 +44,7 @@ describe("a run whose dialogues fail", () => {
     expect(planned).toBeGreaterThan(5);
     expect(result.stdout).toMatch(new RegExp(`${planned} dialogue\\(s\\) ended in error, by cause:\\n  ${planned} x http at agent \\(a rerun alone will not help\\), e\\.g\\. model/escalation-[a-z-]+/0: model "agent"`));
     // The end of the run: tokens per role, the report's path and the viewer's command.
-    expect(result.stdout).toMatch(/usage \(every invocation on this directory; cached calls cost no tokens\):\n  agent:model \(agent\): 0 call\(s\)/);
+    expect(result.stdout).toMatch(/usage \(every invocation on this directory; cached calls cost no tokens\):\n {2}agent:model \(agent\): 0 call\(s\)/);
     expect(result.stdout).toContain(`browse every dialogue: aeb view ${out}`);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as RunSummary;
     expect(summary.errorCauses).toEqual([{ kind: "http", stage: "agent", count: planned, retryable: false, example: { dialogueId: expect.stringMatching(/^model\//), message: expect.stringContaining("HTTP 400") } }]);
