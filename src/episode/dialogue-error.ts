@@ -13,7 +13,7 @@ export async function atStage<T>(stage: DialogueErrorStage, work: () => Promise<
   try {
     return await work();
   } catch (error) {
-    if (typeof error === "object" && error !== null && !(STAGE in error)) Object.defineProperty(error, STAGE, { value: stage, enumerable: false });
+    if (typeof error === "object" && error !== null && !(STAGE in error) && Object.isExtensible(error)) Object.defineProperty(error, STAGE, { value: stage, enumerable: false });
     throw error;
   }
 }
