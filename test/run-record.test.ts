@@ -4,7 +4,7 @@
  * claimed only once the run works, usage counted from an append-only log that survives SIGKILL
  * exactly, failed judge calls retried, and a circuit breaker that rides out a model server restart.
  */
-import { appendFileSync, cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, RunDirectoryError, RunStoppedError } from "../src/core/errors.js";
