@@ -66,6 +66,21 @@ describe("aeb chat", () => {
     expect(shown).not.toContain("[emotion");
   });
 
+  it("/reveal turns the reasons on mid-dialogue, and /quit with reveal on still shows the hidden intention", async () => {
+    const scenario = loadScenarioDirectory(BUILTIN_SCENARIO_DIR).find((candidate) => candidate.id === "escalation-cancelled-project")!;
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = "";
+    output.on("data", (chunk: Buffer) => (shown += chunk.toString()));
+    input.end(`${replies[0]}\n/reveal\n${replies[1]}\n/quit\n`);
+    const record = await chatSession({ scenario, preset: getPreset("aeb"), user: new OfflineSimulatedUser(), seed: 1, dialogueId: "human/x/0", repeat: 0, input, output, reveal: false });
+    expect(record).toBeUndefined();
+    const [beforeToggle, afterToggle] = shown.split("(reveal on: the emotion and its reasons follow each reply)");
+    expect(beforeToggle).not.toContain("[emotion");
+    expect(afterToggle).toMatch(/\[emotion \d+ -> \d+/);
+    expect(afterToggle).toContain("The user's hidden intention was: ");
+  });
+
   it("in a real terminal: /help and unknown commands are never scored, --reveal shows the rubric and the hidden intention, and the process exits after saving", () => {
     const out = join(temporaryDirectory(), "run");
     const driver = join(import.meta.dirname, "helpers", "pty-session.py");
