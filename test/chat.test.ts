@@ -1,9 +1,11 @@
 /**
  * `aeb chat` with scripted input: a person's replies played against the offline user, shown with
  * the emotion moving (--reveal), saved as condition `human` beside the models of a run, and shown
- * by `aeb report`; /quit saves nothing.
+ * by `aeb report`; /quit saves nothing. And once through a real pseudo-terminal (python's pty, as a
+ * person at a terminal): slash commands are commands, never scored; --reveal shows the rubric items
+ * and the hidden intention; the process exits by itself once the dialogue is saved.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -60,7 +62,41 @@ describe("aeb chat", () => {
     input.end(`\n${replies[0]}\n/quit\n`);
     const record = await chatSession({ scenario, preset: getPreset("aeb"), user: new OfflineSimulatedUser(), seed: 1, dialogueId: "human/x/0", repeat: 0, input, output, reveal: false });
     expect(record).toBeUndefined();
-    expect(shown).toContain("(type your reply, or /quit)");
+    expect(shown).toContain("(type your reply; /help lists the commands, /quit stops)");
     expect(shown).not.toContain("[emotion");
   });
+
+  it("/reveal turns the reasons on mid-dialogue, and /quit with reveal on still shows the hidden intention", async () => {
+    const scenario = loadScenarioDirectory(BUILTIN_SCENARIO_DIR).find((candidate) => candidate.id === "escalation-cancelled-project")!;
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = "";
+    output.on("data", (chunk: Buffer) => (shown += chunk.toString()));
+    input.end(`${replies[0]}\n/reveal\n${replies[1]}\n/quit\n`);
+    const record = await chatSession({ scenario, preset: getPreset("aeb"), user: new OfflineSimulatedUser(), seed: 1, dialogueId: "human/x/0", repeat: 0, input, output, reveal: false });
+    expect(record).toBeUndefined();
+    const [beforeToggle, afterToggle] = shown.split("(reveal on: the emotion and its reasons follow each reply)");
+    expect(beforeToggle).not.toContain("[emotion");
+    expect(afterToggle).toMatch(/\[emotion \d+ -> \d+/);
+    expect(afterToggle).toContain("The user's hidden intention was: ");
+  });
+
+  it("in a real terminal: /help and unknown commands are never scored, --reveal shows the rubric and the hidden intention, and the process exits after saving", () => {
+    const out = join(temporaryDirectory(), "run");
+    const driver = join(import.meta.dirname, "helpers", "pty-session.py");
+    // Ten seconds after the last reply is far more than saving takes; the bug this guards left the process waiting for input.
+    const session = spawnSync("python3", [driver, process.cwd(), "30", "you> ", "/help", "/nope", ...replies, "--", process.execPath, CLI, "chat", "--scenario", "escalation-cancelled-project", "--reveal", "--out", out], { encoding: "utf8", timeout: 60_000 });
+    expect(session.status, session.stderr).toBe(0);
+    const screen = session.stdout;
+    expect(screen).toContain("saved as condition human");
+    expect(screen.trim().split("\n").at(-1)).toBe("exit=0");
+    expect(screen).toMatch(/\/help +list these commands/);
+    expect(screen).toContain("unknown command /nope: nothing was sent to the user");
+    expect(screen).toMatch(/\[rubric names_unfairness_plainly \+\d+: saying plainly that the situation was unfair/);
+    expect(screen).toContain("The user's hidden intention was: Wants someone to say plainly that what leadership did was unfair");
+    expect(screen).toContain("note: the offline simulated user scores your replies by the moves and phrases");
+    const human = readDialogueRecords(out).records.find((record) => record.condition === "human")!;
+    // The commands were not replies: the first scored reply is the first real one, and there are exactly as many turns as replies typed.
+    expect(human.turns.map((turn) => turn.agent.text)).toEqual(replies);
+  }, 90_000);
 });

@@ -20,6 +20,7 @@ import { runBenchmark } from "../src/runner/run-benchmark.js";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
 import { Environment } from "../src/server/environment.js";
 import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";
+import { withGamingScores } from "../src/runner/doc-tables.js";
 import { temporaryDirectory } from "./helpers/cli.js";
 
 const MARGIN = 0.15;
@@ -82,11 +83,16 @@ describe("gaming agents on the full suite", async () => {
     AGENTS.map((id) => `${id.padEnd(14)} ${scores.get(id)!.overall.toFixed(3)}  ${ADVERSARIAL_TYPES.map((type) => scores.get(id)!.byType[type]!.toFixed(2)).join(" ")}`).join("\n");
   console.log(`FS on the full suite (runBenchmark), overall then ${ADVERSARIAL_TYPES.join(" ")}:\n${table(runScores)}`);
 
+  it("have the figures docs/offline-user.md quotes (regenerate with npm run docs:tables)", () => {
+    const doc = readFileSync(join(import.meta.dirname, "..", "docs", "offline-user.md"), "utf8");
+    expect(withGamingScores(doc, Object.fromEntries([...runScores].map(([id, scores]) => [id, scores.overall])))).toBe(doc);
+  });
+
   it("are runnable like the reference agents, and none is among aeb run's default conditions", () => {
     expect(run.summary.conditions.map((condition) => condition.name)).toEqual([...AGENTS]);
     expect(records.filter((record) => record.status === "error")).toEqual([]);
     expect(parseRunConfig({}, "defaults").conditions.map((condition) => condition.name)).toEqual([...REFERENCE_AGENT_IDS]);
-    expect(() => parseRunConfig({ conditions: [{ name: "x", agent: { kind: "reference", id: "no-such-agent" } }] }, "test")).toThrow(/agent\.id: Invalid option/);
+    expect(() => parseRunConfig({ conditions: [{ name: "x", agent: { kind: "reference", id: "no-such-agent" } }] }, "test")).toThrow(/agent\.id: "no-such-agent" is not allowed; one of formulaic, sycophant/);
   });
 
   it.each(GAMING_AGENT_IDS)("%s scores at least 0.15 FS below attuned overall and below it on every type (runBenchmark)", (id) => {

@@ -12,6 +12,7 @@ import { startMockLlmServer, type MockLlmServer } from "../src/llm/mock-server.j
 import { aebMockReply } from "../src/mock/aeb-mock-policy.js";
 import { judgeRun } from "../src/runner/judge-run.js";
 import { jsonSchemaTexts } from "../src/runner/json-schemas.js";
+import { configReferenceMarkdown, undescribedConfigKeys } from "../src/runner/config-reference.js";
 import { parseRunConfig } from "../src/runner/run-config.js";
 import { runBenchmark } from "../src/runner/run-benchmark.js";
 import { temporaryDirectory } from "./helpers/cli.js";
@@ -41,6 +42,19 @@ describe("schemas/", () => {
     const committed = readdirSync(join(root, "schemas")).filter((file) => file.endsWith(".schema.json")).sort();
     expect(committed).toEqual([...texts.keys()].sort());
     for (const [file, text] of texts) expect(readFileSync(join(root, "schemas", file), "utf8"), file).toBe(text);
+  });
+
+  it("describes every key of the run config, for editors' hovers and docs/config-reference.md, which is current (run `npm run schemas`)", () => {
+    expect(undescribedConfigKeys()).toEqual([]);
+    // The committed JSON Schema carries them, where editors read them.
+    const runConfig = JSON.parse(texts.get("run-config.schema.json")!) as { properties: Record<string, { description?: string; properties?: Record<string, { description?: string }> }> };
+    for (const key of ["maxErrorRate", "earlyStop", "scenarios", "conditions"]) expect(runConfig.properties[key]?.description, key).toEqual(expect.any(String));
+    expect(runConfig.properties.scenarios!.properties!.path!.description).toMatch(/directory or file of scenario YAML/);
+    const reference = readFileSync(join(root, "docs", "config-reference.md"), "utf8");
+    expect(reference).toBe(configReferenceMarkdown());
+    // The keys a first-time user could not find: scenarios.path and maxErrorRate.
+    expect(reference).toMatch(/## scenarios[\s\S]*\| `path` \| string \|/);
+    expect(reference).toMatch(/\| `maxErrorRate` \| number \(>= 0, <= 1\) \| `0` \|/);
   });
 
   it("accepts every example config and names the schema for editors", () => {

@@ -54,7 +54,7 @@ describe("agents given in code", () => {
     const out = join(temporaryDirectory(), "run");
     const result = await runBenchmark({ config: config(["broken"]), outDir: out, agents: { broken: (() => 42) as unknown as () => string } });
     expect(result.errors).toBe(result.planned);
-    expect(readDialogueRecords(out).records[0]!.error).toBe("TypeError: agent broken-v1 returned number; an agent returns a string or { text, think?, flags? }");
+    expect(readDialogueRecords(out).records[0]!.error).toEqual({ kind: "agent-error", stage: "agent", message: "agent broken-v1 returned number; an agent returns a string or { text, think?, flags? }", retryable: false });
   });
 
   it("examples/library-agent.mjs runs as written", () => {

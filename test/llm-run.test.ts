@@ -142,7 +142,7 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
     expect(first.errors).toBe(2); // the gaslighting scenario, in both conditions
     const errored = readRecords(out).filter((record) => record.status === "error");
     expect(errored.map((record) => record.scenarioId)).toEqual(["gaslighting-friend-group", "gaslighting-friend-group"]);
-    expect(errored[0]!.error).toMatch(/simulator appraisal output unusable after 3 tries/);
+    expect(errored[0]!.error).toMatchObject({ kind: "unusable-output", stage: "appraisal", retryable: true, message: expect.stringMatching(/simulator appraisal output unusable after 3 tries/) });
     expect(first.summary.conditions[0]!.errors).toBe(1);
 
     failing = false;

@@ -16,7 +16,7 @@ import { startMockLlmServer, type MockChatRequest, type MockLlmServer } from "..
 import { aebMockReply, roleOf } from "../src/mock/aeb-mock-policy.js";
 import { runBenchmark } from "../src/runner/run-benchmark.js";
 import { loadRunConfig, parseRunConfig, type RunConfigInput } from "../src/runner/run-config.js";
-import { temporaryDirectory } from "./helpers/cli.js";
+import { runCli, temporaryDirectory } from "./helpers/cli.js";
 
 const EXAMPLES = join(packageRoot, "examples");
 const SAGE_PROFILES = join(packageRoot, "..", "shared", "data", "sage", "profiles", "simulator_profile_withfirsttalk.jsonl");
@@ -117,7 +117,10 @@ describe("the AEB paper's eight conditions against the mock server", () => {
     expect(result.errors).toBe(0);
     const records = readRecords(out);
     expect(records).toHaveLength(8);
-    expect(warnings).toEqual(['ECS judge "mistral-7b" is the simulator\'s model (mistral-7b-instruct-v0.3); the paper uses an independent, cross-family judge']);
+    // The warning agrees with docs/fidelity.md: the paper's ECS judge was the simulator's own model.
+    expect(warnings).toEqual([
+      'ECS judge "mistral-7b" is the simulator\'s model (mistral-7b-instruct-v0.3): it predicts emotions its own model reported, as the AEB paper\'s ECS judge did (docs/fidelity.md); add a judge of another family beside it (as examples/paper-eight-conditions.yaml does) for an independent ECS',
+    ]);
 
     const requests = requestsOf(server);
     const byRole = (role: string) => requests.filter((request) => request.role === role);
@@ -173,7 +176,23 @@ describe("the AEB paper's eight conditions against the mock server", () => {
     const attempt = runBenchmark({ config, outDir: join(temporaryDirectory(), "run") });
     await expect(attempt).rejects.toThrow(ConfigError);
     await expect(attempt).rejects.toThrow(`condition "rlver-ppo-think": agent.systemPromptFile ${missing} cannot be read`);
+    // ...and where RLVER's training prompt lives and the command that extracts it.
+    await expect(attempt).rejects.toThrow(/system_prompt_trained in verl\/workers\/rollout\/vllm_rollout\/system_prompt\.py[\s\S]*aeb prompts extract --from rlver ~\/src\/rlver --out rlver/);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("aeb run --dry-run on the paper's config works on a fresh clone: it says which files a real run needs and how to get them, and the simulator's cap", async () => {
+    const fresh = temporaryDirectory();
+    const result = await runCli(["run", "--config", join(packageRoot, "examples", "paper-eight-conditions.yaml"), "--dry-run"], { cwd: fresh });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/plan: 480 dialogues \(8 condition\(s\) x 6 scenario\(s\) x 10 repeat\(s\)\)/);
+    expect(result.stdout).toContain("a real run needs these files, which cannot be read now");
+    expect(result.stdout).toMatch(/rlver\/agent-system-think\.txt \(ENOENT[^)]*\), for qwen2\.5-1\.5b-think, qwen2\.5-7b-think, rlver-ppo-think, rlver-grpo-think/);
+    expect(result.stdout).toContain("aeb prompts extract --from rlver ~/src/rlver --out rlver");
+    // The aeb-paper pack caps the simulator at 400 tokens: the dry run says so instead of "no cap set".
+    const simulator = result.stdout.split("\n").find((line) => line.startsWith("simulator "))!;
+    expect(simulator).not.toContain("no cap set");
+    expect(existsSync(join(fresh, "runs"))).toBe(false);
   });
 
   it("stops before any model call when a pack of one's own uses an unknown placeholder, naming the file", async () => {

@@ -42,7 +42,7 @@ function dialogue(spec: DialogueSpec): DialogueRecord {
     seed: 11,
     status,
     endReason: status === "error" ? "error" : last <= 10 ? "collapse" : last >= 95 ? "success" : "max_turns",
-    ...(status === "error" ? { error: "model timed out" } : {}),
+    ...(status === "error" ? { error: { kind: "timeout", stage: "agent" as const, message: "model timed out", retryable: true } } : {}),
     preset: "aeb",
     manipulationTurn: 1,
     opening: { text: "My landlord kept the whole deposit & said it was my fault.", emotion: emotions[0] as number },

@@ -30,6 +30,9 @@ describe("aeb run from flags", () => {
     expect(new Set(records.map((record) => record.condition))).toEqual(new Set(["qwen2.5-7b-think"]));
     expect(records.every((record) => record.turns.every((turn) => turn.agent.think !== undefined))).toBe(true);
     expect(server.chatRequests().length).toBeGreaterThan(0);
+    // What the offline user reads, and how to be scored by an LLM user instead (issue 19, item 9).
+    expect(result.stderr).toContain("note: the offline simulated user scores this model's replies by the moves and phrases it finds in them (docs/offline-user.md)");
+    expect(result.stderr).toContain("simulator: { kind: llm, endpoint: {");
   });
 
   it("names what is missing when the one-liner is half given, and refuses it beside a config", async () => {

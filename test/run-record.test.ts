@@ -4,7 +4,7 @@
  * claimed only once the run works, usage counted from an append-only log that survives SIGKILL
  * exactly, failed judge calls retried, and a circuit breaker that rides out a model server restart.
  */
-import { appendFileSync, cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, RunDirectoryError, RunStoppedError } from "../src/core/errors.js";
@@ -119,7 +119,8 @@ describe("claiming a directory", () => {
     await dead.close();
     const out = join(temporaryDirectory(), "run");
     await expect(runBenchmark({ config: parseRunConfig(llmConfig(deadUrl), "test"), outDir: out })).rejects.toThrow(/unreachable/);
-    expect(readdirSync(out)).toEqual([]);
+    // Not even the directory it created is left behind.
+    expect(existsSync(out)).toBe(false);
     const offline = parseRunConfig({ scenarios: { suite: "starter", types: ["escalation"] } }, "test");
     await runBenchmark({ config: offline, outDir: out });
     const before = readFileSync(join(out, "run.json"), "utf8");

@@ -1,4 +1,5 @@
 import { rowEcs, rowHid, sortedById, type DialogueRow } from "../metrics/dialogue-row.js";
+import { errorCauses } from "./error-causes.js";
 import { compareConditions, type MetricReader } from "./compare-conditions.js";
 import { summariseCondition } from "./condition-summary.js";
 import { classifyEcsJudges, ecsMetricName, noModelJudgeNote } from "./ecs-judges.js";
@@ -110,6 +111,7 @@ export function summariseRun(rows: readonly DialogueRow[], options: SummaryOptio
     scenarios: new Set(sorted.map((row) => row.scenarioId)).size,
     dialogues: sorted.length,
     errors: sorted.filter((row) => row.status === "error").length,
+    errorCauses: errorCauses(sorted),
     conditions,
     comparisons: compared.comparisons,
     lengthConfound: compared.lengthConfound,

@@ -19,6 +19,18 @@ export const MeanWithCISchema = z.strictObject({
 });
 export type MeanWithCI = z.infer<typeof MeanWithCISchema>;
 
+/** Dialogues that ended in error with one cause: a failure kind at a stage of the turn (core/dialogue.ts DialogueErrorSchema). */
+export const ErrorCauseSchema = z.strictObject({
+  kind: z.string(),
+  stage: z.string(),
+  count: z.number().int().min(1),
+  /** Whether a rerun can help (the example's error). */
+  retryable: z.boolean(),
+  /** The first dialogue (by id) with this cause, and its message. */
+  example: z.strictObject({ dialogueId: z.string(), message: z.string() }),
+});
+export type ErrorCause = z.infer<typeof ErrorCauseSchema>;
+
 export const TypeSummarySchema = z.strictObject({
   n: z.number().int().min(0),
   fsMean: maybeNumber,
@@ -203,6 +215,8 @@ export const RunSummarySchema = z.strictObject({
   scenarios: z.number().int().min(0),
   dialogues: z.number().int().min(0),
   errors: z.number().int().min(0),
+  /** The errors by cause, most frequent first (absent in summaries written before it). */
+  errorCauses: z.array(ErrorCauseSchema).optional(),
   conditions: z.array(ConditionSummarySchema),
   comparisons: z.array(ComparisonSchema),
   /** FS difference per pair of conditions with and without reply length as a covariate. */

@@ -38,6 +38,17 @@ describe("RunProgress", () => {
     expect(off.lines).toEqual([]);
   });
 
+  it("labels the bar's numbers: dialogues finished of the plan, errors, and the time left", () => {
+    let now = 0;
+    const progress = new RunProgress({ stream: recorder().stream, mode: "off", intervalMs: 60_000, now: () => now });
+    progress.start(10);
+    expect(progress.barLabel()).toBe("0/10 dialogues finished | 0 ended in error | time left: after the first dialogue");
+    now = 4_000;
+    progress.tick(true);
+    progress.tick(false);
+    expect(progress.barLabel()).toBe("2/10 dialogues finished | 1 ended in error | time left: about 16s");
+  });
+
   it("formats durations a person reads at a glance", () => {
     expect([0, 59, 65, 3599, 7380].map(formatDuration)).toEqual(["0s", "59s", "1m 05s", "59m 59s", "2h 03m"]);
   });

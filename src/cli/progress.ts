@@ -45,8 +45,8 @@ export class RunProgress {
     this.#startedAt = this.#now();
     if (total === 0 || this.options.mode === "off") return;
     if (this.options.mode === "bar") {
-      this.#bar = new SingleBar({ format: "{bar} {value}/{total} dialogues | {eta} | errors {errors}", stream: this.options.stream, hideCursor: true }, Presets.shades_classic);
-      this.#bar.start(total, 0, { eta: "time left: after the first dialogue", errors: 0 });
+      this.#bar = new SingleBar({ format: "{bar} {label}", stream: this.options.stream, hideCursor: true }, Presets.shades_classic);
+      this.#bar.start(total, 0, { label: this.barLabel() });
     } else {
       this.options.stream.write(`progress: 0/${total} dialogues to run\n`);
       this.#timer = setInterval(() => this.options.stream.write(`${this.line()}\n`), this.options.intervalMs);
@@ -59,7 +59,7 @@ export class RunProgress {
     this.#done += 1;
     if (errored) this.#errors += 1;
     this.#firstFinishedAt ??= this.#now();
-    this.#bar?.update(this.#done, { eta: this.eta(), errors: this.#errors });
+    this.#bar?.update(this.#done, { label: this.barLabel() });
   }
 
   /** "time left: 3m 05s", or why it is not known yet. */
@@ -69,6 +69,11 @@ export class RunProgress {
     if (elapsed <= 0) return "time left: estimating";
     const rate = this.#done / elapsed;
     return `time left: about ${formatDuration((this.#total - this.#done) / rate)}`;
+  }
+
+  /** The words beside the bar: what the numbers count, the errors, the time left. */
+  barLabel(): string {
+    return `${this.#done}/${this.#total} dialogues finished | ${this.#errors} ended in error | ${this.eta()}`;
   }
 
   /** The plain progress line: done, errors, rate, time left. */

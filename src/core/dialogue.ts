@@ -84,6 +84,39 @@ export function isAppraised(turn: TurnRecord): turn is TurnRecord & { user: Appr
   return turn.user.appraised !== false;
 }
 
+/** Where in the dialogue a failure happened. */
+export const DialogueErrorStageSchema = z.enum(["opening", "agent", "appraisal", "user_reply", "judge", "unknown"]);
+export type DialogueErrorStage = z.infer<typeof DialogueErrorStageSchema>;
+
+/**
+ * Why a dialogue ended in error, as a run summarises it (by kind and stage). `kind` is a model
+ * call's failure kind (`http`, `timeout`, `connection`, `empty-completion`, `incomplete-stream`,
+ * `invalid-response`, `outage`, `config`...), `unusable-output` for a simulated user whose answers
+ * stayed unparseable after its retries, `agent-error` for an agent given in code that threw,
+ * `stopped` for a person who left `aeb chat`, or `unexpected`.
+ */
+export const DialogueErrorSchema = z.strictObject({
+  kind: z.string().min(1),
+  stage: DialogueErrorStageSchema,
+  /** The failure in words, naming the endpoint and model where one failed (never a key). */
+  message: z.string(),
+  /** Whether trying the same call again can succeed (a timeout, a 503) or not (a 401, a missing model). */
+  retryable: z.boolean(),
+});
+export type DialogueError = z.infer<typeof DialogueErrorSchema>;
+
+/** The error as one line: "kind at stage: message". */
+export function describeDialogueError(error: DialogueError): string {
+  return `${error.kind} at ${error.stage.replace("_", " ")}: ${error.message}`;
+}
+
+/** Records written before the error was structured hold "Name: message"; read them as kind `unexpected`, stage `unknown`. */
+export function legacyDialogueError(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const match = /^([A-Za-z]+Error): ([\s\S]*)$/.exec(value);
+  return { kind: "unexpected", stage: "unknown", message: match?.[2] ?? value, retryable: false };
+}
+
 /** One line of `dialogues.jsonl` (docs/output-format.md). */
 export const DialogueRecordSchema = z.looseObject({
   id: z.string(),
@@ -94,8 +127,8 @@ export const DialogueRecordSchema = z.looseObject({
   seed: z.number().int(),
   status: z.enum(["done", "error"]),
   endReason: EndReasonSchema,
-  /** Why the dialogue errored, when `status` is `error`. */
-  error: z.string().optional(),
+  /** Why the dialogue errored, when `status` is `error` (a "Name: message" string in records before 0.2, read as kind `unexpected`). */
+  error: z.preprocess(legacyDialogueError, DialogueErrorSchema).optional(),
   preset: z.string(),
   manipulationTurn: z.number().int().min(0),
   opening: z.strictObject({

@@ -1,6 +1,6 @@
 import type { Agent, AgentReply } from "../agents/agent.js";
 import { codePointCount } from "../core/code-points.js";
-import type { DialogueRecord, TurnRecord } from "../core/dialogue.js";
+import type { DialogueError, DialogueRecord, TurnRecord } from "../core/dialogue.js";
 import { applyChange } from "../core/emotion.js";
 import { AebError } from "../core/errors.js";
 import type { Preset } from "../core/preset.js";
@@ -10,6 +10,7 @@ import type { Detector } from "../reward/detector.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { manipulationTurnOf } from "../scenarios/type-defaults.js";
 import type { SimulatedUser } from "../simulated-user/simulated-user.js";
+import { atStage, dialogueErrorOf } from "./dialogue-error.js";
 import { endReasonOf, goodbyeWordIn, type EndRule } from "./end-rules.js";
 import type { EpisodeState } from "./episode-state.js";
 
@@ -43,7 +44,7 @@ export interface StartOptions {
  * message the simulated user writes from the scenario, as RLVER's simulator does.
  */
 export async function startEpisode(scenario: Scenario, preset: Preset, seed: number, options: StartOptions = {}): Promise<EpisodeState> {
-  const opening = scenario.opening ?? (await writeOpening(scenario, preset, seed, options));
+  const opening = scenario.opening ?? (await atStage("opening", () => writeOpening(scenario, preset, seed, options)));
   return {
     scenarioId: scenario.id,
     preset: preset.name,
@@ -98,7 +99,7 @@ export async function step(state: EpisodeState, agentReply: AgentReply, context:
     dialogueId: context.dialogueId,
     signal: context.signal,
   };
-  const appraisal = await user.appraise(userInput);
+  const appraisal = await atStage("appraisal", () => user.appraise(userInput));
 
   const previousReplies = state.history.filter((turn) => turn.role === "assistant").map((turn) => turn.content);
   const detected = computeAdjustments({ reply: agentReply.text, userText: lastUser.content, previousReplies, lexicon }, context.detectors);
@@ -106,7 +107,7 @@ export async function step(state: EpisodeState, agentReply: AgentReply, context:
   const { adjustments, total: adjustmentTotal } = forceChange(detected, appraisal.simulatorDelta, preset.clamp);
   const { emotion, delta } = applyChange(state.emotion, appraisal.simulatorDelta, adjustmentTotal, preset);
 
-  const reply = appraisal.fusedReply ?? (await user.reply({ ...userInput, appraisal, emotionAfter: emotion }));
+  const reply = appraisal.fusedReply ?? (await atStage("user_reply", () => user.reply({ ...userInput, appraisal, emotionAfter: emotion })));
   const endReason = endReasonOf({ emotion, turnsPlayed, userLeft: reply.left, userText: reply.text, preset }, context.endRules);
   // A goodbye read from the words of the reply (not the user's structured decision) is marked, so a reader sees why it ended.
   const goodbyeFlag = endReason === "user_left" && !reply.left && goodbyeWordIn(reply.text, preset) !== null ? ["goodbye_words"] : [];
@@ -187,25 +188,26 @@ export async function runEpisode(spec: EpisodeSpec): Promise<DialogueRecord> {
   const { scenario, preset } = spec;
   let state: EpisodeState | undefined;
   const turns: TurnRecord[] = [];
-  let error: string | undefined;
+  let error: DialogueError | undefined;
   try {
     state = await startEpisode(scenario, preset, spec.seed, { user: spec.user, dialogueId: spec.dialogueId, signal: spec.signal });
     while (!state.done) {
-      const agentReply = await spec.agent.reply({
-        history: state.history,
+      const current = state;
+      const agentReply = await atStage("agent", () => spec.agent.reply({
+        history: current.history,
         language: scenario.language,
-        turnIndex: state.turnIndex,
+        turnIndex: current.turnIndex,
         seed: spec.seed,
         dialogueId: spec.dialogueId,
         signal: spec.signal,
-      });
+      }));
       const result = await step(state, agentReply, { scenario, preset, user: spec.user, dialogueId: spec.dialogueId, detectors: spec.detectors, signal: spec.signal });
       state = result.state;
       turns.push(result.turn);
       spec.onTurn?.(result.turn, state);
     }
   } catch (caught) {
-    error = caught instanceof Error ? `${caught.name}: ${caught.message}` : String(caught);
+    error = dialogueErrorOf(caught);
   }
   return {
     id: spec.dialogueId,

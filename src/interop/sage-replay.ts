@@ -10,7 +10,7 @@
  */
 import { basename } from "node:path";
 import type { Agent, AgentInput, AgentReply } from "../agents/agent.js";
-import { EndReasonSchema, isAppraised, type DialogueRecord, type EndReason } from "../core/dialogue.js";
+import { describeDialogueError, EndReasonSchema, isAppraised, type DialogueRecord, type EndReason } from "../core/dialogue.js";
 import { formatIssues } from "../core/errors.js";
 import { getPreset, type Preset } from "../core/preset.js";
 import { runEpisode } from "../episode/step.js";
@@ -77,7 +77,7 @@ export async function replaySageDialogue(dialogue: SageResultLine, where: { pres
   });
   const appraised = record.turns.filter(isAppraised);
   const replayed = { replies: record.turns.length, appraised: appraised.length, endReason: record.endReason, final: record.final.emotion };
-  if (record.status === "error") problems.push(record.error ?? "the replay failed");
+  if (record.status === "error") problems.push(record.error === undefined ? "the replay failed" : describeDialogueError(record.error));
   for (const [index, turn] of appraised.entries()) {
     const reported = userTurns[index]?.["emotion-point"];
     if (reported === undefined) problems.push(`turn ${index + 1}: the file records no emotion-point`);

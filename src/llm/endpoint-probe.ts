@@ -40,7 +40,23 @@ type Outcome = { ok: true; result: ProbeResult } | { ok: false; failure: ProbeFa
 
 const NOT_SERVED = new Set([404, 405, 501]);
 
-function describe(error: unknown, timedOut: boolean, timeoutMs: number): string {
+/** What a person can do about an HTTP status from the probe: the cause in their config, and the fix. */
+function statusHint(status: number, baseUrl: string, apiKeyEnv: string | undefined): string {
+  if (status === 401 || status === 403) {
+    return apiKeyEnv === undefined
+      ? "; the server wants an API key and none was configured (a placeholder was sent): set apiKeyEnv (or --api-key-env) to the NAME of the environment variable holding the key"
+      : `; the server refused the key in $${apiKeyEnv}: check that variable holds this server's key`;
+  }
+  if (status === 404) {
+    const path = new URL(baseUrl).pathname.replace(/\/+$/, "");
+    return /\/v\d+$/.test(path)
+      ? "; nothing answers chat completions at this URL: check the base URL against the server's documentation"
+      : `; OpenAI-compatible servers answer under /v1: try baseUrl ${baseUrl.replace(/\/+$/, "")}/v1`;
+  }
+  return "";
+}
+
+function describe(error: unknown, timedOut: boolean, timeoutMs: number, hint: (status: number) => string = () => ""): string {
   if (timedOut || error instanceof APIConnectionTimeoutError) return `no answer within ${timeoutMs} ms`;
   if (error instanceof APIConnectionError) {
     return `unreachable (${findErrorCode(error.cause) ?? error.message})`;
@@ -48,7 +64,7 @@ function describe(error: unknown, timedOut: boolean, timeoutMs: number): string 
   if (error instanceof APIError && typeof error.status === "number") {
     const body = error.error as { message?: unknown } | undefined;
     const message = typeof body?.message === "string" ? body.message : error.message;
-    return `HTTP ${error.status}: ${message.slice(0, 300)}`;
+    return `HTTP ${error.status}: ${message.slice(0, 300)}${hint(error.status)}`;
   }
   return error instanceof Error ? error.message.slice(0, 300) : String(error);
 }
@@ -77,6 +93,7 @@ export async function probe(
         controller.abort();
       }, timeoutMs);
       const started = Date.now();
+      const hint = (status: number) => statusHint(status, baseUrl, parsed.apiKeyEnv);
       const fail = (reason: string): Outcome => ({
         ok: false,
         failure: { endpoint, reason: redactSecrets(reason, secrets) },
@@ -96,7 +113,7 @@ export async function probe(
           }
         } catch (error) {
           const status = error instanceof APIError ? error.status : undefined;
-          if (status === undefined || !NOT_SERVED.has(status)) return fail(describe(error, timedOut, timeoutMs));
+          if (status === undefined || !NOT_SERVED.has(status)) return fail(describe(error, timedOut, timeoutMs, hint));
         }
         try {
           await client.chat.completions.create(
@@ -106,7 +123,7 @@ export async function probe(
           return pass("completion");
         } catch (error) {
           if (error instanceof APIError && error.status === 429) return pass("completion", "rate-limited (HTTP 429)");
-          return fail(describe(error, timedOut, timeoutMs));
+          return fail(describe(error, timedOut, timeoutMs, hint));
         }
       } finally {
         clearTimeout(timer);

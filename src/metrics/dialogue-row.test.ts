@@ -27,7 +27,7 @@ async function starterRecords(): Promise<DialogueRecord[]> {
     }
   }
   const first = records[0] as DialogueRecord;
-  records.push({ ...first, id: `${first.condition}/${first.scenarioId}/9`, repeat: 9, status: "error", endReason: "error", error: "model timed out" });
+  records.push({ ...first, id: `${first.condition}/${first.scenarioId}/9`, repeat: 9, status: "error", endReason: "error", error: { kind: "timeout", stage: "agent" as const, message: "model timed out", retryable: true } });
   return records;
 }
 

@@ -1,4 +1,4 @@
-import type { DialogueRecord } from "../core/dialogue.js";
+import type { DialogueError, DialogueRecord } from "../core/dialogue.js";
 import { dialogueMetrics, type DialogueMetrics } from "./dialogue-metrics.js";
 
 /**
@@ -48,6 +48,8 @@ export interface DialogueRow {
   repeat: number;
   status: DialogueRecord["status"];
   endReason: DialogueRecord["endReason"];
+  /** Why the dialogue failed, with `status: error`. */
+  error?: DialogueError;
   metrics: DialogueMetrics;
   /** The opening's emotion, then the emotion the user reported after each agent reply. */
   emotions: number[];
@@ -99,6 +101,7 @@ export function dialogueRow(record: DialogueRecord): DialogueRow {
     repeat: record.repeat,
     status: record.status,
     endReason: record.endReason,
+    ...(record.error !== undefined ? { error: record.error } : {}),
     metrics: dialogueMetrics(record),
     emotions: [record.opening.emotion, ...record.turns.map((turn) => turn.user.emotion)],
     finalEmotion: record.final.emotion,

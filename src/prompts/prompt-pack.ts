@@ -27,7 +27,7 @@ export const BUILTIN_PACKS = ["aeb-json", "sage", "rlver", "aeb-paper"] as const
 export type BuiltinPackName = (typeof BUILTIN_PACKS)[number];
 
 /** How a config names a pack: a built-in name, or a directory of the same shape. */
-export const PromptPackRefSchema = z.union([z.enum(BUILTIN_PACKS), z.strictObject({ dir: z.string().min(1) })]);
+export const PromptPackRefSchema = z.union([z.enum(BUILTIN_PACKS), z.strictObject({ dir: z.string().min(1).describe("a directory of the same shape as a built-in pack (prompts/packs/, docs/models.md), e.g. one `aeb prompts extract` wrote") })]);
 export type PromptPackRef = z.infer<typeof PromptPackRefSchema>;
 
 const FieldName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/, "field names are letters, digits and '_' (they are written as `Name:` headers)");

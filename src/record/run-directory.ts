@@ -1,5 +1,5 @@
-import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, rmdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError } from "../core/errors.js";
 import { REDACTED, displayEndpoint } from "../llm/redaction.js";
@@ -11,13 +11,32 @@ import { definingHashOf, describeDefiningChanges, readManifest, writeManifest, t
 import { currentProvenance } from "./provenance.js";
 import { UsageLog } from "./usage-log.js";
 
-/** Creates the directory (or checks it can be written) with a message that names it. */
-export function ensureWritableDirectory(dir: string): void {
+/**
+ * Creates the directory (or checks it can be written) with a message that names it. Returns the
+ * outermost directory it created (undefined when `dir` existed), so a run that never claims it can
+ * leave no trace.
+ */
+export function ensureWritableDirectory(dir: string): string | undefined {
   try {
-    mkdirSync(dir, { recursive: true });
+    const created = mkdirSync(dir, { recursive: true });
     accessSync(dir, constants.W_OK);
+    return created;
   } catch (error) {
     throw new RunDirectoryError(`output directory ${dir} cannot be written: ${(error as Error).message}`);
+  }
+}
+
+/** Removes `dir` and its parents up to `outermost`, each only while empty: what ensureWritableDirectory made and nothing put in since. */
+function removeIfEmpty(dir: string, outermost: string): void {
+  const stop = resolve(outermost);
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    try {
+      if (readdirSync(current).length > 0) return;
+      rmdirSync(current);
+    } catch {
+      return;
+    }
+    if (current === stop || dirname(current) === current) return;
   }
 }
 
@@ -111,8 +130,14 @@ export class RunDirectory {
 
   static open(options: OpenRunDirectoryOptions): RunDirectory {
     const { dir } = options;
-    ensureWritableDirectory(dir);
-    const lock = RunDirectoryLock.acquire(dir, options.command);
+    const created = ensureWritableDirectory(dir);
+    let lock: RunDirectoryLock;
+    try {
+      lock = RunDirectoryLock.acquire(dir, options.command);
+    } catch (error) {
+      if (created !== undefined) removeIfEmpty(dir, created);
+      throw error;
+    }
     try {
       const definingHash = definingHashOf(options.defining);
       const onDisk = readManifest(dir);
@@ -145,9 +170,12 @@ export class RunDirectory {
             : `taking over ${dir}: its earlier run finished no dialogue:\n${description}`,
         );
       }
-      return new RunDirectory(dir, state, lock, definingHash, options.defining, redactConfig(options.config), previous, replaced, notes, options.command, true);
+      const directory = new RunDirectory(dir, state, lock, definingHash, options.defining, redactConfig(options.config), previous, replaced, notes, options.command, true);
+      directory.#created = created;
+      return directory;
     } catch (error) {
       lock.release();
+      if (created !== undefined) removeIfEmpty(dir, created);
       throw error;
     }
   }
@@ -192,6 +220,8 @@ export class RunDirectory {
   }
 
   #manifestless = false;
+  /** The outermost directory this run created; removed again at close when the run never claimed it (a failed preflight). */
+  #created: string | undefined;
 
   /** The dialogue recorder (run mode only). */
   get recorder(): DialogueRecorder {
@@ -256,6 +286,7 @@ export class RunDirectory {
       this.judgements.close();
     } finally {
       this.#lock.release();
+      if (!this.#claimed && this.#created !== undefined) removeIfEmpty(this.dir, this.#created);
     }
   }
 }

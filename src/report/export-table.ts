@@ -6,7 +6,7 @@
  */
 import { closeSync, openSync, writeSync } from "node:fs";
 import { parquetWriteFile } from "hyparquet-writer";
-import { isAppraised, type DialogueRecord } from "../core/dialogue.js";
+import { describeDialogueError, isAppraised, type DialogueRecord } from "../core/dialogue.js";
 import { dialogueMetrics, type DialogueMetrics } from "../metrics/dialogue-metrics.js";
 import { scanDialogues } from "../record/dialogue-reader.js";
 
@@ -64,7 +64,7 @@ function dialogueColumns(shape: Shape): Column[] {
     { name: "seed", type: "DOUBLE", value: ({ record }) => record.seed },
     { name: "status", type: "STRING", value: ({ record }) => record.status },
     { name: "end_reason", type: "STRING", value: ({ record }) => record.endReason },
-    { name: "error", type: "STRING", value: ({ record }) => record.error ?? null },
+    { name: "error", type: "STRING", value: ({ record }) => (record.error === undefined ? null : describeDialogueError(record.error)) },
     { name: "turns", type: "INT32", value: ({ record }) => record.turns.length },
     { name: "final_emotion", type: "INT32", value: ({ record }) => record.final.emotion },
     { name: "fs", type: "DOUBLE", value: ({ record }) => record.final.fs },

@@ -10,7 +10,7 @@ import { sortedById } from "../metrics/dialogue-row.js";
 import { fixed, signed } from "./format.js";
 import { html, rawHtml, type SafeHtml } from "./html.js";
 import type { ComparisonTableModel } from "./comparison-tables.js";
-import { buildReportModel, WORST_PER_CONDITION, type ReportInput, type Table } from "./report-model.js";
+import { buildReportModel, ERRORS_NOTE, WORST_PER_CONDITION, type ReportInput, type Table } from "./report-model.js";
 
 /** The page style of the reports (report.html, agreement.html): generic fonts only, nothing loaded. */
 export const REPORT_STYLE = `
@@ -175,6 +175,7 @@ export async function renderHtmlReport(input: ReportInput): Promise<string> {
     ["by-type", "By type"],
     ["ecs", "ECS"],
     ...(model.hidJudges === null ? [] : ([["hid", "HID judges"]] as Array<[string, string]>)),
+    ...(model.errorCauses === null ? [] : ([["errors", "Errors"]] as Array<[string, string]>)),
     ["comparisons", "Comparisons"],
     ["length-confound", "Length confound"],
     ...(model.usage === null && model.usageNote === null ? [] : ([["usage", "Token usage"]] as Array<[string, string]>)),
@@ -238,6 +239,16 @@ ${model.lengthConfound === null ? "" : tableHtml(model.lengthConfound, 2)}
 ${model.lengthConfound === null ? "" : html`<p class="note">OLS of FS on a condition indicator (b vs a), without and with standardized reply length as covariate. A coefficient that shrinks toward 0 once length is in the model means length explains the gap. rho: Spearman correlation of reply length and FS within each condition.</p>`}
 ${model.lengthConfoundNote === null ? "" : html`<p class="note">${model.lengthConfoundNote}</p>`}
 </section>
+${
+  model.errorCauses === null
+    ? ""
+    : html`
+<section id="errors">
+<h2>Errors</h2>
+<p class="note">${ERRORS_NOTE}</p>
+${tableHtml(model.errorCauses, 5)}
+</section>`
+}
 ${
   model.usage === null && model.usageNote === null
     ? ""

@@ -7,7 +7,7 @@ import type { DialogueRecord } from "../core/dialogue.js";
 import type { RunSummary } from "../analysis/summary-schema.js";
 import { dialogueKindLabel } from "./cooperative.js";
 import { fixed, markdownTable, markdownText, truncate } from "./format.js";
-import { buildReportModel, WORST_PER_CONDITION, type ReportInput } from "./report-model.js";
+import { buildReportModel, ERRORS_NOTE, WORST_PER_CONDITION, type ReportInput } from "./report-model.js";
 
 /** How much of the last user reply the short account quotes. */
 const QUOTE_CHARS = 160;
@@ -60,6 +60,7 @@ export function renderMarkdownReport(input: RunSummary | ReportInput): string {
   if (model.ecsByJudgeNote !== null) lines.push(markdownText(model.ecsByJudgeNote), "");
   if (model.ecsPhaseNote !== null) lines.push(markdownText(model.ecsPhaseNote), "");
   if (model.hidJudges !== null) lines.push("## HID: the simulated user and the independent judges", "", markdownTable(model.hidJudges.header, model.hidJudges.rows), "");
+  if (model.errorCauses !== null) lines.push("## Errors", "", ERRORS_NOTE, "", markdownTable(model.errorCauses.header, model.errorCauses.rows), "");
   if (model.usage !== null || model.usageNote !== null) {
     lines.push("## Token usage", "");
     if (model.usage !== null) lines.push(markdownTable(model.usage.header, model.usage.rows), "");

@@ -68,6 +68,8 @@ export interface ReportModel {
   ecsPhaseNote: string | null;
   /** The simulator's HID beside each independent HID judge's; null when no independent HID judge ran. */
   hidJudges: Table | null;
+  /** The dialogues in error by cause (kind and stage), with a count and one example each; null when none failed. */
+  errorCauses: Table | null;
   /** Token usage per model role; null when summary.json has none (offline runs). */
   usage: Table | null;
   usageNote: string | null;
@@ -177,6 +179,19 @@ export function provenanceFacts(invocations: readonly Invocation[]): Array<[stri
 /** "1 comparison entry", "3 comparison entries". */
 function entries(count: number, kind: string): string {
   return `${count} ${kind} entr${count === 1 ? "y" : "ies"}`;
+}
+
+/** What the errors table is, under its heading in both reports. */
+export const ERRORS_NOTE = "Dialogues that ended in error, by cause: the failure's kind and the stage of the turn it happened in, most frequent first, with the first such dialogue and its message. They are left out of every statistic; rerunning the same command retries them (a cause a rerun cannot help needs the fix its message names first).";
+
+/** The errors-by-cause table of summary.json (`errorCauses`); null when no dialogue failed or the summary predates it. */
+export function errorCausesTable(summary: RunSummary): Table | null {
+  const causes = summary.errorCauses ?? [];
+  if (causes.length === 0) return null;
+  return {
+    header: ["kind", "stage", "dialogues", "rerun can help", "example"],
+    rows: causes.map((cause) => [cause.kind, cause.stage.replace("_", " "), String(cause.count), cause.retryable ? "yes" : "no", `${cause.example.dialogueId}: ${cause.example.message}`]),
+  };
 }
 
 export function buildReportModel(unordered: ReportInput): ReportModel {
@@ -438,6 +453,7 @@ export function buildReportModel(unordered: ReportInput): ReportModel {
     ecsByPhase,
     ecsPhaseNote,
     hidJudges,
+    errorCauses: errorCausesTable(summary),
     usage,
     usageNote,
     comparisons,

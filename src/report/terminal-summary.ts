@@ -28,6 +28,11 @@ export function renderTerminalSummary(summary: RunSummary, simulator?: unknown):
     parts.push(`${heuristicEcsTitle(heuristic)}\n${textTable(["condition", "ECS [95% CI]", "judged"], rows)}`);
   }
   if (offline) parts.push(`${OFFLINE_HID_LABEL}: under the offline user HID is the same move test that sets the reward, not an independent signal (docs/reports.md).`);
+  const causes = summary.errorCauses ?? [];
+  if (causes.length > 0) {
+    const lines = causes.map((cause) => `  ${cause.count} x ${cause.kind} at ${cause.stage.replace("_", " ")}${cause.retryable ? "" : " (a rerun alone will not help)"}, e.g. ${cause.example.dialogueId}: ${cause.example.message}`);
+    parts.push(`${summary.errors} dialogue(s) ended in error, by cause:\n${lines.join("\n")}`);
+  }
   if (noModelJudge) parts.push(`ECS is ${NO_MODEL_JUDGE}: ${summary.judges.ecs.join(", ")} ${summary.judges.ecs.length > 1 ? "are heuristics" : "is a heuristic"}, not a model judge; the headline shows ECS only from a model judge (judges.ecs with kind: llm).`);
   return parts.join("\n\n");
 }

@@ -16,6 +16,8 @@ import { PluginFactory } from "./plugins.js";
 import type { RunConfig } from "./run-config.js";
 import { checkPlanSize, selectScenarios } from "./run-benchmark.js";
 import { planRun } from "./run-plan.js";
+import { defaultPackFor, loadPromptPack } from "../prompts/prompt-pack.js";
+import type { Scenario } from "../scenarios/scenario-schema.js";
 
 export interface RoleCost {
   role: string;
@@ -40,6 +42,15 @@ export interface PlanCost {
   /** How tokens were counted: the run's tokenizer, or the rough rule. */
   tokenCount: string;
   roles: RoleCost[];
+  /** Files the config names that a real run needs and that cannot be read now (the dry run counted the built-in prompt in their place). */
+  missingFiles: MissingFile[];
+}
+
+/** A system prompt file a real run will need. */
+export interface MissingFile {
+  path: string;
+  conditions: string[];
+  reason: string;
 }
 
 /** Rough tokens of a text without a tokenizer: one per Han character, one per four other characters. */
@@ -54,7 +65,13 @@ export async function estimatePlanCost(config: RunConfig, options: { modelFactor
   const tokenizer = config.tokenizer === undefined ? undefined : loadReplyTokenizer(config.tokenizer.path);
   const count = (text: string) => (tokenizer === undefined ? roughTokens(text) : tokenizer.count(text));
   const measured = new Map<string, { model: string; config: ModelEndpointConfig; calls: number; prompt: number; completion: number }>();
+  const missingFiles: MissingFile[] = [];
   const plugins = new PluginFactory({
+    onUnreadableSystemPromptFile: (condition, path, reason) => {
+      const known = missingFiles.find((file) => file.path === path);
+      if (known !== undefined) known.conditions.push(condition);
+      else missingFiles.push({ path, conditions: [condition], reason: reason.split("\n")[0]!.replace(/^.*cannot be read: /, "") });
+    },
     modelFactory: (role, endpoint) => {
       const inner = options.modelFactory(role, endpoint);
       const entry = { model: endpoint.model, config: endpoint, calls: 0, prompt: 0, completion: 0 };
@@ -96,7 +113,7 @@ export async function estimatePlanCost(config: RunConfig, options: { modelFactor
   };
   const roles = [...measured].map(([role, entry]): RoleCost => {
     const maxCalls = maxCallsOf(role);
-    const maxTokens = entry.config.maxTokens ?? maxTokensOf(config, role);
+    const maxTokens = maxTokensOf(config, role, scenarios) ?? entry.config.maxTokens;
     return {
       role,
       model: entry.model,
@@ -114,16 +131,27 @@ export async function estimatePlanCost(config: RunConfig, options: { modelFactor
     repeats: config.repeats,
     tokenCount: tokenizer === undefined ? "a rough rule (one token per Han character, one per four other characters)" : `the run's tokenizer (${tokenizer.name})`,
     roles,
+    missingFiles,
   };
 }
 
-/** A role's reply cap set on its plug-in rather than its endpoint. */
-function maxTokensOf(config: RunConfig, role: string): number | undefined {
+/**
+ * A role's reply cap set on its plug-in rather than its endpoint: the agent's or judge's own
+ * maxTokens; for the LLM simulator its own, else its prompt packs' (the configured pack, or each
+ * scenario's preset's), the largest when the scenarios use several and all of them set one.
+ */
+function maxTokensOf(config: RunConfig, role: string, scenarios: readonly Scenario[]): number | undefined {
   if (role.startsWith("agent:")) {
     const condition = config.conditions.find((candidate) => role === `agent:${candidate.name}`);
     return condition?.agent.kind === "llm" ? condition.agent.maxTokens : undefined;
   }
-  if (role === "simulator") return config.simulator.kind === "llm" ? config.simulator.maxTokens : undefined;
+  if (role === "simulator") {
+    if (config.simulator.kind !== "llm") return undefined;
+    if (config.simulator.maxTokens !== undefined) return config.simulator.maxTokens;
+    const configured = config.simulator.promptPack;
+    const caps = [...new Set(scenarios.map((scenario) => configured ?? defaultPackFor(scenario.preset)))].map((ref) => loadPromptPack(ref).manifest.sampling.maxTokens);
+    return caps.length > 0 && caps.every((cap) => cap !== undefined) ? Math.max(...(caps as number[])) : undefined;
+  }
   const judge = config.judges.ecs.find((candidate) => role === `judge:${candidate.name}`);
   return judge?.kind === "llm" ? judge.maxTokens : undefined;
 }

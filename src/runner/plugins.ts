@@ -57,6 +57,11 @@ export class PluginFactory {
       modelFactory?: (role: string, config: ModelEndpointConfig) => ChatModel;
       /** Agents given in code, by condition name, for conditions of kind `library`. */
       libraryAgents?: Readonly<Record<string, Agent | AgentFunction>>;
+      /**
+       * A condition's systemPromptFile cannot be read: told here, and the agent gets the built-in
+       * prompt, instead of the error a real run stops with (the dry run lists what a run will need).
+       */
+      onUnreadableSystemPromptFile?: (condition: string, path: string, reason: string) => void;
     } = {},
     private readonly env = options.env,
   ) {
@@ -66,6 +71,7 @@ export class PluginFactory {
     this.libraryAgents = options.libraryAgents ?? {};
     this.modelFactory = options.modelFactory;
     this.onModelQueued = options.onModelQueued;
+    this.onUnreadableSystemPromptFile = options.onUnreadableSystemPromptFile;
     const { onModelCall, onModelSuccess } = options;
     this.onModelCall =
       onModelSuccess === undefined
@@ -80,6 +86,7 @@ export class PluginFactory {
   private readonly libraryAgents: Readonly<Record<string, Agent | AgentFunction>>;
   private readonly modelFactory: ((role: string, config: ModelEndpointConfig) => ChatModel) | undefined;
   private readonly warn: ((message: string) => void) | undefined;
+  private readonly onUnreadableSystemPromptFile: ((condition: string, path: string, reason: string) => void) | undefined;
   private readonly onModelCall: ((event: ModelCallEvent) => void) | undefined;
   private readonly onModelQueued: ((role: string, config: ModelEndpointConfig, queued: number) => void) | undefined;
 
@@ -123,7 +130,7 @@ export class PluginFactory {
         return libraryAgent(config.id, given);
       }
       case "llm": {
-        const systemPrompt = config.systemPromptFile === undefined ? config.systemPrompt : readSystemPromptFile(condition, config.systemPromptFile);
+        const systemPrompt = config.systemPromptFile === undefined ? config.systemPrompt : this.systemPromptFile(condition, config.systemPromptFile);
         return new LlmAgent(this.model(`agent:${condition}`, config.endpoint), {
           think: config.think,
           ...(systemPrompt !== undefined ? { systemPrompt } : {}),
@@ -198,10 +205,29 @@ export class PluginFactory {
     return pending;
   }
 
+  private systemPromptFile(condition: string, path: string): string | undefined {
+    if (this.onUnreadableSystemPromptFile === undefined) return readSystemPromptFile(condition, path);
+    try {
+      return readSystemPromptFile(condition, path);
+    } catch (error) {
+      this.onUnreadableSystemPromptFile(condition, path, (error as Error).message);
+      return undefined;
+    }
+  }
+
   usage(): UsageTotals[] {
     return this.models.map(({ client }) => client.usage());
   }
 }
+
+/** Where a policy's system prompt file usually comes from: RLVER's training prompt, extracted from a checkout of its code. */
+export const SYSTEM_PROMPT_FILE_HINT = [
+  "If it is the prompt RLVER's checkpoints were trained with (examples/paper-eight-conditions.yaml): RLVER defines it as",
+  "system_prompt_trained in verl/workers/rollout/vllm_rollout/system_prompt.py of its code; extract it with",
+  "  git clone https://github.com/zzjweb/digitalhuman ~/src/rlver",
+  "  aeb prompts extract --from rlver ~/src/rlver --out rlver",
+  "which writes rlver/agent-system-think.txt and rlver/agent-system-direct.txt (docs/reproduce-paper.md). Or write your own prompt into the file.",
+].join("\n");
 
 /** A condition's system prompt file, read once when the agent is built; a file that cannot be read stops the run before any model call. */
 function readSystemPromptFile(condition: string, path: string): string {
@@ -209,9 +235,9 @@ function readSystemPromptFile(condition: string, path: string): string {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new ConfigError(`condition "${condition}": agent.systemPromptFile ${path} cannot be read: ${(error as Error).message}`);
+    throw new ConfigError(`condition "${condition}": agent.systemPromptFile ${path} cannot be read: ${(error as Error).message}\n${SYSTEM_PROMPT_FILE_HINT}`);
   }
-  if (text.trim() === "") throw new ConfigError(`condition "${condition}": agent.systemPromptFile ${path} is empty`);
+  if (text.trim() === "") throw new ConfigError(`condition "${condition}": agent.systemPromptFile ${path} is empty\n${SYSTEM_PROMPT_FILE_HINT}`);
   // Sent exactly as the file holds it: RLVER's training prompt begins and ends with a newline.
   return text;
 }
@@ -222,7 +248,9 @@ export function configWarnings(config: RunConfig): string[] {
   if (config.simulator.kind === "llm") {
     for (const judge of config.judges.ecs) {
       if (judge.kind === "llm" && judge.endpoint.model === config.simulator.endpoint.model) {
-        warnings.push(`ECS judge "${judge.name}" is the simulator's model (${judge.endpoint.model}); the paper uses an independent, cross-family judge`);
+        warnings.push(
+          `ECS judge "${judge.name}" is the simulator's model (${judge.endpoint.model}): it predicts emotions its own model reported, as the AEB paper's ECS judge did (docs/fidelity.md); add a judge of another family beside it (as examples/paper-eight-conditions.yaml does) for an independent ECS`,
+        );
       }
     }
   }

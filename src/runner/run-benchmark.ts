@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import type { RunSummary } from "../analysis/summary-schema.js";
 import type { Agent } from "../agents/agent.js";
 import type { AgentFunction } from "../agents/library-agent.js";
-import type { DialogueRecord } from "../core/dialogue.js";
+import { describeDialogueError, type DialogueError, type DialogueRecord } from "../core/dialogue.js";
 import { ConfigError, RunStoppedError } from "../core/errors.js";
 import { runEpisode } from "../episode/step.js";
 import type { ModelCallEvent } from "../llm/chat-model.js";
@@ -122,6 +122,38 @@ function checkLibraryAgents(config: RunConfig, agents: Readonly<Record<string, u
   if (stray.length > 0) throw new ConfigError(`agents given for ${stray.map((name) => `"${name}"`).join(", ")}, but the config has no condition of kind library by that name (add { name, agent: { kind: "library", id } })`);
 }
 
+/**
+ * Watches the first dialogues of an invocation: when the first `limit` recorded all ended in error
+ * with one kind and stage, the failure is systematic (every dialogue would fail alike) and the run
+ * is aborted with that cause. One success or a second cause among them ends the watch.
+ */
+class SystematicFailureWatch {
+  readonly abort = new AbortController();
+  #seen = 0;
+  #first: DialogueError | undefined;
+  #over: boolean;
+  cause: { count: number; error: DialogueError } | undefined;
+
+  constructor(private readonly limit: number) {
+    this.#over = limit === 0;
+  }
+
+  observe(record: DialogueRecord): void {
+    if (this.#over) return;
+    const error = record.status === "error" ? record.error : undefined;
+    if (error === undefined || (this.#first !== undefined && (error.kind !== this.#first.kind || error.stage !== this.#first.stage))) {
+      this.#over = true;
+      return;
+    }
+    this.#first ??= error;
+    this.#seen += 1;
+    if (this.#seen < this.limit) return;
+    this.#over = true;
+    this.cause = { count: this.#seen, error: this.#first };
+    this.abort.abort(new RunStoppedError("stopped early on a systematic failure"));
+  }
+}
+
 /** Finished dialogues of the plan whose judges still have work (failed turns or verdicts), read in one streamed pass. */
 function dialoguesToRejudge(directory: RunDirectory, planned: ReadonlySet<string>, judges: NamedJudges): DialogueRecord[] {
   if (judges.ecs.length + judges.hid.length === 0 || directory.recorder.finished.size === 0) return [];
@@ -186,7 +218,8 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
 
     let errors = 0;
     let recorded = 0;
-    const signal = options.signal === undefined ? plugins.abort.signal : AbortSignal.any([options.signal, plugins.abort.signal]);
+    const systematic = new SystematicFailureWatch(config.earlyStop.dialogues);
+    const signal = AbortSignal.any([plugins.abort.signal, systematic.abort.signal, ...(options.signal === undefined ? [] : [options.signal])]);
     // Every in-flight model call listens on the run's signal: hundreds of listeners are expected.
     setMaxListeners(0, signal);
     await forEachConcurrent(
@@ -228,12 +261,21 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
         directory.append(record);
         recorded += 1;
         options.events?.onDialogue?.(record);
+        systematic.observe(record);
       },
       signal,
     );
     if (plugins.fatal !== undefined) {
       outcome = "stopped";
       throw plugins.fatal;
+    }
+    if (systematic.cause !== undefined) {
+      outcome = "stopped";
+      const { count, error } = systematic.cause;
+      throw new RunStoppedError(
+        `stopped early: the first ${count} dialogues all failed the same way, ${describeDialogueError(error)}\n` +
+          `fix that cause, then resume (the failed dialogues run again); earlyStop: { dialogues: 0 } in the config never stops early`,
+      );
     }
     // Stopped by the caller (Ctrl-C): what finished is kept and summarised; the run resumes later.
     const stopped = signal.aborted;

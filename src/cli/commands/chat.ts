@@ -12,6 +12,7 @@ import { definingPluginConfig, packageDataFileHashes } from "../../runner/result
 import { loadRunConfig, parseRunConfig } from "../../runner/run-config.js";
 import { selectScenarios } from "../../runner/run-benchmark.js";
 import { chatSession } from "../chat-session.js";
+import { offlineUserNote } from "../offline-user-note.js";
 
 interface ChatFlags {
   scenario?: string;
@@ -35,10 +36,10 @@ export function registerChatCommand(program: Command): void {
     .option("--suite <name>", "built-in suite: full, starter or classic")
     .option("--preset <name>", "play under this preset instead of the scenario's own")
     .option("-c, --config <file>", "take the simulated user (and its model) from this run config; default the offline user")
-    .option("--reveal", "after each reply, show the emotion, its change and the reasons")
+    .option("--reveal", "after each reply, show the emotion, its change and why (the rubric items and adjustments behind it); at the end, the user's hidden intention")
     .option("-o, --out <dir>", "run directory to save the dialogue into (a run of aeb run, to sit beside its models)", "runs/chat")
     .option("--seed <n>", "run seed when the directory has none", (value: string) => Number.parseInt(value, 10))
-    .addHelpText("after", "\nType a reply after `you>`; /quit stops without saving.\nExamples:\n  aeb chat --scenario escalation-cancelled-project --reveal\n  aeb chat --config examples/mock-llm-demo.yaml --out runs/mock --reveal\n")
+    .addHelpText("after", "\nType a reply after `you>`. Lines that start with / are commands, never sent to the user: /help lists them, /reveal turns the reasons on or off, /quit stops without saving. With --reveal the hidden intention is shown once the dialogue ends.\nExamples:\n  aeb chat --scenario escalation-cancelled-project --reveal\n  aeb chat --config examples/mock-llm-demo.yaml --out runs/mock --reveal\n")
     .action(async (flags: ChatFlags) => {
       const config = flags.config === undefined ? parseRunConfig({}, "defaults") : loadRunConfig(flags.config);
       if (flags.preset !== undefined && !PresetName.safeParse(flags.preset).success) throw new ConfigError(`--preset: unknown preset "${flags.preset}" (known: ${PresetName.options.join(", ")})`);
@@ -63,6 +64,7 @@ export function registerChatCommand(program: Command): void {
       try {
         const plugins = new PluginFactory({ cacheDir: config.cache?.dir, usage: directory.usage, onModelSuccess: () => directory.claim(), warn: (message) => console.error(`warning: ${message}`) });
         const user = plugins.simulatedUser(config.simulator, [scenario]);
+        if (config.simulator.kind === "offline") console.error(offlineUserNote("person"));
         const played = readDialogueRows(flags.out).rows.filter((row) => row.condition === "human" && row.scenarioId === scenario.id);
         const repeat = played.length === 0 ? 0 : Math.max(...played.map((row) => row.repeat)) + 1;
         const record = await chatSession({

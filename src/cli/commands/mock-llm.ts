@@ -3,6 +3,7 @@ import { runMockLlmServer } from "../../llm/mock-server-cli.js";
 import { startMockLlmServer } from "../../llm/mock-server.js";
 import { aebMockReply } from "../../mock/aeb-mock-policy.js";
 import { nonNegativeInteger } from "../options.js";
+import { listenFailure } from "../ports.js";
 
 interface MockFlags {
   port: number;
@@ -39,27 +40,31 @@ export function registerMockLlmCommand(program: Command): void {
     .option("--seed <n>", "seed for latency and failures", nonNegativeInteger)
     .action(async (flags: MockFlags) => {
       let server: { url: string; close(): Promise<void> };
-      if (flags.aeb) {
-        const latency =
-          flags.latencyMedianMs !== undefined
-            ? { medianMs: flags.latencyMedianMs, sigma: Number(flags.latencySigma ?? "0.5"), seed: flags.seed ?? 1 }
-            : (flags.latencyMs ?? 0);
-        server = await startMockLlmServer({ host: flags.host, port: flags.port, models: flags.model, reply: aebMockReply, latency });
-        console.log(`mock LLM server (AEB roles) listening at ${server.url} (models: ${flags.model.join(", ")})`);
-      } else {
-        server = await runMockLlmServer({
-          port: flags.port,
-          host: flags.host,
-          model: flags.model,
-          ...(flags.reply !== undefined ? { reply: flags.reply } : {}),
-          ...(flags.script !== undefined ? { script: flags.script } : {}),
-          ...(flags.latencyMs !== undefined ? { latencyMs: flags.latencyMs } : {}),
-          ...(flags.latencyMedianMs !== undefined ? { latencyMedianMs: flags.latencyMedianMs, latencySigma: Number(flags.latencySigma ?? "0.5") } : {}),
-          ...(flags.failureRate !== undefined ? { failureRate: Number(flags.failureRate) } : {}),
-          ...(flags.failureStatus !== undefined ? { failureStatus: flags.failureStatus } : {}),
-          ...(flags.reasoning !== undefined ? { reasoning: flags.reasoning } : {}),
-          ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
-        });
+      try {
+        if (flags.aeb) {
+          const latency =
+            flags.latencyMedianMs !== undefined
+              ? { medianMs: flags.latencyMedianMs, sigma: Number(flags.latencySigma ?? "0.5"), seed: flags.seed ?? 1 }
+              : (flags.latencyMs ?? 0);
+          server = await startMockLlmServer({ host: flags.host, port: flags.port, models: flags.model, reply: aebMockReply, latency });
+          console.log(`mock LLM server (AEB roles) listening at ${server.url} (models: ${flags.model.join(", ")})`);
+        } else {
+          server = await runMockLlmServer({
+            port: flags.port,
+            host: flags.host,
+            model: flags.model,
+            ...(flags.reply !== undefined ? { reply: flags.reply } : {}),
+            ...(flags.script !== undefined ? { script: flags.script } : {}),
+            ...(flags.latencyMs !== undefined ? { latencyMs: flags.latencyMs } : {}),
+            ...(flags.latencyMedianMs !== undefined ? { latencyMedianMs: flags.latencyMedianMs, latencySigma: Number(flags.latencySigma ?? "0.5") } : {}),
+            ...(flags.failureRate !== undefined ? { failureRate: Number(flags.failureRate) } : {}),
+            ...(flags.failureStatus !== undefined ? { failureStatus: flags.failureStatus } : {}),
+            ...(flags.reasoning !== undefined ? { reasoning: flags.reasoning } : {}),
+            ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+          });
+        }
+      } catch (error) {
+        throw listenFailure(error, { host: flags.host, port: flags.port, holder: "another aeb mock-llm, or the model server it stands in for?" });
       }
       await new Promise<void>((resolve) => {
         const stop = () => {

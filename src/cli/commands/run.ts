@@ -8,6 +8,7 @@ import type { RunSummary } from "../../analysis/summary-schema.js";
 import { loadRunConfig, parseRunConfig, type RunConfig } from "../../runner/run-config.js";
 import { runBenchmark } from "../../runner/run-benchmark.js";
 import { estimatePlanCost, type PlanCost } from "../../runner/plan-cost.js";
+import { SYSTEM_PROMPT_FILE_HINT } from "../../runner/plugins.js";
 import { policyChatModel } from "../../mock/policy-chat-model.js";
 import { textTable } from "../../report/format.js";
 import { renderTerminalSummary } from "../../report/terminal-summary.js";
@@ -15,6 +16,8 @@ import { nonNegativeInteger, positiveInteger, positiveNumber } from "../options.
 import { RunProgress } from "../progress.js";
 import { invocationArgs } from "../invocation.js";
 import { resumeCommand } from "../resume-command.js";
+import { offlineUserNote } from "../offline-user-note.js";
+import { nextStepLines, usageLines } from "../run-epilogue.js";
 import { describeSkippedLine } from "./import.js";
 
 interface RunFlags {
@@ -123,6 +126,14 @@ export function renderPlanCost(cost: PlanCost, config: RunConfig): string {
     "calls at most: every dialogue to its turn limit. completion tokens at most: the role's maxTokens times those calls.",
     `tokens counted with ${cost.tokenCount}. Nothing was sent and nothing was written.`,
   );
+  if (cost.missingFiles.length > 0) {
+    lines.push(
+      "",
+      "a real run needs these files, which cannot be read now (the plan above counted the built-in system prompt in their place):",
+      ...cost.missingFiles.map((file) => `  ${file.path} (${file.reason}), for ${file.conditions.join(", ")}`),
+      SYSTEM_PROMPT_FILE_HINT,
+    );
+  }
   return lines.join("\n");
 }
 
@@ -182,6 +193,7 @@ export function registerRunCommand(program: Command): void {
         console.log(renderPlanCost(await estimatePlanCost(config, { modelFactory: (role, endpoint) => policyChatModel(endpoint.model, role) }), config));
         return;
       }
+      if (flags.agentUrl !== undefined && config.simulator.kind === "offline") console.error(offlineUserNote("model"));
       const outDir = flags.out ?? freshRunDirectory();
       const args = invocationArgs();
       const progress = new RunProgress({
@@ -243,6 +255,7 @@ export function registerRunCommand(program: Command): void {
       console.log(renderTerminalSummary(result.summary, config.simulator));
       console.log(`\n${result.summary.dialogues} dialogues (${result.ran} run now, ${result.skipped} kept from before) -> ${outDir}`);
       console.log(`files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}, ${join(outDir, "report.html")}`);
+      console.log([...usageLines(result.summary.usage, config.prices), ...nextStepLines(outDir)].join("\n"));
       if (result.stopped) {
         console.error(`stopped by ${stoppedBy ?? "the caller"}: ${result.finished} of ${result.planned} dialogues finished and kept in ${outDir} (the summary and reports above cover those)`);
         console.error(`resume with: ${resumeCommand(args, outDir)}`);

@@ -13,6 +13,7 @@ import { simulatorCapacity } from "../../server/simulator-capacity.js";
 import { MIN_SECRET_BYTES, randomSecret } from "../../server/state-token.js";
 import { nonNegativeInteger, positiveInteger } from "../options.js";
 import { configFromFlags } from "./run.js";
+import { listenFailure } from "../ports.js";
 
 interface ServeFlags {
   config?: string;
@@ -243,10 +244,7 @@ export function registerServeCommand(program: Command): void {
         // A port in use: close what was started (the step pool's threads would keep the process alive).
         await server.close();
         recorder?.close();
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "EADDRINUSE") throw new ConfigError(`port ${flags.port} on ${flags.host} is already in use (another aeb serve?); choose another --port`);
-        if (code === "EADDRNOTAVAIL" || code === "EACCES") throw new ConfigError(`cannot listen on ${flags.host}:${flags.port} (${code}); check --host and --port`);
-        throw error;
+        throw listenFailure(error, { host: flags.host, port: flags.port, holder: "another aeb serve?" });
       }
       if (isClusterWorker()) announceListening(url);
       else console.log(describe(url, user.id));

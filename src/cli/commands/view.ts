@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { buildViewer } from "../../viewer/viewer-app.js";
 import { nonNegativeInteger } from "../options.js";
+import { isPortFree, listenFailure } from "../ports.js";
 
 interface ViewFlags {
   host: string;
@@ -26,7 +27,19 @@ export function registerViewCommand(program: Command): void {
     .action(async (dirs: string[], flags: ViewFlags) => {
       const started = performance.now();
       const viewer = await buildViewer({ dirs });
-      const url = await viewer.listen({ host: flags.host, port: flags.port, allowRemote: flags.allowRemote === true });
+      // Two viewers (or anything else) on the default port: take a free one and say so, rather than fail.
+      let listenPort = flags.port;
+      if (listenPort !== 0 && !(await isPortFree(flags.host, listenPort))) {
+        console.error(`note: port ${listenPort} on ${flags.host} is in use (another aeb view?); listening on a free port instead (--port N picks one)`);
+        listenPort = 0;
+      }
+      let url: string;
+      try {
+        url = await viewer.listen({ host: flags.host, port: listenPort, allowRemote: flags.allowRemote === true });
+      } catch (error) {
+        await viewer.close();
+        throw listenFailure(error, { host: flags.host, port: listenPort, holder: "another aeb view?" });
+      }
       const dialogues = viewer.runs.reduce((sum, run) => sum + run.index.dialogues.length, 0);
       for (const run of viewer.runs) for (const note of run.index.readingNotes) console.error(`note: ${run.index.label}: ${note}`);
       console.log(`aeb view: ${dialogues} dialogue(s) in ${viewer.runs.length} run(s), indexed in ${((performance.now() - started) / 1000).toFixed(1)} s; open ${url} (Ctrl-C stops)`);

@@ -94,7 +94,7 @@ export function DialogueView({ runs, run, id }: { runs: RunList; run: number; id
       </p>
       <p class="outcome">
         {record.status === "error" ? (
-          <span class="error-text">ended in error: {record.error ?? "(no message)"}</span>
+          <span class="error-text">ended in error: {record.error === undefined ? "(no message)" : `${record.error.kind} at ${record.error.stage.replace("_", " ")}: ${record.error.message}`}</span>
         ) : (
           <>
             FS <strong>{fixed(record.final.fs)}</strong> · final emotion <strong>{record.final.emotion}</strong> · {record.endReason} after {record.turns.length} turn(s)

@@ -88,7 +88,7 @@ export function SideBySideView({ runs, params }: { runs: RunList; params: URLSea
                           <th key={`${run}:${record.id}`} data-condition={record.condition} style={{ borderTop: `4px solid ${colours.condition(record.condition)}` }}>
                             <a href={dialogueHref(run, record.id)}>{record.condition}</a>
                             {showRun ? <div class="note">{label}</div> : null}
-                            <div class="note">{record.status === "error" ? `error: ${record.error ?? ""}` : `FS ${fixed(record.final.fs)} · ${record.endReason} after ${record.turns.length}`}</div>
+                            <div class="note">{record.status === "error" ? `error: ${record.error === undefined ? "" : `${record.error.kind}: ${record.error.message}`}` : `FS ${fixed(record.final.fs)} · ${record.endReason} after ${record.turns.length}`}</div>
                           </th>
                         ))}
                       </tr>
