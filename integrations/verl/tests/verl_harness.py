@@ -121,3 +121,56 @@ def worker_tokenizer(config: Any) -> Any:
     from verl.utils import hf_tokenizer
 
     return hf_tokenizer(config.actor_rollout_ref.model.path)
+
+
+def generate_through_transfer_queue(model_dir: str, config: Any, files: list[str], rows: int, timeout: float = 300.0) -> tuple[list[list[dict[str, Any]]], tuple[list[str], list[Optional[int]]]]:
+    """The first ``rows`` rows rolled out as verl 0.9's default (V1) trainer rolls them out:
+    TransferQueue up, the prompts registered in it, ``AgentLoopWorkerTQ`` (a Ray actor, so the AEB
+    loop runs in its own worker process) fed the batch; returns each row's samples as the trainer
+    reads them back from TransferQueue, per row in the order the loop returned them, and what the
+    stub policy was asked (its prompts and ``max_tokens``)."""
+    import time
+    import uuid
+
+    import numpy as np
+    import transfer_queue as tq
+
+    from verl.trainer.ppo.v1.agent_loop_tq import AgentLoopWorkerTQ
+    from verl.utils import tensordict_utils as tu
+
+    start_ray()
+    config.transfer_queue.enable = True
+    tq.init(config.transfer_queue)
+    try:
+        policy = ray.remote(StubPolicy).remote(model_dir)
+        balancer = ray.remote(GlobalRequestLoadBalancer).remote({"stub-0": policy})
+        reward = ray.remote(RewardLoopWorker).remote(config, None)
+        worker = AgentLoopWorkerTQ.remote(config, LLMServerClient(config, balancer), None, [reward])
+        dataset = RLHFDataset(files, worker_tokenizer(config), config.data)
+        columns = collate_fn([dataset[index] for index in range(rows)])
+        uids = [str(uuid.uuid4()) for _ in range(rows)]
+        columns["uid"] = np.array(uids, dtype=object)
+        batch = tu.get_tensordict(columns)
+        tu.assign_non_tensor_data(batch, "global_steps", 1)
+        tq.kv_batch_put(keys=uids, partition_id="train", tags=[{"is_prompt": True, "status": "pending", "global_steps": 1} for _ in uids])
+        ray.get(worker.generate_sequences.remote(batch))
+        deadline = time.monotonic() + timeout
+        while True:
+            items = tq.kv_list("train")["train"]
+            statuses = [items[uid]["status"] for uid in uids]
+            if all(status in ("finished", "failure") for status in statuses):
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the rollout did not finish in {timeout} s: {statuses}")
+            time.sleep(0.5)
+        if "failure" in statuses:
+            raise RuntimeError(f"verl reports failed rollouts: {statuses}")
+        keys = [key for key, tag in items.items() if not tag.get("is_prompt", False)]
+        data = tq.kv_batch_get(keys=keys, partition_id="train")
+        samples: dict[str, list[dict[str, Any]]] = {}
+        for position, key in enumerate(keys):
+            uid, _, index = key.rsplit("_", 2)
+            samples.setdefault(uid, []).append({"index": int(index), "prompts": data["prompts"][position].tolist(), "responses": data["responses"][position].tolist(), "response_mask": data["response_mask"][position].tolist(), "rm_scores": data["rm_scores"][position].tolist(), "extra_fields": data["extra_fields"][position]})
+        return [sorted(samples.get(uid, []), key=lambda sample: sample["index"]) for uid in uids], ray.get(policy.seen.remote())
+    finally:
+        tq.close()
