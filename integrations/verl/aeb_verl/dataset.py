@@ -21,11 +21,11 @@ and repeat, so they meet the same user randomness and differ only by the policy'
 Every row of a file has the same keys with the same types, as Arrow (verl reads the files with
 Hugging Face ``datasets``) wants one schema per file.
 
-Files. verl's ``RLHFDataset`` (``verl/utils/dataset/rl_dataset.py``) reads a file ending in
-``.parquet`` with ``datasets.load_dataset("parquet")`` and one ending in ``.json`` with
-``datasets.load_dataset("json")``, which reads JSON Lines; any other ending is refused. So rows are
-written as parquet when pandas and pyarrow are importable (as on any machine with verl), and
-otherwise as JSON Lines in a file named ``.json``.
+Files. verl 0.9's ``RLHFDataset`` (``verl/utils/dataset/rl_dataset.py``) reads a file ending in
+``.parquet`` with ``datasets.load_dataset("parquet")`` and one ending in ``.json`` or ``.jsonl``
+with ``datasets.load_dataset("json")``, which reads JSON Lines; any other ending is refused. Rows
+are written as parquet when pandas and pyarrow are importable (as on any machine with verl), and
+otherwise as JSON Lines (``.jsonl``).
 """
 
 from __future__ import annotations
@@ -112,8 +112,8 @@ def choose_format(requested: str) -> str:
 
 
 def file_name(stem: str, data_format: str) -> str:
-    """``train.parquet``, or ``train.json`` for JSON Lines (the ending verl's reader accepts)."""
-    return f"{stem}.parquet" if data_format == "parquet" else f"{stem}.json"
+    """``train.parquet``, or ``train.jsonl`` for JSON Lines."""
+    return f"{stem}.parquet" if data_format == "parquet" else f"{stem}.jsonl"
 
 
 def write_rows(rows: Sequence[dict[str, Any]], path: str, data_format: str) -> None:

@@ -6,8 +6,8 @@
 
 The directory holds, with absolute paths throughout:
 
-- ``train.parquet`` / ``validation.parquet`` (or ``train.json`` / ``validation.json`` as JSON
-  Lines when pandas and pyarrow are not importable; verl reads both): one row per episode
+- ``train.parquet`` / ``validation.parquet`` (or ``train.jsonl`` / ``validation.jsonl`` when
+  pandas and pyarrow are not importable; verl 0.9 reads both): one row per episode
   (``aeb_verl.dataset``), validation on held-out scenarios (``aeb_verl.split``);
 - ``agent_loop.yaml``: the registration of the AEB agent loop with its environment settings
   (``aeb_verl.settings`` explains every key);
@@ -66,7 +66,7 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     data.add_argument("--val-fraction", type=float, default=0.2, help="share of scenarios held out for validation, spread over types (default 0.2)")
     data.add_argument("--val-scenarios", help="hold out these scenario ids instead (comma-separated)")
     data.add_argument("--val-types", help="hold out every scenario of these trajectory types as well (comma-separated)")
-    data.add_argument("--format", default="auto", choices=("auto", "parquet", "jsonl"), help="parquet when pandas and pyarrow are importable (auto), else JSON Lines in .json files")
+    data.add_argument("--format", default="auto", choices=("auto", "parquet", "jsonl"), help="parquet when pandas and pyarrow are importable (auto), else JSON Lines (.jsonl)")
     data.add_argument("--think", action="store_true", help="the think-then-reply system prompt (the reply after </think> is what the user sees)")
     data.add_argument("--prompts-dir", help=f"AEB's prompts directory (default: {CHECKOUT_PROMPTS} when it exists)")
     data.add_argument("--system-prompt-file", help="one system prompt for every row instead of AEB's agent prompt")
@@ -224,7 +224,8 @@ def prepare(arguments: argparse.Namespace) -> dict[str, Any]:
         "validation_data_dir": os.path.join(out, "validation-rollouts"),
         "checkpoint_dir": os.path.join(out, "checkpoints"),
     }
-    for stale in (file_name(stem, other) for stem in ("train", "validation") for other in ("parquet", "jsonl")):
+    # Both formats, and the .json name of JSON Lines files aeb_verl 0.2 wrote.
+    for stale in [file_name(stem, other) for stem in ("train", "validation") for other in ("parquet", "jsonl")] + ["train.json", "validation.json"]:
         if os.path.join(out, stale) not in (paths["train_files"], paths["val_files"]) and os.path.exists(os.path.join(out, stale)):
             os.remove(os.path.join(out, stale))
     write_rows(train_rows, paths["train_files"], data_format)

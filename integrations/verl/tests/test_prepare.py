@@ -95,7 +95,7 @@ class PreparedDirectory(unittest.TestCase):
             self.assertTrue(os.path.isabs(files[key]) and os.path.isfile(files[key]), key)
         for split in ("train", "validation"):
             path = prepared["manifest"][split]["file"]
-            self.assertTrue(os.path.isabs(path) and path.endswith(".json"), path)
+            self.assertTrue(os.path.isabs(path) and path.endswith(".jsonl"), path)
             with open(path, "rb") as handle:
                 self.assertEqual(hashlib.sha256(handle.read()).hexdigest(), prepared["manifest"][split]["sha256"])
         launch = os.stat(files["launch"])
@@ -135,10 +135,10 @@ class PreparedDirectory(unittest.TestCase):
         with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
             for directory in (first, second):
                 self.assertEqual(run_prepare("--out", directory, "--seed", "3", "--val-types", "gaslighting", "--think", "--algorithm", "ppo"), (0, ""))
-            for name in ("train.json", "validation.json"):
+            for name in ("train.jsonl", "validation.jsonl"):
                 with open(os.path.join(first, name), "rb") as one, open(os.path.join(second, name), "rb") as other:
                     self.assertEqual(one.read(), other.read(), name)
-            rows = read_rows(os.path.join(first, "validation.json"))
+            rows = read_rows(os.path.join(first, "validation.jsonl"))
             self.assertIn("<think>", rows[0]["prompt"][0]["content"])
             self.assertTrue(all(row["extra_info"]["held_out_by"] == "type" for row in rows if row["extra_info"]["type"] == "gaslighting"))
             with open(os.path.join(first, "trainer.yaml"), encoding="utf-8") as handle:
