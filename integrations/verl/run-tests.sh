@@ -28,7 +28,7 @@ if [ "$status" != 0 ]; then
   cat "$log" >&2
 fi
 ran=$(awk '/^Ran [0-9]+ tests/ {print $2}' "$log" | tail -1)
-bad=$(grep -oE '(failures|errors)=[0-9]+' "$log" | awk -F= '{sum += $2} END {print sum + 0}')
-skipped=$(grep -oE 'skipped=[0-9]+' "$log" | awk -F= '{sum += $2} END {print sum + 0}')
+bad=$({ grep -oE '(failures|errors)=[0-9]+' "$log" || true; } | awk -F= '{sum += $2} END {print sum + 0}')
+skipped=$({ grep -oE 'skipped=[0-9]+' "$log" || true; } | awk -F= '{sum += $2} END {print sum + 0}')
 echo "verl tests: $(( ${ran:-0} - bad - skipped )) passed, $bad failed, $skipped skipped in $(( $(date +%s) - start )) s ($("$PYTHON" -c 'import verl; print("verl", verl.__version__)'))"
 exit "$status"
