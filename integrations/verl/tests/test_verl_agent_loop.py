@@ -224,6 +224,27 @@ class Replicas(unittest.TestCase):
                     self.assertIn(body["token"], issued, f"a step on replica {replica} of an episode started elsewhere")
 
 
+class Budget(unittest.TestCase):
+    def test_a_dialogue_that_outgrows_the_response_budget_stops_and_is_marked_truncated(self) -> None:
+        budget = 300
+        config = verl_harness.trainer_config(STATE["final_dir"], STATE["model"], f"data.max_response_length={budget}")
+        self.assertEqual(config.actor_rollout_ref.rollout.response_length, budget)
+        files = [os.path.join(STATE["final_dir"], "train.parquet")]
+        _, output = STATE["rollout"].generate(files, config)
+        result = {"output": output}
+        cut = [index for index in range(len(output)) if column(result, "aeb_budget_cut")[index]]
+        self.assertTrue(cut, "some dialogue outgrew 300 tokens")
+        for index in range(len(output)):
+            _, response, mask = sequence(result, index)
+            self.assertLessEqual(len(response), budget)
+            if index in cut:
+                # The environment never ended it: no terminal reward in final mode, and it says so.
+                self.assertIsNone(column(result, "aeb_end_reason")[index])
+                self.assertEqual(set(column(result, "turn_scores")[index]), {0.0})
+                self.assertEqual((column(result, "score")[index], column(result, "aeb_truncated")[index]), (0.0, 1.0))
+                self.assertEqual(mask[-1], 1, "the sample ends with the policy's last judged reply")
+
+
 class Failures(unittest.TestCase):
     def dead_server_config(self, **environment: Any) -> Any:
         """The final directory's config with the loop pointed at a port nobody listens on."""
