@@ -10,8 +10,8 @@ one dialogue with ``aeb serve`` per row:
 2. it renders the row's messages with the chat template and lets the policy generate through
    verl's server manager (``server_manager.generate``, the same sticky request id every turn);
 3. it sends what the user sees of the reply (``aeb_verl.visible_reply``: the benchmark's own think
-   split) with the visible conversation (``POST /v1/step``), and gets the user's answer and the
-   turn's reward;
+   split; cut to the server's 20,000-character limit) with the visible conversation
+   (``POST /v1/step``), and gets the user's answer and the turn's reward;
 4. until the server says ``done``, it appends the user's message to the token sequence exactly as
    the chat template renders it (verl's turn separator, then the user turn and the next
    assistant header) with loss mask 0, and goes back to 2.
@@ -32,7 +32,7 @@ Two recipes differ in what the policy sees and what is trained (``aeb_verl.setti
   prompt, the reply as the response), each paid the dialogue's reward at its last token. verl 0.9's
   default V1 trainer (``AgentLoopWorkerTQ``) takes a list of outputs from ``run`` and gives every
   one the reward of the last; the legacy trainer (``trainer.use_v1=false``) takes one output, so
-  ``prepare`` refuses that combination.
+  the loop refuses that combination when verl builds it.
 
   With ``past_think: strip`` and ``samples: dialogue``, a sample must still be one sequence the
   policy saw: when a reply had text the user did not see, the context is rendered afresh and the
@@ -82,6 +82,8 @@ class AebAgentLoop(AgentLoopBase):
         self.settings = LoopSettings.from_config(config)
         if self.enable_continuous_token:
             raise ValueError("the AEB agent loop builds its token sequence itself: set data.continuous_token.enable=false")
+        if self.settings.samples == "turn" and not self.config.trainer.get("use_v1", True):
+            raise ValueError("samples: turn (one sample per assistant turn) needs verl's V1 trainer, trainer.use_v1=true (verl 0.9's default): the legacy trainer takes one sample per row; use samples: dialogue there")
         self.prompt_length = self.rollout_config.prompt_length
         self.response_length = self.rollout_config.response_length
 

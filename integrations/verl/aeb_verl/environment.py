@@ -29,6 +29,10 @@ from .settings import EnvironmentSettings
 
 logger = logging.getLogger(__name__)
 
+#: The longest reply ``aeb serve`` takes, in UTF-16 code units (JavaScript string length;
+#: ``MAX_REPLY_CHARS`` in src/server/api-schemas.ts). A longer one would be refused with a 400.
+MAX_REPLY_UTF16_UNITS = 20_000
+
 _RESET_FIELDS = ("token", "messages", "emotion", "rewardMode", "maxTurns", "scenario", "episodeId")
 _STEP_FIELDS = ("token", "message", "emotion", "change", "reward", "done", "endReason", "turnIndex")
 
@@ -90,7 +94,9 @@ class ProcessEnvironment:
         )
 
     async def step(self, episode: Episode, reply: str) -> dict[str, Any]:
-        """Sends the visible reply; advances the episode; returns the server's answer."""
+        """Sends the visible reply (cut to what the server takes: the user reads no further);
+        advances the episode; returns the server's answer."""
+        reply = cut_to_server_limit(reply)
         answer = await self._call(self.client.step, episode.token, episode.messages, reply, episode.route)
         _require(answer, _STEP_FIELDS, "step")
         episode.messages = episode.messages + [{"role": "assistant", "content": reply}, {"role": "user", "content": answer["message"]}]
@@ -120,6 +126,20 @@ class ProcessEnvironment:
     def close(self) -> None:
         self.client.close()
         self.pool.shutdown(wait=False)
+
+
+def cut_to_server_limit(reply: str) -> str:
+    """The reply, cut to ``MAX_REPLY_UTF16_UNITS`` (a policy can write more than the server takes;
+    the simulated user then reads the beginning, as a person reads a wall of text)."""
+    if len(reply) <= MAX_REPLY_UTF16_UNITS // 2 or len(reply.encode("utf-16-le")) // 2 <= MAX_REPLY_UTF16_UNITS:
+        return reply
+    units = 0
+    for position, character in enumerate(reply):
+        units += 2 if ord(character) > 0xFFFF else 1
+        if units > MAX_REPLY_UTF16_UNITS:
+            logger.warning("aeb environment: a reply of %d characters was cut to the server's limit of %d UTF-16 units", len(reply), MAX_REPLY_UTF16_UNITS)
+            return reply[:position]
+    return reply
 
 
 _ENVIRONMENTS: dict[EnvironmentSettings, ProcessEnvironment] = {}
