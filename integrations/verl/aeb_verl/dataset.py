@@ -5,26 +5,27 @@ and repeat, so they meet the same user randomness and differ only by the policy'
 
 ``data_source``   ``aeb/<type>``: verl groups its validation metrics by it, so each trajectory type
                   gets its own reward curve
-``agent_name``    ``tool_agent``: the agent loop that runs interactions (without it verl falls back
-                  to ``rollout.agent.default_agent_loop``, ``single_turn_agent`` by default, and the
-                  interaction is never called)
+``agent_name``    ``aeb``: the AEB agent loop (``aeb_verl.agent_loop``, registered by the
+                  directory's ``agent_loop.yaml``; without it verl falls back to
+                  ``rollout.agent.default_agent_loop``, which the trainer config sets to ``aeb``
+                  too: verl's own default, ``single_turn_agent``, never calls the environment)
 ``prompt``        the system prompt, then the scenario's opening as the user's first message
 ``ability``       ``empathy``
 ``reward_model``  ``{"style": "rule", "ground_truth": ""}`` (verl reads ``ground_truth``; unused)
 ``extra_info``    ``index``; ``split`` (``train`` or ``validation``); ``held_out_by`` (``scenario``,
                   ``type``, or ``""`` for training rows); the scenario's ``scenario_id``, ``type``,
-                  ``suite``, ``language``; ``seed`` and ``repeat``; and ``interaction_kwargs``:
-                  ``name`` (the interaction), ``scenario_id``, ``seed``, ``repeat``, ``preset``,
+                  ``suite``, ``language``; ``seed`` and ``repeat``; and ``aeb_episode``, what the
+                  loop resets: ``scenario_id``, ``seed``, ``repeat``, ``preset``,
                   ``reward_mode``, ``split``
 
 Every row of a file has the same keys with the same types, as Arrow (verl reads the files with
 Hugging Face ``datasets``) wants one schema per file.
 
-Files. verl's ``RLHFDataset`` (``verl/utils/dataset/rl_dataset.py``) reads a file ending in
-``.parquet`` with ``datasets.load_dataset("parquet")`` and one ending in ``.json`` with
-``datasets.load_dataset("json")``, which reads JSON Lines; any other ending is refused. So rows are
-written as parquet when pandas and pyarrow are importable (as on any machine with verl), and
-otherwise as JSON Lines in a file named ``.json``.
+Files. verl 0.9's ``RLHFDataset`` (``verl/utils/dataset/rl_dataset.py``) reads a file ending in
+``.parquet`` with ``datasets.load_dataset("parquet")`` and one ending in ``.json`` or ``.jsonl``
+with ``datasets.load_dataset("json")``, which reads JSON Lines; any other ending is refused. Rows
+are written as parquet when pandas and pyarrow are importable (as on any machine with verl), and
+otherwise as JSON Lines (``.jsonl``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ import os
 from typing import Any, Optional, Sequence
 
 DATA_SOURCE_PREFIX = "aeb/"
-AGENT_LOOP = "tool_agent"
+#: The ``agent_name`` of AEB rows: the AEB agent loop's name in the registration file.
+AGENT_LOOP = "aeb"
+#: The key of ``extra_info`` that describes the row's episode.
+EPISODE_KEY = "aeb_episode"
 
 
 def build_rows(
@@ -48,7 +52,6 @@ def build_rows(
     preset: str,
     reward_mode: str,
     system_prompts: dict[str, str],
-    interaction_name: str = "aeb",
 ) -> list[dict[str, Any]]:
     """One row per scenario and repeat, scenarios in the given order, repeats 0..repeats-1.
     ``system_prompts`` maps a scenario language to its system prompt ("" for none)."""
@@ -79,8 +82,7 @@ def build_rows(
                         "language": language,
                         "seed": seed,
                         "repeat": repeat,
-                        "interaction_kwargs": {
-                            "name": interaction_name,
+                        EPISODE_KEY: {
                             "scenario_id": scenario["id"],
                             "seed": seed,
                             "repeat": repeat,
@@ -110,8 +112,8 @@ def choose_format(requested: str) -> str:
 
 
 def file_name(stem: str, data_format: str) -> str:
-    """``train.parquet``, or ``train.json`` for JSON Lines (the ending verl's reader accepts)."""
-    return f"{stem}.parquet" if data_format == "parquet" else f"{stem}.json"
+    """``train.parquet``, or ``train.jsonl`` for JSON Lines."""
+    return f"{stem}.parquet" if data_format == "parquet" else f"{stem}.jsonl"
 
 
 def write_rows(rows: Sequence[dict[str, Any]], path: str, data_format: str) -> None:

@@ -1,20 +1,25 @@
 """Writes a ready-to-launch verl training directory for AEB from a running ``aeb serve``.
 
     python3 -m aeb_verl.prepare --url http://aeb-env:8787 --out /data/aeb-grpo --suite full \\
-        --algorithm grpo --repeats 16 --val-fraction 0.2 --verl-root /opt/verl
+        --recipe aeb --repeats 16 --val-fraction 0.2 --python /opt/verl-venv/bin/python
     /data/aeb-grpo/launch.sh
 
 The directory holds, with absolute paths throughout:
 
-- ``train.parquet`` / ``validation.parquet`` (or ``train.json`` / ``validation.json`` as JSON
-  Lines when pandas and pyarrow are not importable; verl reads both): one row per episode
+- ``train.parquet`` / ``validation.parquet`` (or ``train.jsonl`` / ``validation.jsonl`` when
+  pandas and pyarrow are not importable; verl 0.9 reads both): one row per episode
   (``aeb_verl.dataset``), validation on held-out scenarios (``aeb_verl.split``);
-- ``interaction.yaml``: verl's interaction config (``aeb_verl.settings`` explains every key);
-- ``trainer.yaml``: the Hydra config for ``verl.trainer.main_ppo`` (tool agent loop, multi-turn
-  interaction, turn limits from the server, the reward function by absolute path);
-- ``launch.sh``: the launch command; ``manifest.json``: what was written and from what.
+- ``agent_loop.yaml``: the registration of the AEB agent loop with its environment settings
+  (``aeb_verl.settings`` explains every key);
+- ``trainer.yaml``: the Hydra config for ``verl.trainer.main_ppo`` of verl 0.9 (the AEB loop as the
+  rows' and the default agent loop, the recipe's budgets and schedule, the reward function under
+  ``reward.custom_reward_function``);
+- ``launch.sh``: the launch command, with the interpreter that has verl; ``manifest.json``: what
+  was written and from what.
 
-The bearer token is read from ``$AEB_SERVER_TOKEN`` and written nowhere.
+``--recipe aeb`` (default) is AEB's recipe; ``--recipe rlver`` is RLVER's (``train_rlver.sh``):
+docs/training.md has the table. The bearer token is read from ``$AEB_SERVER_TOKEN`` and written
+nowhere.
 """
 
 from __future__ import annotations
@@ -31,15 +36,15 @@ from . import reward as reward_module
 from .client import AebEnvironmentClient, AebEnvironmentError
 from .dataset import build_rows, check_uniform_schema, choose_format, file_name, write_rows
 from .retry import RetryPolicy
-from .launch_files import TrainerChoices, interaction_config, launch_script, trainer_config
+from .launch_files import RECIPES, TrainerChoices, agent_loop_config, launch_script, trainer_config
 from .settings import ON_ERROR, PRESETS, REWARD_MODES
 from .split import split_scenarios
+from .verl_target import detect
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 #: The AEB checkout this package sits in, when it does (integrations/verl/aeb_verl).
 CHECKOUT_PROMPTS = os.path.normpath(os.path.join(PACKAGE_DIR, "..", "..", "..", "prompts"))
-INTERACTION_NAME = "aeb"
-WRITTEN = ("manifest.json", "trainer.yaml", "interaction.yaml", "launch.sh")
+WRITTEN = ("manifest.json", "trainer.yaml", "agent_loop.yaml", "launch.sh")
 
 
 def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
@@ -61,22 +66,26 @@ def parse_arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     data.add_argument("--val-fraction", type=float, default=0.2, help="share of scenarios held out for validation, spread over types (default 0.2)")
     data.add_argument("--val-scenarios", help="hold out these scenario ids instead (comma-separated)")
     data.add_argument("--val-types", help="hold out every scenario of these trajectory types as well (comma-separated)")
-    data.add_argument("--format", default="auto", choices=("auto", "parquet", "jsonl"), help="parquet when pandas and pyarrow are importable (auto), else JSON Lines in .json files")
+    data.add_argument("--format", default="auto", choices=("auto", "parquet", "jsonl"), help="parquet when pandas and pyarrow are importable (auto), else JSON Lines (.jsonl)")
     data.add_argument("--think", action="store_true", help="the think-then-reply system prompt (the reply after </think> is what the user sees)")
     data.add_argument("--prompts-dir", help=f"AEB's prompts directory (default: {CHECKOUT_PROMPTS} when it exists)")
     data.add_argument("--system-prompt-file", help="one system prompt for every row instead of AEB's agent prompt")
     data.add_argument("--no-system-prompt", action="store_true", help="rows start with the user's opening")
-    trainer = parser.add_argument_group("trainer")
-    trainer.add_argument("--algorithm", default="grpo", choices=("grpo", "ppo"))
+    trainer = parser.add_argument_group("trainer (unset: the recipe's value; docs/training.md has both recipes)")
+    trainer.add_argument("--recipe", default="aeb", choices=tuple(RECIPES), help="aeb (GRPO, one sample per dialogue) or rlver (RLVER's train_rlver.sh: PPO, past think stripped, one sample per turn, vLLM)")
+    trainer.add_argument("--algorithm", choices=("grpo", "ppo"), help="aeb: grpo; rlver: ppo (a critic, adv_estimator gae)")
     trainer.add_argument("--model", default="Qwen/Qwen2.5-7B-Instruct")
     trainer.add_argument("--rollout-n", type=int, help="samples per row (default 8 for grpo, 1 for ppo)")
-    trainer.add_argument("--train-batch-size", type=int, default=32)
-    trainer.add_argument("--max-response-length", type=int, help="tokens of a whole dialogue (default 8192, 12288 with --think)")
-    trainer.add_argument("--n-gpus-per-node", type=int, default=8)
-    trainer.add_argument("--nnodes", type=int, default=1)
-    trainer.add_argument("--tensor-parallel", type=int, default=2, help="rollout tensor parallel size")
-    trainer.add_argument("--epochs", type=int, default=20)
-    trainer.add_argument("--verl-root", help="verl checkout: its configs are then found by absolute path and launch.sh cds there")
+    trainer.add_argument("--rollout", dest="rollout_name", choices=("vllm", "sglang"), help="the rollout engine (aeb: sglang; rlver: vllm)")
+    trainer.add_argument("--train-batch-size", type=int)
+    trainer.add_argument("--max-response-length", type=int, help="tokens of a dialogue sample (aeb: 8192, 12288 with --think) or of a turn sample (rlver: 10000)")
+    trainer.add_argument("--n-gpus-per-node", type=int)
+    trainer.add_argument("--nnodes", type=int)
+    trainer.add_argument("--tensor-parallel", type=int, help="rollout tensor parallel size")
+    trainer.add_argument("--epochs", type=int)
+    trainer.add_argument("--storage-units", type=int, help="TransferQueue storage units, one CPU each (default two per node; 1 on a machine with few CPUs)")
+    trainer.add_argument("--python", help="the interpreter that has verl 0.9, written into launch.sh (default: this one)")
+    trainer.add_argument("--verl-root", help="a verl checkout instead of the installed package: its configs are found by absolute path and launch.sh cds there")
     parser.add_argument("--force", action="store_true", help="overwrite a directory prepared before")
     parser.add_argument("--version", action="version", version=f"aeb_verl {__version__}")
     return parser.parse_args(argv)
@@ -157,6 +166,7 @@ def _max_turns(client: AebEnvironmentClient, scenarios: list[dict[str, Any]], ar
 def prepare(arguments: argparse.Namespace) -> dict[str, Any]:
     """Writes the directory; returns the manifest."""
     trainer_choices = TrainerChoices(
+        recipe=arguments.recipe,
         algorithm=arguments.algorithm,
         model=arguments.model,
         think=arguments.think,
@@ -167,14 +177,14 @@ def prepare(arguments: argparse.Namespace) -> dict[str, Any]:
         tensor_parallel=arguments.tensor_parallel,
         total_epochs=arguments.epochs,
         max_response_length=arguments.max_response_length,
+        rollout_name=arguments.rollout_name,
+        storage_units=arguments.storage_units,
     )
     if arguments.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {arguments.seed}")
     if arguments.read_timeout <= 0:
         raise ValueError(f"--read-timeout must be > 0 seconds, got {arguments.read_timeout}")
-    verl_root = os.path.abspath(arguments.verl_root) if arguments.verl_root else None
-    if verl_root and not os.path.isfile(os.path.join(verl_root, "verl", "trainer", "config", "ppo_trainer.yaml")):
-        raise ValueError(f"--verl-root {verl_root} is not a verl checkout (no verl/trainer/config/ppo_trainer.yaml)")
+    verl = detect(arguments.python, arguments.verl_root)
     out = os.path.abspath(arguments.out)
     data_format = choose_format(arguments.format)
 
@@ -197,7 +207,7 @@ def prepare(arguments: argparse.Namespace) -> dict[str, Any]:
         client.close()
 
     prompts = _system_prompts(arguments, {scenario.get("language", "en") for scenario in scenarios})
-    common = {"seed": arguments.seed, "preset": arguments.preset, "reward_mode": arguments.reward_mode, "system_prompts": prompts, "interaction_name": INTERACTION_NAME}
+    common = {"seed": arguments.seed, "preset": arguments.preset, "reward_mode": arguments.reward_mode, "system_prompts": prompts}
     train_rows = build_rows(split.train, split="train", held_out_by={}, repeats=arguments.repeats, **common)
     validation_rows = build_rows(split.validation, split="validation", held_out_by=split.held_out_by, repeats=arguments.val_repeats, **common)
     check_uniform_schema(train_rows + validation_rows, "rows")
@@ -206,7 +216,7 @@ def prepare(arguments: argparse.Namespace) -> dict[str, Any]:
     paths = {
         "train_files": os.path.join(out, file_name("train", data_format)),
         "val_files": os.path.join(out, file_name("validation", data_format)),
-        "interaction_config": os.path.join(out, "interaction.yaml"),
+        "agent_loop_config": os.path.join(out, "agent_loop.yaml"),
         "reward_path": os.path.abspath(reward_module.__file__),
         "launch_script": os.path.join(out, "launch.sh"),
         "config_dir": out,
@@ -214,16 +224,17 @@ def prepare(arguments: argparse.Namespace) -> dict[str, Any]:
         "validation_data_dir": os.path.join(out, "validation-rollouts"),
         "checkpoint_dir": os.path.join(out, "checkpoints"),
     }
-    for stale in (file_name(stem, other) for stem in ("train", "validation") for other in ("parquet", "jsonl")):
+    # Both formats, and the .json name of JSON Lines files aeb_verl 0.2 wrote.
+    for stale in [file_name(stem, other) for stem in ("train", "validation") for other in ("parquet", "jsonl")] + ["train.json", "validation.json"]:
         if os.path.join(out, stale) not in (paths["train_files"], paths["val_files"]) and os.path.exists(os.path.join(out, stale)):
             os.remove(os.path.join(out, stale))
     write_rows(train_rows, paths["train_files"], data_format)
     write_rows(validation_rows, paths["val_files"], data_format)
     max_turns = max(limits.values())
-    searchpath = f"file://{verl_root}/verl/trainer/config" if verl_root else "file://verl/trainer/config"
-    _write(os.path.join(out, "trainer.yaml"), trainer_config(trainer_choices, paths=paths, max_turns=max_turns, searchpath=searchpath))
-    _write(paths["interaction_config"], interaction_config(name=INTERACTION_NAME, base_urls=urls, preset=arguments.preset, reward_mode=arguments.reward_mode, on_error=arguments.on_error, read_timeout=arguments.read_timeout))
-    _write(paths["launch_script"], launch_script(config_dir=out, package_parent=os.path.dirname(PACKAGE_DIR), verl_root=verl_root), executable=True)
+    _write(os.path.join(out, "trainer.yaml"), trainer_config(trainer_choices, paths=paths, searchpath=verl.searchpath, verl_version=verl.version))
+    _write(paths["agent_loop_config"], agent_loop_config(trainer_choices, base_urls=urls, preset=arguments.preset, reward_mode=arguments.reward_mode, on_error=arguments.on_error, read_timeout=arguments.read_timeout))
+    python_path = os.pathsep.join([os.path.dirname(PACKAGE_DIR)] + ([verl.root] if verl.root else []))
+    _write(paths["launch_script"], launch_script(config_dir=out, python_path=python_path, python=verl.python, verl_root=verl.root, verl_version=verl.version), executable=True)
 
     manifest = {
         "format": 1,
@@ -253,18 +264,22 @@ def prepare(arguments: argparse.Namespace) -> dict[str, Any]:
         },
         "format_of_rows": data_format,
         "trainer": {
-            "algorithm": trainer_choices.algorithm,
+            "recipe": trainer_choices.recipe,
+            "algorithm": trainer_choices.algorithm_name,
             "model": trainer_choices.model,
+            "rollout": trainer_choices.setting("rollout_name"),
             "rollout_n": trainer_choices.samples_per_row,
-            "train_batch_size": trainer_choices.train_batch_size,
+            "train_batch_size": trainer_choices.setting("train_batch_size"),
+            "max_prompt_length": trainer_choices.prompt_length,
             "max_response_length": trainer_choices.response_length,
-            "max_assistant_turns": max_turns + 1,
-            "max_user_turns": max_turns,
-            "verl_root": verl_root,
+            "past_think": RECIPES[trainer_choices.recipe]["past_think"],
+            "samples": RECIPES[trainer_choices.recipe]["samples"],
+            "max_turn_tokens": RECIPES[trainer_choices.recipe]["max_turn_tokens"],
         },
+        "verl": {"version": verl.version, "python": verl.python, "root": verl.root, "config_searchpath": verl.searchpath},
         "files": {
             "trainer_config": os.path.join(out, "trainer.yaml"),
-            "interaction_config": paths["interaction_config"],
+            "agent_loop_config": paths["agent_loop_config"],
             "reward_function": paths["reward_path"],
             "reward_function_name": "compute_score_with_marks",
             "launch": paths["launch_script"],

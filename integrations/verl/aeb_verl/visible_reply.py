@@ -22,8 +22,12 @@ CLOSE = "</think>"
 _JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
-def _trim(text: str) -> str:
+def trim(text: str) -> str:
+    """``text.trim()`` as JavaScript trims."""
     return text.strip(_JS_WHITESPACE)
+
+
+_trim = trim
 
 
 def visible_reply(completion: str) -> str:

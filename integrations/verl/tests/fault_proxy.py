@@ -14,6 +14,8 @@ fault          what the client sees                                             
 ``stall``      no answer at all until ``stall_seconds`` have passed, then a close       2%
 =============  ======================================================================  =======
 
+With ``mix=()`` it only forwards, and records what it forwarded (``exchanges``).
+
 Seeded and independent of timing: the fault for a request is drawn from
 ``Random(seed, SHA-256 of the request, how many times this same request came before)``, so the
 same client traffic meets the same faults however its requests interleave, and a retried request
@@ -26,6 +28,7 @@ import email.utils
 import hashlib
 import http.client
 import http.server
+import json
 import random
 import threading
 import time
@@ -56,6 +59,9 @@ class FaultProxy:
         self.stall_seconds = stall_seconds
         self.injected: Counter[str] = Counter()
         self.forwarded = 0
+        #: Every forwarded request and its answer: ``(path, request body, status, answer body)``,
+        #: bodies parsed as JSON (what reached the server, for tests that check the wire).
+        self.exchanges: list[tuple[str, Any, int, Any]] = []
         self._seen: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._local = threading.local()
@@ -86,6 +92,7 @@ class FaultProxy:
                     self._answer(503, b'{"message": "no healthy upstream"}', "application/json", {})
                 else:
                     status, headers, payload = proxy._forward(self.command, self.path, body, self.headers)
+                    proxy._record(self.path, body, status, payload)
                     self._answer(status, payload, headers.get("content-type", "application/json"), {key: value for key, value in headers.items() if key == "retry-after"})
 
             def _answer(self, status: int, payload: bytes, content_type: str, headers: dict[str, str]) -> None:
@@ -107,6 +114,15 @@ class FaultProxy:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self._thread.start()
+
+    def _record(self, path: str, body: bytes, status: int, payload: bytes) -> None:
+        def parsed(raw: bytes) -> Any:
+            try:
+                return json.loads(raw) if raw else None
+            except ValueError:
+                return raw
+        with self._lock:
+            self.exchanges.append((path, parsed(body), status, parsed(payload)))
 
     def _draw(self, method: str, path: str, body: bytes) -> Optional[str]:
         digest = hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + body).hexdigest()

@@ -23,12 +23,12 @@ class Wheel(unittest.TestCase):
     def test_the_wheel_holds_the_package_and_a_record_that_matches_it(self) -> None:
         with tempfile.TemporaryDirectory() as directory:
             name = backend.build_wheel(directory)
-            self.assertEqual(name, "aeb_verl-0.2.0-py3-none-any.whl")
+            self.assertEqual(name, "aeb_verl-0.3.0-py3-none-any.whl")
             with zipfile.ZipFile(os.path.join(directory, name)) as wheel:
                 names = wheel.namelist()
-                record = wheel.read("aeb_verl-0.2.0.dist-info/RECORD").decode()
-                metadata = wheel.read("aeb_verl-0.2.0.dist-info/METADATA").decode()
-                entry_points = wheel.read("aeb_verl-0.2.0.dist-info/entry_points.txt").decode()
+                record = wheel.read("aeb_verl-0.3.0.dist-info/RECORD").decode()
+                metadata = wheel.read("aeb_verl-0.3.0.dist-info/METADATA").decode()
+                entry_points = wheel.read("aeb_verl-0.3.0.dist-info/entry_points.txt").decode()
                 for line in record.splitlines():
                     path, digest, size = line.split(",")
                     if path.endswith("RECORD"):
@@ -43,12 +43,12 @@ class Wheel(unittest.TestCase):
             backend.build_wheel(directory)
             with open(os.path.join(directory, name), "rb") as handle:
                 self.assertEqual(handle.read(), first)
-        for module in ("__init__", "client", "retry", "settings", "interaction", "reward", "prepare", "dataset", "split", "launch_files", "visible_reply"):
+        for module in ("__init__", "client", "retry", "settings", "agent_loop", "environment", "verl_target", "reward", "prepare", "dataset", "split", "launch_files", "visible_reply"):
             self.assertIn(f"aeb_verl/{module}.py", names)
-        for template in ("trainer.yaml", "interaction.yaml", "launch.sh"):
+        for template in ("trainer.yaml", "agent_loop.yaml", "launch.sh", "recipes.json"):
             self.assertIn(f"aeb_verl/templates/{template}", names)
         self.assertFalse([name for name in names if "__pycache__" in name or name.endswith(".pyc")])
-        self.assertIn("Name: aeb-verl\nVersion: 0.2.0\n", metadata)
+        self.assertIn("Name: aeb-verl\nVersion: 0.3.0\n", metadata)
         self.assertIn("aeb-verl-prepare = aeb_verl.prepare:main", entry_points)
         self.assertEqual(backend.get_requires_for_build_wheel(), [])
 
@@ -61,7 +61,7 @@ class Wheel(unittest.TestCase):
         with tempfile.TemporaryDirectory() as directory:
             with tarfile.open(os.path.join(directory, backend.build_sdist(directory))) as sdist:
                 names = sdist.getnames()
-        for needed in ("aeb_verl-0.2.0/PKG-INFO", "aeb_verl-0.2.0/pyproject.toml", "aeb_verl-0.2.0/build_backend/aeb_verl_build.py", "aeb_verl-0.2.0/aeb_verl/interaction.py"):
+        for needed in ("aeb_verl-0.3.0/PKG-INFO", "aeb_verl-0.3.0/pyproject.toml", "aeb_verl-0.3.0/build_backend/aeb_verl_build.py", "aeb_verl-0.3.0/aeb_verl/agent_loop.py"):
             self.assertIn(needed, names)
 
     def test_the_version_is_stated_once(self) -> None:
