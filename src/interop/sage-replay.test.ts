@@ -78,7 +78,7 @@ describe("the replay check on lines that break SAGE's loop", () => {
     expect(dialogues.every((dialogue) => !dialogue.ok)).toBe(true);
     expect(dialogues[0]?.problems).toEqual(["turn 2: emotion 50, the file records 51"]);
     expect(dialogues[1]?.problems).toEqual(["the preset's loop ends (user_left) after 1 agent replies; SAGE went on to 2", "1 appraised replies, the file has 2", "final emotion 45, the file's emo_point is 50"]);
-    expect(dialogues[2]?.problems).toEqual(["Error: the preset's loop asks for agent reply 4; SAGE stopped after 3"]);
+    expect(dialogues[2]?.problems).toEqual(["agent-error at agent: the preset's loop asks for agent reply 4; SAGE stopped after 3"]);
     expect(dialogues[3]?.problems).toEqual(["9 appraised replies, the file has 10", "final emotion 85, the file's emo_point is 90"]);
   });
 
@@ -89,8 +89,8 @@ describe("the replay check on lines that break SAGE's loop", () => {
     (text[2] as { planning: { change: unknown } }).planning.change = "+5";
     const { dialogues } = await replayLines([line("missing", 85, missing), line("text", 85, text)]);
     expect(dialogues.map((dialogue) => dialogue.problems)).toEqual([
-      ["SimulatedUserError: turn 1: the file's planning.change is missing, not an integer"],
-      ['SimulatedUserError: turn 1: the file\'s planning.change is "+5", not an integer'],
+      ["unusable-output at appraisal: turn 1: the file's planning.change is missing, not an integer"],
+      ['unusable-output at appraisal: turn 1: the file\'s planning.change is "+5", not an integer'],
     ]);
   });
 
