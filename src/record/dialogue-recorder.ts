@@ -125,6 +125,11 @@ export class DialogueRecorder {
     if (record.status === "done") this.finished.add(record.id);
   }
 
+  /** Flushes the appended records to the disk (see {@link JsonlAppender.flush}). */
+  flush(): Promise<void> {
+    return this.#file.flush();
+  }
+
   close(): void {
     this.#file.close();
   }

@@ -11,6 +11,7 @@ import { ConnectionDrain } from "./connection-drain.js";
 import { EnvironmentError } from "./environment-error.js";
 import { Environment, type EnvironmentOptions } from "./environment.js";
 import { registerErrorHandling, registerValidation } from "./http-errors.js";
+import type { RecorderHealth } from "./episode-recorder.js";
 import { EnvironmentMetrics, instrumentUser } from "./metrics.js";
 import { registerOpenApi } from "./openapi.js";
 import type { RouteContext } from "./route-context.js";
@@ -63,10 +64,18 @@ export interface ServerOptions extends Omit<EnvironmentOptions, "recording"> {
   stepThreads?: number;
   stepWorker?: StepPoolOptions["worker"];
   /**
-   * Record finished episodes: each is handed to `write` as a dialogue record (run-record format);
-   * `condition` is the record's condition when the reset's tags name none.
+   * Record finished episodes: each is handed to `write` as a dialogue record (run-record format),
+   * and the step that finished it is answered once `write` resolves: `false` when the episode was
+   * already on disk (a retried last step), anything else when it was written now; a rejection
+   * answers the step 503 `recording_failed` (retryable). `health` says whether the writer can
+   * write (shown on /healthz). `condition` is the record's condition when the reset's tags name none.
    */
-  recording?: { condition: string; write: (record: DialogueRecord) => void; drawNonce?: () => string };
+  recording?: {
+    condition: string;
+    write: (record: DialogueRecord) => Promise<boolean | void> | boolean | void;
+    health?: () => RecorderHealth;
+    drawNonce?: () => string;
+  };
 }
 
 /** The environment server: a fastify app around one `Environment`, with its sessions and metrics. */
@@ -198,16 +207,24 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
     recordEpisode:
       recording === undefined
         ? undefined
-        : (record) => {
-            // The step has been played and answered: a failed write is logged, never the client's error.
+        : async (record) => {
+            let written: boolean | void;
             try {
-              recording.write(record);
+              written = await recording.write(record);
             } catch (error) {
-              app.log.error({ err: error, episode: record.id }, "could not record a finished episode");
+              app.log.error({ err: error, episode: record.id }, "could not record a finished episode; its last step is answered 503 recording_failed (retryable)");
+              throw new EnvironmentError(
+                503,
+                "recording_failed",
+                `this server could not record the finished episode (${describeRecordingFailure(error)}); the step was not acknowledged: send it again (the episode is recorded once)`,
+                { retryable: true, retryAfterSeconds: 1, cause: error },
+              );
             }
+            // Counted once on disk; a retried last step whose episode was already written is not counted again.
+            if (written !== false) metrics.countRecorded();
           },
   };
-  registerOperationsRoutes(app, context, { isClosing: () => closing, metricsText });
+  registerOperationsRoutes(app, context, { isClosing: () => closing, metricsText, ...(recording?.health !== undefined ? { recorderHealth: recording.health } : {}) });
   registerEnvironmentRoutes(app, context);
   await registerBatchRoutes(app, context);
   registerSessionRoutes(app, context);
@@ -236,6 +253,14 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
     },
     close: () => app.close(),
   };
+}
+
+/** What the client is told of a failed write: the errno code and the kind of failure, never a path of the server. */
+function describeRecordingFailure(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === "ENOSPC" || code === "EDQUOT") return "its disk is full";
+  if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return `a file-system error, ${code}`;
+  return "the recorder is unavailable";
 }
 
 function startPool(options: ServerOptions, maxBatchSize: number, log: (message: string) => void): StepPool {

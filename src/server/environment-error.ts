@@ -29,6 +29,7 @@ export type EnvironmentErrorCode =
   | "step_timeout"
   | "cancelled"
   | "shutting_down"
+  | "recording_failed"
   | "internal";
 
 /** One field-level problem in a request, as `path: message`. */

@@ -6,9 +6,9 @@ import { PluginFactory } from "../../runner/plugins.js";
 import { selectScenarios } from "../../runner/run-benchmark.js";
 import { PresetChoiceSchema, RewardModeSchema, type PresetChoice, type RewardMode } from "../../server/api-schemas.js";
 import { assertSafeBinding, buildServer, type EnvironmentServer } from "../../server/app.js";
-import { announceListening, episodesDelivered, isClusterWorker, runClusterPrimary, sendEpisodeToPrimary } from "../../server/cluster.js";
+import { announceListening, isClusterWorker, leaveCluster, primaryRecorderHealthNow, runClusterPrimary, sendEpisodeToPrimary } from "../../server/cluster.js";
 import { DelayedSimulatedUser } from "../../server/delayed-user.js";
-import { EpisodeRecorder } from "../../server/episode-recorder.js";
+import { EpisodeRecorder, type RecorderHealth } from "../../server/episode-recorder.js";
 import { MIN_SECRET_BYTES, randomSecret } from "../../server/state-token.js";
 import { nonNegativeInteger, positiveInteger } from "../options.js";
 import { configFromFlags } from "./run.js";
@@ -115,6 +115,12 @@ function untilShutdown(server: EnvironmentServer, timeoutSeconds: number, before
   });
 }
 
+/** The recorder's changes of health, for the operator. */
+function logRecorderHealth(dir: string, health: RecorderHealth): void {
+  if (health.state === "failing") console.error(`aeb serve: cannot record finished episodes in ${dir} (${health.error}); their last steps are answered 503 recording_failed (clients retry), /healthz answers 503`);
+  else console.error("aeb serve: recording works again");
+}
+
 export function registerServeCommand(program: Command): void {
   program
     .command("serve")
@@ -174,14 +180,19 @@ export function registerServeCommand(program: Command): void {
       if (flags.workers > 1 && !isClusterWorker()) {
         // The primary only supervises (and writes the recording); each worker runs this same command and serves.
         const recorder = flags.record !== undefined ? new EpisodeRecorder(flags.record) : undefined;
-        const stopped = await runClusterPrimary({
+        const primary = runClusterPrimary({
           workers: flags.workers,
           env: { AEB_SERVER_SECRET: secret },
           shutdownTimeoutMs: flags.shutdownTimeout * 1000,
           log: (line) => console.error(`aeb serve: ${line}`),
           onListening: (url) => console.log(describe(url, new PluginFactory({ cacheDir: config.cache?.dir }).simulatedUser(config.simulator).id)),
-          ...(recorder !== undefined ? { onEpisode: (record) => recorder.append(record) } : {}),
-        }).finally(() => recorder?.close());
+          ...(recorder !== undefined ? { onEpisode: (record) => recorder.append(record), recorderHealth: () => recorder.health } : {}),
+        });
+        if (recorder !== undefined) recorder.onHealthChange = (health) => {
+          logRecorderHealth(recorder.dir, health);
+          primary.recorderHealthChanged(health);
+        };
+        const stopped = await primary.stopped.finally(() => recorder?.close());
         if (!stopped.clean) process.exitCode = 1;
         console.error(`aeb serve: stopped${stopped.clean ? "" : " (a worker's shutdown cut requests, or a worker was killed)"}`);
         return;
@@ -190,7 +201,11 @@ export function registerServeCommand(program: Command): void {
       let user = new PluginFactory({ cacheDir: config.cache?.dir, warn: (message) => console.error(`aeb serve: ${message}`) }).simulatedUser(config.simulator);
       if (flags.mockUserLatency !== undefined) user = new DelayedSimulatedUser({ inner: user, latencyMs: flags.mockUserLatency, id: user.id });
       const recorder = flags.record !== undefined && !isClusterWorker() ? new EpisodeRecorder(flags.record) : undefined;
-      const write = recorder !== undefined ? (record: Parameters<EpisodeRecorder["append"]>[0]) => void recorder.append(record) : sendEpisodeToPrimary;
+      if (recorder !== undefined) recorder.onHealthChange = (health) => logRecorderHealth(recorder.dir, health);
+      const recording =
+        recorder !== undefined
+          ? { write: (record: Parameters<EpisodeRecorder["append"]>[0]) => recorder.append(record), health: () => recorder.health }
+          : { write: sendEpisodeToPrimary, health: primaryRecorderHealthNow };
 
       const server = await buildServer({
         scenarios,
@@ -214,7 +229,7 @@ export function registerServeCommand(program: Command): void {
         logRequests: flags.logRequests ?? false,
         clusterWorker: isClusterWorker(),
         stepThreads: flags.stepThreads ?? defaultStepThreads(flags.workers),
-        ...(flags.record !== undefined ? { recording: { condition: flags.recordCondition, write } } : {}),
+        ...(flags.record !== undefined ? { recording: { condition: flags.recordCondition, ...recording } } : {}),
       });
       let url: string;
       try {
@@ -222,7 +237,7 @@ export function registerServeCommand(program: Command): void {
       } catch (error) {
         // A port in use: close what was started (the step pool's threads would keep the process alive).
         await server.close();
-        recorder?.close();
+        await recorder?.close();
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "EADDRINUSE") throw new ConfigError(`port ${flags.port} on ${flags.host} is already in use (another aeb serve?); choose another --port`);
         if (code === "EADDRNOTAVAIL" || code === "EACCES") throw new ConfigError(`cannot listen on ${flags.host}:${flags.port} (${code}); check --host and --port`);
@@ -232,11 +247,10 @@ export function registerServeCommand(program: Command): void {
       else console.log(describe(url, user.id));
 
       const code = await untilShutdown(server, flags.shutdownTimeout, async () => {
-        recorder?.close();
+        await recorder?.close();
         if (isClusterWorker()) {
-          await episodesDelivered();
-          // A worker's IPC channel to the primary would keep it alive.
-          process.disconnect?.();
+          // Every answered step's episode was confirmed by the primary; the IPC channel would keep the worker alive.
+          leaveCluster();
         } else {
           console.error("aeb serve: stopped");
         }
