@@ -1,4 +1,5 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { writeFileAtomic } from "../record/atomic-file.js";
 import { join } from "node:path";
 import { summariseRun } from "../analysis/run-summary.js";
 import type { RunSummary } from "../analysis/summary-schema.js";
@@ -75,6 +76,6 @@ export async function importSageResults(paths: readonly string[], outDir: string
       simulatorFrom: options.simulator === undefined ? "folder" : "flag",
     })),
   };
-  writeFileSync(join(outDir, IMPORT_MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileAtomic(join(outDir, IMPORT_MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   return { files, records, summary, outDir };
 }

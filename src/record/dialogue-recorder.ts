@@ -1,4 +1,5 @@
-import { closeSync, existsSync, openSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { writeFileAtomic } from "./atomic-file.js";
 import { join } from "node:path";
 import { DialogueRecordSchema, type DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError } from "../core/errors.js";
@@ -7,6 +8,7 @@ import { stableStringify } from "../core/stable-json.js";
 import { dialogueOf } from "./dialogue-reader.js";
 import { DIALOGUES_FILE, ERRORS_FILE } from "./files.js";
 import { invalidLinesError, JsonlAppender, repairJsonlTail } from "./jsonl-file.js";
+import { writingFile } from "./write-error.js";
 
 /** What opening the recorder repaired. */
 export interface RecorderRepair {
@@ -84,7 +86,9 @@ export class DialogueRecorder {
   /**
    * Moves errored records to the errors file and drops duplicates (the first of an id is kept):
    * the errors file gains the errored records it does not hold yet, then dialogues.jsonl is
-   * replaced by a copy without them. Records are written as validated.
+   * replaced by a copy without them. Each line moved or kept is written with the bytes it had
+   * (validated, never re-serialised: key order and number formatting stay as they were), so the
+   * kept lines are the same lines. A failed write leaves dialogues.jsonl as it was.
    */
   #setErroredAndDuplicatesAside(path: string): void {
     const errorsPath = join(this.dir, ERRORS_FILE);
@@ -96,27 +100,31 @@ export class DialogueRecorder {
     }
     const errors = new JsonlAppender(errorsPath);
     const temporary = `${path}.tmp`;
-    const out = openSync(temporary, "w");
+    const out = writingFile(temporary, () => openSync(temporary, "w"));
     const kept = new Set<string>();
     try {
-      scanJsonlFile(path, (value) => {
+      scanJsonlFile(path, (value, _line, _offset, _bytes, text) => {
         const record = DialogueRecordSchema.parse(value);
-        const line = JSON.stringify(record);
         if (record.status === "error") {
-          const key = stableStringify(record);
+          const key = stableStringify(value);
           if (!alreadyAside.has(key)) {
-            errors.appendLine(line);
+            errors.appendLine(text);
             alreadyAside.add(key);
           }
         } else if (!kept.has(record.id)) {
           kept.add(record.id);
-          writeSync(out, `${line}\n`);
+          writingFile(temporary, () => writeWhole(out, `${text}\n`));
         }
       });
-    } finally {
+      writingFile(temporary, () => fsyncSync(out));
+    } catch (error) {
       closeSync(out);
       errors.close();
+      rmSync(temporary, { force: true });
+      throw error;
     }
+    closeSync(out);
+    errors.close();
     renameSync(temporary, path);
   }
 
@@ -135,10 +143,18 @@ export class DialogueRecorder {
   }
 }
 
+/** Writes all of `text` (writeSync may write less than asked on a nearly full disk). */
+function writeWhole(fd: number, text: string): void {
+  const bytes = Buffer.from(text, "utf8");
+  let written = 0;
+  while (written < bytes.length) {
+    const count = writeSync(fd, bytes, written, bytes.length - written);
+    if (count <= 0) throw Object.assign(new Error("the write made no progress"), { code: "EIO" });
+    written += count;
+  }
+}
+
 /** Writes a whole dialogues.jsonl at once (imports), atomically. */
 export function writeDialogues(dir: string, records: readonly DialogueRecord[]): void {
-  const path = join(dir, DIALOGUES_FILE);
-  const temporary = `${path}.tmp`;
-  writeFileSync(temporary, records.map((record) => `${JSON.stringify(record)}\n`).join(""));
-  renameSync(temporary, path);
+  writeFileAtomic(join(dir, DIALOGUES_FILE), records.map((record) => `${JSON.stringify(record)}\n`).join(""));
 }

@@ -42,6 +42,13 @@ export function repairJsonlTail(path: string, scan: JsonlFileScan = scanJsonlFil
  * kill can tear at most the last line, which the next opening repairs. The file is created on the
  * first append, not on open, so a run that writes nothing leaves nothing behind.
  */
+/** The two calls an append makes that a full disk can fail; tests pass a failing pair (the fault injected at the file-system layer). */
+export interface AppendIo {
+  write(fd: number, bytes: Buffer, offset: number, length: number): number;
+  truncate(fd: number, length: number): void;
+}
+const FILE_SYSTEM_IO: AppendIo = { write: (fd, bytes, offset, length) => writeSync(fd, bytes, offset, length), truncate: (fd, length) => ftruncateSync(fd, length) };
+
 export class JsonlAppender {
   #fd: number | undefined;
   /** The file's length after the last whole line: where a failed write is cut back to. */
@@ -50,7 +57,10 @@ export class JsonlAppender {
   #tornAt: number | undefined;
   readonly repaired: JsonlRepair;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    private readonly io: AppendIo = FILE_SYSTEM_IO,
+  ) {
     this.repaired = existsSync(path) ? repairJsonlTail(path) : { tornTail: false, newlineAdded: false };
   }
 
@@ -66,7 +76,7 @@ export class JsonlAppender {
     let written = 0;
     try {
       while (written < bytes.length) {
-        const count = writeSync(fd, bytes, written, bytes.length - written);
+        const count = this.io.write(fd, bytes, written, bytes.length - written);
         if (count <= 0) throw Object.assign(new Error("the write made no progress"), { code: "EIO" });
         written += count;
       }
@@ -105,7 +115,7 @@ export class JsonlAppender {
   /** Cuts the file back to its last whole line; if even that fails, the error of the write is reported and the next append tries again. */
   #cutBack(fd: number, cause: unknown): void {
     try {
-      ftruncateSync(fd, this.#size);
+      this.io.truncate(fd, this.#size);
       this.#tornAt = undefined;
     } catch {
       throw new FileWriteError(this.path, cause);

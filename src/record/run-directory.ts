@@ -219,19 +219,22 @@ export class RunDirectory {
    */
   claim(): void {
     if (this.#claimed) return;
-    this.#claimed = true;
     if (this.#manifestless) {
       this.usage.open();
+      this.#claimed = true;
       return;
     }
-    this.#manifest = {
+    const manifest: RunManifest = {
       format: 2,
       definingHash: this.definingHash,
       defining: this.defining,
       config: this.config,
       invocations: [...(this.#previous?.invocations ?? []), this.#invocation],
     };
-    writeManifest(this.dir, this.#manifest);
+    // Claimed once run.json is written: a full disk leaves the claim to the next attempt.
+    writeManifest(this.dir, manifest);
+    this.#manifest = manifest;
+    this.#claimed = true;
     this.usage.open();
   }
 

@@ -1,8 +1,8 @@
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { summariseRun, type SummaryOptions } from "../analysis/run-summary.js";
 import type { RunSummary } from "../analysis/summary-schema.js";
 import { readDialogueRows, readScoredDialoguesById } from "../record/dialogue-reader.js";
+import { writeFileAtomic } from "../record/atomic-file.js";
 import { HTML_REPORT_FILE, MARKDOWN_REPORT_FILE } from "../record/files.js";
 import { readRunSetup } from "../record/load-run.js";
 import { asSaved, writeSummaryFile } from "../record/summary-file.js";
@@ -23,8 +23,8 @@ export async function writeReportFiles(dir: string, input: ReportInput): Promise
   const markdown = join(dir, MARKDOWN_REPORT_FILE);
   const page = join(dir, HTML_REPORT_FILE);
   const htmlText = await renderHtmlReport(saved);
-  writeFileSync(markdown, renderMarkdownReport(saved));
-  writeFileSync(page, htmlText);
+  writeFileAtomic(markdown, renderMarkdownReport(saved));
+  writeFileAtomic(page, htmlText);
   return { markdown, html: page };
 }
 

@@ -68,6 +68,13 @@ export class EpisodeRecorder {
     for (const id of [...finished].slice(-RECENT_IDS)) this.remember(id);
     // The recorder keeps every finished id for resuming a plan; a server running for days must not.
     finished.clear();
+    // run.json names this server from the start; a directory that cannot be written is refused now.
+    try {
+      this.directory.claim();
+    } catch (error) {
+      this.directory.close();
+      throw error;
+    }
   }
 
   /** Episodes written since this recorder opened (on disk: counted once flushed). */
