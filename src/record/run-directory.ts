@@ -9,7 +9,7 @@ import { JudgementWriter, type JudgementLine } from "./judgements.js";
 import { RunDirectoryLock } from "./lock.js";
 import { definingHashOf, describeDefiningChanges, readManifest, writeManifest, type Invocation, type RunManifest } from "./manifest.js";
 import { currentProvenance } from "./provenance.js";
-import { UsageLog } from "./usage-log.js";
+import { checkUsageLog, UsageLog } from "./usage-log.js";
 
 /** Creates the directory (or checks it can be written) with a message that names it. */
 export function ensureWritableDirectory(dir: string): void {
@@ -106,7 +106,22 @@ export class RunDirectory {
       throw error;
     }
     this.usage = new UsageLog(dir);
+    this.usage.onFailure = (error) => this.#writeFailed(error);
     this.judgements = new JudgementWriter(dir);
+  }
+
+  #writeFailure: Error | undefined;
+  /** Told of the first write into the directory that failed outside a call that could throw it (the usage log). */
+  onWriteFailure: ((error: Error) => void) | undefined;
+
+  /** The first failed write of the usage log, if any (a {@link FileWriteError}). */
+  get writeFailure(): Error | undefined {
+    return this.#writeFailure;
+  }
+
+  #writeFailed(error: Error): void {
+    this.#writeFailure ??= error;
+    this.onWriteFailure?.(error);
   }
 
   static open(options: OpenRunDirectoryOptions): RunDirectory {
@@ -145,7 +160,12 @@ export class RunDirectory {
             : `taking over ${dir}: its earlier run finished no dialogue:\n${description}`,
         );
       }
-      return new RunDirectory(dir, state, lock, definingHash, options.defining, redactConfig(options.config), previous, replaced, notes, options.command, true);
+      // Found now, with the remedy, rather than after every dialogue has run.
+      checkUsageLog(dir);
+      const directory = new RunDirectory(dir, state, lock, definingHash, options.defining, redactConfig(options.config), previous, replaced, notes, options.command, true);
+      // The directory already belongs to this run: its usage is written from the first request, so a kill before the first answer loses none.
+      if (sameRun) directory.usage.open();
+      return directory;
     } catch (error) {
       lock.release();
       throw error;

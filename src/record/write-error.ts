@@ -11,7 +11,7 @@ const FILE_SYSTEM_FAILURES: Readonly<Record<string, { what: string; remedy: stri
   EIO: { what: "an input/output error of the device", remedy: "check the disk (dmesg, SMART) before writing to it again" },
   EMFILE: { what: "too many open files in this process", remedy: "raise the limit (ulimit -n)" },
   ENFILE: { what: "too many open files on this system", remedy: "close other programs' files or raise the system limit" },
-  ENOENT: { what: "the directory disappeared", remedy: "check that nothing deletes the directory while AEB writes into it" },
+  ENOENT: { what: "no such file or directory", remedy: "check the path (and that nothing deletes the directory while AEB writes into it)" },
 };
 
 /** The errno code of a Node.js file-system error, if it is one. */
@@ -56,6 +56,20 @@ export class FileWriteError extends RunDirectoryError {
   static override isInstance(value: unknown): value is FileWriteError {
     return RunDirectoryError.isInstance(value) && (value as { fileWriteError?: unknown }).fileWriteError === true;
   }
+}
+
+/**
+ * A Node.js file-system error (a full disk, a read-only mount, a missing permission) as one line
+ * for the user: the file, what happened and the remedy; undefined for any other error.
+ */
+export function describeFileSystemError(error: unknown): string | undefined {
+  if (FileWriteError.isInstance(error)) return error.message;
+  const code = fileSystemErrorCode(error);
+  const known = code === undefined ? undefined : FILE_SYSTEM_FAILURES[code];
+  if (known === undefined) return undefined;
+  const path = (error as NodeJS.ErrnoException).path;
+  const target = typeof path === "string" ? `cannot use ${path}` : "a file operation failed";
+  return `${target}: ${known.what} (${code}); ${known.remedy}, then run the same command again`;
 }
 
 /** Runs a write; a file-system failure becomes a {@link FileWriteError} naming `path`. */

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
+import { FileWriteError } from "../../record/write-error.js";
 import { AebError, ConfigError, RunStoppedError } from "../../core/errors.js";
 import { PresetName } from "../../core/preset.js";
 import { parseTypeList } from "../../scenarios/load-scenarios.js";
@@ -229,6 +230,14 @@ export function registerRunCommand(program: Command): void {
           },
         });
       } catch (error) {
+        if (FileWriteError.isInstance(error)) {
+          // A full disk, a read-only mount: the run's files are whole, and the same command resumes once it is fixed.
+          progress.stop();
+          console.error(`aeb: ${error.message}`);
+          console.error(`resume with: ${resumeCommand(args, outDir)}`);
+          process.exitCode = 1;
+          return;
+        }
         if (!(AebError.isInstance(error) && error.name === "RunStoppedError")) throw error;
         progress.stop();
         console.error(`aeb: ${error.message}`);
