@@ -4,7 +4,8 @@ import type { RunSummary } from "../analysis/summary-schema.js";
 import { readDialogueRows, readScoredDialoguesById } from "../record/dialogue-reader.js";
 import { writeFileAtomic } from "../record/atomic-file.js";
 import { HTML_REPORT_FILE, MARKDOWN_REPORT_FILE } from "../record/files.js";
-import { readRunSetup } from "../record/load-run.js";
+import { readRunSetup, type RunSetup } from "../record/load-run.js";
+import type { Invocation } from "../record/manifest.js";
 import { asSaved, writeSummaryFile } from "../record/summary-file.js";
 import { readUsageTotals } from "../record/usage-log.js";
 import { renderHtmlReport } from "./html-report.js";
@@ -28,11 +29,24 @@ export async function writeReportFiles(dir: string, input: ReportInput): Promise
   return { markdown, html: page };
 }
 
+/** The setup with its last invocation ending as `outcome` (see {@link RunOutputOptions.endingAs}). */
+function withLastOutcome(setup: RunSetup | undefined, outcome: Invocation["outcome"] | undefined): RunSetup | undefined {
+  const invocations = setup?.invocations;
+  const last = invocations?.at(-1);
+  if (outcome === undefined || invocations === undefined || last === undefined) return setup;
+  return { ...setup, invocations: [...invocations.slice(0, -1), { ...last, outcome }] };
+}
+
 export interface RunOutputOptions extends Omit<SummaryOptions, "usage" | "conditionOrder"> {
   /** Conditions in this order first; default: the order in which dialogues.jsonl first names them. */
   conditionOrder?: readonly string[];
   /** Only these dialogues (a run's plan): a directory continued under another config keeps others on disk. */
   ids?: ReadonlySet<string>;
+  /**
+   * How the invocation writing these files ends, as the reports show it: run.json records it only
+   * after they are written (so it never says "finished" for a run whose reports failed).
+   */
+  endingAs?: Invocation["outcome"];
 }
 
 /**
@@ -48,7 +62,7 @@ export async function writeRunOutputs(dir: string, options: RunOutputOptions): P
   const conditionOrder = options.conditionOrder ?? [...new Set(rows.map((row) => row.condition))];
   const summary = summariseRun(rows, { ...options, conditionOrder, ...(usage !== undefined ? { usage } : {}) });
   writeSummaryFile(dir, summary);
-  const { setup } = readRunSetup(dir);
+  const setup = withLastOutcome(readRunSetup(dir).setup, options.endingAs);
   const saved = asSaved(summary);
   await writeReportFiles(dir, { summary: saved, rows, transcripts: readScoredDialoguesById(dir, transcriptIds(saved, rows)), ...(setup !== undefined ? { setup } : {}) });
   return summary;

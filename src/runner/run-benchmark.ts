@@ -280,6 +280,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       repeats: config.repeats,
       judges: { ecs: config.judges.ecs.map((judge) => judge.name), hid: config.judges.hid.map((judge) => judge.name) },
       ids: planned,
+      endingAs: stopped ? "stopped" : "finished",
     });
     outcome = stopped ? "stopped" : "finished";
     directory.finish(outcome);
