@@ -1,5 +1,5 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { FileWriteError } from "./write-error.js";
+import { FileWriteError, fileSystemErrorCode } from "./write-error.js";
 
 /**
  * Writes a whole file atomically: the text goes to `PATH.tmp`, is flushed to the disk, and the
@@ -8,16 +8,34 @@ import { FileWriteError } from "./write-error.js";
  * {@link FileWriteError} names `PATH`; the old file is untouched.
  */
 export function writeFileAtomic(path: string, text: string | Uint8Array): void {
-  const temporary = `${path}.tmp`;
+  writeFileAtomicWith(path, (fd) => writeWhole(fd, text));
+}
+
+/** Writes all of `text` at the descriptor's position (one `writeSync` may write less than asked on a nearly full disk). */
+export function writeWhole(fd: number, text: string | Uint8Array): void {
   const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
+  let written = 0;
+  while (written < bytes.length) {
+    const count = writeSync(fd, bytes, written, bytes.length - written);
+    if (count <= 0) throw Object.assign(new Error("the write made no progress"), { code: "EIO" });
+    written += count;
+  }
+}
+
+/**
+ * {@link writeFileAtomic} for a file written in pieces (a streamed export): `write` gets the
+ * temporary file's descriptor, or, with `byPath`, its path (for writers that open it themselves).
+ */
+export function writeFileAtomicWith(path: string, write: (fd: number, temporary: string) => void, options: { byPath?: boolean } = {}): void {
+  const temporary = `${path}.tmp`;
   let fd: number | undefined;
   try {
-    fd = openSync(temporary, "w");
-    let written = 0;
-    while (written < bytes.length) {
-      const count = writeSync(fd, bytes, written, bytes.length - written);
-      if (count <= 0) throw Object.assign(new Error("the write made no progress"), { code: "EIO" });
-      written += count;
+    if (options.byPath === true) {
+      write(-1, temporary);
+      fd = openSync(temporary, "r+");
+    } else {
+      fd = openSync(temporary, "w");
+      write(fd, temporary);
     }
     fsyncSync(fd);
     closeSync(fd);
@@ -32,6 +50,8 @@ export function writeFileAtomic(path: string, text: string | Uint8Array): void {
       }
     }
     rmSync(temporary, { force: true });
+    // Only a file-system failure is the disk's; anything else (a bad record) is reported as it is.
+    if (fileSystemErrorCode(error) === undefined) throw error;
     throw new FileWriteError(path, error);
   }
 }

@@ -1,5 +1,5 @@
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { writeFileAtomic } from "./atomic-file.js";
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
+import { writeFileAtomic, writeWhole } from "./atomic-file.js";
 import { join } from "node:path";
 import { DialogueRecordSchema, type DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError } from "../core/errors.js";
@@ -140,17 +140,6 @@ export class DialogueRecorder {
 
   close(): void {
     this.#file.close();
-  }
-}
-
-/** Writes all of `text` (writeSync may write less than asked on a nearly full disk). */
-function writeWhole(fd: number, text: string): void {
-  const bytes = Buffer.from(text, "utf8");
-  let written = 0;
-  while (written < bytes.length) {
-    const count = writeSync(fd, bytes, written, bytes.length - written);
-    if (count <= 0) throw Object.assign(new Error("the write made no progress"), { code: "EIO" });
-    written += count;
   }
 }
 
