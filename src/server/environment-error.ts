@@ -30,6 +30,7 @@ export type EnvironmentErrorCode =
   | "cancelled"
   | "shutting_down"
   | "recording_failed"
+  | "misdirected_request"
   | "internal";
 
 /** One field-level problem in a request, as `path: message`. */

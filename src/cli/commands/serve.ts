@@ -32,6 +32,8 @@ interface ServeFlags {
   authFailureLimit: number;
   stepTimeout: number;
   requestTimeout: number;
+  maxConnections: number;
+  allowHost?: string[];
   sessionTtl: number;
   maxSessions: number;
   sessionMemory: number;
@@ -63,6 +65,13 @@ const port = (value: string): number => {
 const conditionName = (value: string): string => {
   if (!/^[\w.-]{1,100}$/.test(value)) throw new InvalidArgumentError(`expected a condition name (letters, digits, _ . -), got "${value}"`);
   return value;
+};
+
+const hostList = (value: string): string[] => {
+  const names = value.split(",").map((name) => name.trim()).filter(Boolean);
+  const bad = names.find((name) => !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)$/.test(name));
+  if (names.length === 0 || bad !== undefined) throw new InvalidArgumentError(`expected host names without ports (e.g. aeb.internal,proxy.local), got "${bad ?? value}"`);
+  return names;
 };
 
 function choice<T extends string>(schema: { options: readonly T[] }) {
@@ -144,7 +153,9 @@ export function registerServeCommand(program: Command): void {
     .option("--rate-window <seconds>", "rate limit window", positiveInteger, 60)
     .option("--auth-failure-limit <n>", "failed authentications per client and window before its requests are refused until the window ends", positiveInteger, 30)
     .option("--step-timeout <ms>", "a step whose simulated user takes longer is answered 504 (retryable)", positiveInteger, 60_000)
-    .option("--request-timeout <ms>", "time to receive a whole request", positiveInteger, 60_000)
+    .option("--request-timeout <ms>", "time to receive a whole request, headers included; a slower client is answered 408 and disconnected", positiveInteger, 60_000)
+    .option("--max-connections <n>", "most open connections; beyond it new ones are closed at once", positiveInteger, 10_000)
+    .option("--allow-host <names>", "on loopback: Host names to accept besides 127.0.0.1, localhost and [::1] (a reverse proxy on this machine); comma-separated", hostList)
     .option("--session-ttl <seconds>", "idle time after which a session is dropped", positiveInteger, 600)
     .option("--max-sessions <n>", "most open sessions", positiveInteger, 10_000)
     .option("--session-memory <MiB>", "memory the sessions may hold (estimated)", positiveInteger, 1024)
@@ -221,6 +232,8 @@ export function registerServeCommand(program: Command): void {
         authFailureLimit: flags.authFailureLimit,
         stepTimeoutMs: flags.stepTimeout,
         requestTimeoutMs: flags.requestTimeout,
+        maxConnections: flags.maxConnections,
+        ...(flags.allowHost !== undefined ? { allowedHosts: flags.allowHost } : {}),
         sessionIdleTimeoutMs: flags.sessionTtl * 1000,
         maxSessions: flags.maxSessions,
         sessionMemoryBytes: flags.sessionMemory * 1024 * 1024,
