@@ -12,7 +12,7 @@ import { estimatePlanCost, type PlanCost } from "../../runner/plan-cost.js";
 import { policyChatModel } from "../../mock/policy-chat-model.js";
 import { textTable } from "../../report/format.js";
 import { renderTerminalSummary } from "../../report/terminal-summary.js";
-import { nonNegativeInteger, positiveInteger, positiveNumber } from "../options.js";
+import { positiveInteger, positiveNumber, seedValue } from "../options.js";
 import { RunProgress } from "../progress.js";
 import { invocationArgs } from "../invocation.js";
 import { resumeCommand } from "../resume-command.js";
@@ -147,7 +147,7 @@ export function registerRunCommand(program: Command): void {
     .option("--suite <name>", "built-in suite: full, starter or classic (default: full, or the config's)")
     .option("--types <list>", "comma-separated trajectory types to run (default: all)")
     .option("--repeats <n>", "dialogues per condition and scenario (default: 1, or the config's)", positiveInteger)
-    .option("--seed <n>", "run seed: the same seed gives the same results (default: 1, or the config's)", nonNegativeInteger)
+    .option("--seed <n>", "run seed: the same seed gives the same results (default: 1, or the config's)", seedValue)
     .option("--concurrency <n>", "dialogues in flight at once (default: 8, or the config's)", positiveInteger)
     .option("--tokenizer <path>", "also count replies in tokens: a Hugging Face tokenizer.json, or a model directory holding one")
     .option("--force", "continue a run directory made with a different definition (another config, data files or AEB version); its finished dialogues still in the plan are kept")
