@@ -73,7 +73,7 @@ describe.skipIf(unavailable !== undefined)(`aeb run on a full disk (tmpfs)${unav
     for (const name of RESULT_FILES) {
       expect(comparable(name, readFileSync(join(out, name), "utf8")), `${name} differs from a run that never failed`).toBe(comparable(name, readFileSync(join(clean, name), "utf8")));
     }
-    expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/\| invocations \| 2: first aeb run at .*; last aeb run at .*, finished \|/);
+    expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/\| invocations \| 2: first aeb run at .*; last aeb run at .*, finished at \S+ \|/);
     const outcomes = (JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as { invocations: Array<{ outcome: string }> }).invocations.map((invocation) => invocation.outcome);
     expect(outcomes.at(-1)).toBe("finished");
   }, 120_000);

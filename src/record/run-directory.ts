@@ -265,9 +265,9 @@ export class RunDirectory {
   }
 
   /** Records how this invocation ended (only once the directory is claimed: an unclaimed run wrote nothing). */
-  finish(outcome: Exclude<Invocation["outcome"], "running">): void {
+  finish(outcome: Exclude<Invocation["outcome"], "running">, endedAt = new Date().toISOString()): void {
     if (this.#manifest === undefined) return;
-    this.#invocation.endedAt = new Date().toISOString();
+    this.#invocation.endedAt = endedAt;
     this.#invocation.outcome = outcome;
     writeManifest(this.dir, this.#manifest);
   }

@@ -30,11 +30,11 @@ export async function writeReportFiles(dir: string, input: ReportInput): Promise
 }
 
 /** The setup with its last invocation ending as `outcome` (see {@link RunOutputOptions.endingAs}). */
-function withLastOutcome(setup: RunSetup | undefined, outcome: Invocation["outcome"] | undefined): RunSetup | undefined {
+function withLastOutcome(setup: RunSetup | undefined, ending: Pick<Invocation, "outcome" | "endedAt"> | undefined): RunSetup | undefined {
   const invocations = setup?.invocations;
   const last = invocations?.at(-1);
-  if (outcome === undefined || invocations === undefined || last === undefined) return setup;
-  return { ...setup, invocations: [...invocations.slice(0, -1), { ...last, outcome }] };
+  if (ending === undefined || invocations === undefined || last === undefined) return setup;
+  return { ...setup, invocations: [...invocations.slice(0, -1), { ...last, ...ending }] };
 }
 
 export interface RunOutputOptions extends Omit<SummaryOptions, "usage" | "conditionOrder"> {
@@ -46,7 +46,7 @@ export interface RunOutputOptions extends Omit<SummaryOptions, "usage" | "condit
    * How the invocation writing these files ends, as the reports show it: run.json records it only
    * after they are written (so it never says "finished" for a run whose reports failed).
    */
-  endingAs?: Invocation["outcome"];
+  endingAs?: Pick<Invocation, "outcome" | "endedAt">;
 }
 
 /**

@@ -273,17 +273,19 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       throw new RunStoppedError(`the run was stopped before its first model call succeeded; nothing was written to ${outDir}`);
     }
     directory.claim();
-    // The summary and reports first: run.json says "finished" only once everything is written.
+    // The summary and reports first: run.json says "finished" only once everything is written
+    // (the reports show the ending it will record, end time included).
+    const ending = { outcome: stopped ? ("stopped" as const) : ("finished" as const), endedAt: new Date().toISOString() };
     const summary = await writeRunOutputs(outDir, {
       conditionOrder: config.conditions.map((condition) => condition.name),
       seed: config.seed,
       repeats: config.repeats,
       judges: { ecs: config.judges.ecs.map((judge) => judge.name), hid: config.judges.hid.map((judge) => judge.name) },
       ids: planned,
-      endingAs: stopped ? "stopped" : "finished",
+      endingAs: ending,
     });
-    outcome = stopped ? "stopped" : "finished";
-    directory.finish(outcome);
+    outcome = ending.outcome;
+    directory.finish(outcome, ending.endedAt);
     const finished = tasks.filter((task) => directory.recorder.finished.has(task.id)).length;
     return { summary, ran: recorded, skipped: tasks.length - unfinished.length, errors, judgeRetries: rejudge.length, outDir, stopped, finished, planned: tasks.length };
   } catch (error) {
