@@ -10,6 +10,7 @@ import { RunDirectoryLock } from "./lock.js";
 import { definingHashOf, describeDefiningChanges, readManifest, writeManifest, type Invocation, type RunManifest } from "./manifest.js";
 import { currentProvenance } from "./provenance.js";
 import { checkUsageLog, UsageLog } from "./usage-log.js";
+import { FileWriteError } from "./write-error.js";
 
 /** Creates the directory (or checks it can be written) with a message that names it. */
 export function ensureWritableDirectory(dir: string): void {
@@ -270,6 +271,18 @@ export class RunDirectory {
     this.#invocation.endedAt = endedAt;
     this.#invocation.outcome = outcome;
     writeManifest(this.dir, this.#manifest);
+  }
+
+  /**
+   * {@link finish} for a run that is ending without finishing: on a full disk run.json keeps
+   * "running" for this invocation, and the error that ended the run is the one to report.
+   */
+  finishIfPossible(outcome: "stopped" | "failed"): void {
+    try {
+      this.finish(outcome);
+    } catch (error) {
+      if (!FileWriteError.isInstance(error)) throw error;
+    }
   }
 
   close(): void {

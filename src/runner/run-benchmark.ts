@@ -292,16 +292,8 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
     if (outcome === "finished") outcome = "failed";
     throw error;
   } finally {
-    if (outcome !== "finished") finishQuietly(directory, outcome);
+    if (outcome !== "finished") directory.finishIfPossible(outcome);
     directory.close();
   }
 }
 
-/** Records how the run ended where it can: on a full disk run.json keeps "running", and the error that stopped the run is the one to report. */
-function finishQuietly(directory: RunDirectory, outcome: "stopped" | "failed"): void {
-  try {
-    directory.finish(outcome);
-  } catch (error) {
-    if (!FileWriteError.isInstance(error)) throw error;
-  }
-}
