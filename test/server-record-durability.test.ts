@@ -129,7 +129,10 @@ describe.skipIf(unavailable !== undefined)(`a full disk under aeb serve --record
       // A smaller episode may have fitted after a bigger one failed (and made the recorder well
       // again): fill the last bytes, and send a refused step again, so the recorder is failing now.
       tmpfs.fill(0);
-      expect((await send("/v1/step", refused[0]?.pending)).status).toBe(503);
+      const answer = await send("/v1/step", refused[0]?.pending);
+      expect(answer.status).toBe(503);
+      expect(answer.body).toMatchObject({ code: "recording_failed", retryable: true });
+      expect((answer.body as { error: string }).error).toMatch(/could not record the finished episode \(its disk is full\); the step was not acknowledged/);
       const onDisk = episodesOnDisk(dir);
       console.log(`full disk, one process: ${acknowledged.length} acknowledged, ${onDisk.size} on disk, ${refused.length} refused`);
       expect(acknowledged.length).toBeGreaterThan(0);
@@ -168,7 +171,10 @@ describe.skipIf(unavailable !== undefined)(`a full disk under aeb serve --record
       const acknowledged = played.filter((episode) => episode.acknowledged).map((episode) => episode.episodeId);
       const refused = played.filter((episode) => !episode.acknowledged);
       tmpfs.fill(0);
-      expect((await send("/v1/step", refused[0]?.pending)).status).toBe(503);
+      const answer = await send("/v1/step", refused[0]?.pending);
+      expect(answer.status).toBe(503);
+      expect(answer.body).toMatchObject({ code: "recording_failed", retryable: true });
+      expect((answer.body as { error: string }).error).toMatch(/could not record the finished episode \(its disk is full\); the step was not acknowledged/);
       const onDisk = episodesOnDisk(dir);
       console.log(`full disk, --workers 2: ${acknowledged.length} acknowledged, ${onDisk.size} on disk, ${refused.length} refused`);
       expect(acknowledged.length).toBeGreaterThan(0);

@@ -32,6 +32,8 @@ interface ClusterMessage {
   record?: DialogueRecord;
   /** EPISODE_WRITTEN: written now (true) or already on disk (false); absent with `error`. */
   written?: boolean;
+  /** EPISODE_WRITTEN with `error`: the errno code of the failed write (ENOSPC...), for the client's message. */
+  code?: string;
   health?: RecorderHealth;
 }
 
@@ -103,7 +105,10 @@ export function runClusterPrimary(options: ClusterPrimaryOptions): ClusterPrimar
         const write = options.onEpisode ?? (() => Promise.reject(new Error("this server does not record episodes")));
         write(message.record).then(
           (written) => tell(worker, { type: EPISODE_WRITTEN, id, written }),
-          (error: unknown) => tell(worker, { type: EPISODE_WRITTEN, id, error: (error as Error).message }),
+          (error: unknown) => {
+            const code = (error as { code?: unknown }).code;
+            tell(worker, { type: EPISODE_WRITTEN, id, error: (error as Error).message, ...(typeof code === "string" ? { code } : {}) });
+          },
         );
       } else if (message?.type === LISTENING && typeof message.url === "string") {
         listening.add(worker.id);
@@ -199,7 +204,7 @@ function listenToPrimary(): void {
     if (waiting === undefined) return;
     episodesAwaitingPrimary.delete(message.id);
     clearTimeout(waiting.timer);
-    if (message.error !== undefined) waiting.reject(new Error(message.error));
+    if (message.error !== undefined) waiting.reject(Object.assign(new Error(message.error), message.code !== undefined ? { code: message.code } : {}));
     else waiting.resolve(message.written !== false);
   });
   process.once("disconnect", () => {
