@@ -198,6 +198,50 @@ describe("usage counted from the record", () => {
   }, 180_000);
 });
 
+describe("usage of a resumed run", () => {
+  it("is written from its first request: a resume killed before its first answer keeps the requests it sent", async () => {
+    const server = await mock({ latency: 20 });
+    const dir = temporaryDirectory();
+    const out = join(dir, "run");
+    const configFile = join(dir, "config.json");
+    writeFileSync(configFile, JSON.stringify(llmConfig(server.url, { repeats: 6 })));
+    const first = spawnCli(["run", "--config", configFile, "--out", out, "--no-progress"]);
+    const firstExited = new Promise((resolve) => first.on("exit", resolve));
+    await until(() => lineCount(out) >= 2, 60_000);
+    first.kill("SIGKILL");
+    await firstExited;
+    const requestLines = () => readFileSync(join(out, "usage.jsonl"), "utf8").split("\n").filter((line) => line.includes('"event":"request"')).length;
+    const before = { sent: server.chatRequests().length, logged: requestLines() };
+    // The endpoint is down (every answer parked): the resumed run sends requests and gets no answer.
+    server.hold();
+    const resumed = spawnCli(["run", "--config", configFile, "--out", out, "--no-progress"]);
+    const resumedExited = new Promise((resolve) => resumed.on("exit", resolve));
+    await until(() => server.chatRequests().length >= before.sent + 3, 60_000);
+    let seen = -1;
+    while (seen !== server.chatRequests().length) {
+      seen = server.chatRequests().length;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    resumed.kill("SIGKILL");
+    await resumedExited;
+    server.release();
+    const sent = server.chatRequests().length - before.sent;
+    expect(sent).toBeGreaterThanOrEqual(3);
+    expect(requestLines() - before.logged).toBe(sent);
+  }, 120_000);
+
+  it("refuses at start-up a usage.jsonl with a bad line in the middle, naming the line and the remedy, before running anything", async () => {
+    const out = join(temporaryDirectory(), "run");
+    const config = parseRunConfig({ scenarios: { suite: "starter", types: ["escalation"] } }, "test");
+    await runBenchmark({ config, outDir: out, limit: 1 });
+    writeFileSync(join(out, "usage.jsonl"), '{"event":"model","role":"agent","model":"m"}\nnot json\n{"event":"model","role":"agent","model":"m"}\n');
+    const dialogues = readFileSync(join(out, "dialogues.jsonl"), "utf8");
+    await expect(runBenchmark({ config, outDir: out })).rejects.toThrow(/usage\.jsonl line 2 is not valid JSON[\s\S]*move it aside \(mv .*usage\.jsonl .*usage\.jsonl\.bad\) and run the command again/);
+    expect(readFileSync(join(out, "dialogues.jsonl"), "utf8")).toBe(dialogues);
+    expect(existsSync(join(out, ".aeb.lock"))).toBe(false);
+  });
+});
+
 describe("judge calls that failed", () => {
   it("are retried by a resumed run and by aeb judge, the failed turns only", async () => {
     let judgeBroken = true;

@@ -6,6 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../src/core/data-files.js";
@@ -206,6 +207,16 @@ describe.skipIf(!ready)(`aeb import sage on malformed lines${NEEDS}`, () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${broken} line 2: not valid JSON`);
     expect(result.stderr).toContain("2 invalid line(s); nothing imported (--strict)");
+    expect(existsSync(join(out, "dialogues.jsonl"))).toBe(false);
+  });
+
+  it("honours the run lock: refused while another process writes into the directory, nothing written", async () => {
+    const out = join(temporaryDirectory(), "locked");
+    mkdirSync(out);
+    writeFileSync(join(out, ".aeb.lock"), JSON.stringify({ pid: process.ppid, host: hostname(), command: "aeb run", since: "now" }));
+    const refused = await runCli(["import", "sage", broken, "--out", out]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/is in use: aeb run \(pid \d+, since now\) is writing into it/);
     expect(existsSync(join(out, "dialogues.jsonl"))).toBe(false);
   });
 

@@ -81,6 +81,30 @@ describe("aeb serve", () => {
     expect(`${stdout}${stderr}`).not.toContain("cli-bearer-token-value");
   });
 
+  it("with --workers 2, exits 1 when a worker's shutdown timeout cuts a step (the primary's exit code is the workers')", async () => {
+    const server = serve(["--workers", "2", "--mock-user-latency", "4000", "--shutdown-timeout", "1"], { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret" });
+    const url = await server.url;
+    const reset = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers: json, body: JSON.stringify({ seed: 3 }) })).json()) as ResetResponse;
+    const inFlight = fetch(`${url}/v1/step`, { method: "POST", headers: json, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }) }).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(1);
+    expect(await inFlight).toBeInstanceOf(Error);
+    expect(server.output().stderr).toMatch(/shutdown timeout: 1 request\(s\) still in flight after 1 s were cut/);
+    expect(server.output().stderr).toMatch(/aeb serve: stopped \(a worker's shutdown cut requests, or a worker was killed\)/);
+  });
+
+  it("with --workers 2, exits 0 when every in-flight step finished within the shutdown timeout", async () => {
+    const server = serve(["--workers", "2", "--mock-user-latency", "300", "--shutdown-timeout", "5"], { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret" });
+    const url = await server.url;
+    const reset = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers: json, body: JSON.stringify({ seed: 3 }) })).json()) as ResetResponse;
+    const inFlight = fetch(`${url}/v1/step`, { method: "POST", headers: json, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }) });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    server.child.kill("SIGTERM");
+    expect((await inFlight).status).toBe(200);
+    expect(await server.exited).toBe(0);
+  });
+
   it("refuses to listen beyond loopback without a bearer token, refuses a short secret and a port in use", async () => {
     const occupant = createServer();
     await new Promise<void>((resolve) => occupant.listen(0, "127.0.0.1", resolve));

@@ -33,7 +33,7 @@ const serving: Promise<EnvironmentServer> = buildServer({
   secret: SECRET,
   stepThreads: 1,
   stepWorker: SOURCE_STEP_WORKER,
-  recording: { condition: "train", write: (record) => recorded.push(record), drawNonce: () => `n${nonces++}` },
+  recording: { condition: "train", write: (record) => void recorded.push(record), drawNonce: () => `n${nonces++}` },
 });
 
 afterAll(async () => {
@@ -141,11 +141,55 @@ describe("recorded episodes", () => {
 });
 
 describe("a failing writer", () => {
-  it("never fails the step that finished the episode", async () => {
-    const server = await buildServer({ scenarios, user: new OfflineSimulatedUser(), secret: SECRET, recording: { condition: "train", write: () => { throw new Error("disk full"); } } });
+  it("fails the step that finished the episode (503 recording_failed, retryable); its retry, once the writer works, is answered and recorded once", async () => {
+    const written: DialogueRecord[] = [];
+    let full = true;
+    const server = await buildServer({
+      scenarios,
+      user: new OfflineSimulatedUser(),
+      secret: SECRET,
+      recording: {
+        condition: "train",
+        write: (record) => {
+          if (full) throw Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
+          if (written.some((item) => item.id === record.id)) return false;
+          written.push(record);
+          return true;
+        },
+        health: () => (full ? { state: "failing", error: "no space left on the device (ENOSPC)", since: "now" } : { state: "ok" }),
+      },
+    });
     try {
-      const { started } = await play(server.app, { scenarioId: scenarios[5]!.id, seed: 1 }, "step");
-      expect(started.episodeId).toBeDefined();
+      const reset = await post<ResetResponse>(server.app, "/v1/reset", { scenarioId: scenarios[5]!.id, seed: 1 });
+      let state = { token: reset.token, messages: reset.messages };
+      let failed: { statusCode: number; body: string } | undefined;
+      let lastBody = "";
+      for (let turn = 0; turn < 40 && failed === undefined; turn += 1) {
+        lastBody = JSON.stringify({ ...state, reply: "That sounds hard. What happened next?" });
+        const response = await server.app.inject({ method: "POST", url: "/v1/step", headers: { "content-type": "application/json" }, payload: lastBody });
+        if (response.statusCode !== 200) failed = response;
+        else {
+          const step = response.json() as StepResponse;
+          expect(step.done, "a step that ends the episode must not be answered while the writer fails").toBe(false);
+          state = { token: step.token, messages: [...state.messages, { role: "assistant", content: "That sounds hard. What happened next?" }, { role: "user", content: step.message }] };
+        }
+      }
+      expect(failed?.statusCode).toBe(503);
+      expect(JSON.parse(failed!.body)).toMatchObject({ code: "recording_failed", retryable: true });
+      expect(JSON.parse(failed!.body).error).toMatch(/disk is full.*send it again/);
+      const health = await server.app.inject({ method: "GET", url: "/healthz" });
+      expect(health.statusCode).toBe(503);
+      expect(health.json()).toMatchObject({ status: "recorder_failing", recorder: { state: "failing", error: "no space left on the device (ENOSPC)" } });
+      expect((await server.app.inject({ method: "GET", url: "/metrics" })).body).toMatch(/aeb_env_episodes_recorded_total 0/);
+      full = false;
+      const retried = await server.app.inject({ method: "POST", url: "/v1/step", headers: { "content-type": "application/json" }, payload: lastBody });
+      expect(retried.statusCode).toBe(200);
+      expect((retried.json() as StepResponse).done).toBe(true);
+      const again = await server.app.inject({ method: "POST", url: "/v1/step", headers: { "content-type": "application/json" }, payload: lastBody });
+      expect(again.json()).toEqual(retried.json());
+      expect(written).toHaveLength(1);
+      expect((await server.app.inject({ method: "GET", url: "/healthz" })).statusCode).toBe(200);
+      expect((await server.app.inject({ method: "GET", url: "/metrics" })).body).toMatch(/aeb_env_episodes_recorded_total 1\n/);
     } finally {
       await server.close();
     }
@@ -160,14 +204,14 @@ describe("the --record directory", () => {
     await play(app, { scenarioId: scenarios[4]!.id, seed: 2 }, "step");
     const dir = join(temporaryDirectory(), "train");
     const recorder = new EpisodeRecorder(dir);
-    expect(recorded.map((record) => recorder.append(record))).toEqual([true, true]);
-    expect(recorder.append(recorded[1]!)).toBe(false); // a retried last step of the stateless API
-    recorder.close();
+    expect(await Promise.all(recorded.map((record) => recorder.append(record)))).toEqual([true, true]);
+    expect(await recorder.append(recorded[1]!)).toBe(false); // a retried last step of the stateless API
+    await recorder.close();
     // Reopened (a restarted server): the same episode is still known, a new one is appended.
     const reopened = new EpisodeRecorder(dir);
-    expect(reopened.append(recorded[0]!)).toBe(false);
-    expect(reopened.append({ ...recorded[0]!, id: `${recorded[0]!.id}-again` })).toBe(true);
-    reopened.close();
+    expect(await reopened.append(recorded[0]!)).toBe(false);
+    expect(await reopened.append({ ...recorded[0]!, id: `${recorded[0]!.id}-again` })).toBe(true);
+    await reopened.close();
     const lines = readFileSync(join(dir, "dialogues.jsonl"), "utf8").trimEnd().split("\n");
     expect(lines.map((line) => (JSON.parse(line) as DialogueRecord).id)).toEqual([recorded[0]!.id, recorded[1]!.id, `${recorded[0]!.id}-again`]);
     const run = loadRunForReport(dir);

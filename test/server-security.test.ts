@@ -3,6 +3,7 @@
  * request gets a 4xx with a JSON error that says what is wrong, and the server keeps serving.
  */
 import http from "node:http";
+import net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
@@ -504,5 +505,83 @@ describe("graceful shutdown", () => {
     expect(((await response.json()) as StepResponse).turnIndex).toBe(1);
     await closed;
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+});
+
+/** A raw connection to a listening server, for clients that misbehave; resolves `closed` with what the server sent and when it hung up. */
+function rawConnection(url: string) {
+  const target = new URL(url);
+  const socket = net.connect(Number(target.port), target.hostname);
+  let received = "";
+  socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
+  socket.on("error", () => undefined);
+  const opened = Date.now();
+  const closed = new Promise<{ afterMs: number; received: string }>((resolve) => socket.once("close", () => resolve({ afterMs: Date.now() - opened, received })));
+  return { socket, closed };
+}
+
+describe("DNS rebinding: a loopback server answers only requests addressed to this machine", () => {
+  it("refuses any other Host with 421 (resets, steps, health), accepts 127.0.0.1, localhost, [::1] and --allow-host names", async () => {
+    const server = await start({ allowedHosts: ["proxy.internal"] });
+    const url = await server.listen({ host: "127.0.0.1", port: 0 });
+    const port = new URL(url).port;
+    const send = (host: string, path = "/v1/reset", to = port) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const outgoing = http.request({ host: "127.0.0.1", port: to, path, method: path === "/healthz" ? "GET" : "POST", headers: { host, "content-type": "application/json" } }, (response) => {
+          let text = "";
+          response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+        });
+        outgoing.on("error", reject);
+        outgoing.end(path === "/healthz" ? undefined : "{}");
+      });
+    for (const host of ["evil.example", `evil.example:${port}`, "127.0.0.1.evil.example", "localhost.evil.example"]) {
+      const refused = await send(host);
+      expect(refused.status, host).toBe(421);
+      expect(JSON.parse(refused.body)).toMatchObject({ code: "misdirected_request", retryable: false });
+      expect((await send(host, "/healthz")).status).toBe(421);
+    }
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, "LOCALHOST", `proxy.internal:${port}`]) expect((await send(host)).status, host).toBe(200);
+    // Beyond loopback the bearer token guards the server, and the Host is not checked.
+    const open = await start({ authToken: "a-long-enough-bearer-token" });
+    const openUrl = await open.listen({ host: "0.0.0.0", port: 0 });
+    expect((await send("aeb.example.org", "/healthz", new URL(openUrl).port)).status).toBe(200);
+  });
+});
+
+describe("slow clients", () => {
+  it("a stuck header and a trickled body are answered 408 and disconnected within a second of --request-timeout", async () => {
+    const server = await start({ requestTimeoutMs: 1000 });
+    const url = await server.listen({ host: "127.0.0.1", port: 0 });
+    const header = rawConnection(url);
+    header.socket.write("POST /v1/reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n");
+    const body = rawConnection(url);
+    body.socket.write("POST /v1/reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{");
+    const trickle = setInterval(() => body.socket.write(" "), 100);
+    const silent = rawConnection(url);
+    const [stuck, trickled, quiet] = await Promise.all([header.closed, body.closed, silent.closed]);
+    clearInterval(trickle);
+    for (const [name, closed] of Object.entries({ stuck, trickled, quiet })) {
+      expect(closed.afterMs, name).toBeGreaterThanOrEqual(900);
+      expect(closed.afterMs, name).toBeLessThan(2000);
+    }
+    expect(stuck.received).toMatch(/^HTTP\/1\.1 408/);
+    expect(trickled.received).toMatch(/^HTTP\/1\.1 408/);
+    await stillServes(server.app);
+  });
+
+  it("caps open connections: beyond --max-connections a new one is closed at once, and the server keeps serving", async () => {
+    const server = await start({ maxConnections: 5, requestTimeoutMs: 5000 });
+    const url = await server.listen({ host: "127.0.0.1", port: 0 });
+    const held = Array.from({ length: 5 }, () => rawConnection(url));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const extra = rawConnection(url);
+    const refused = await extra.closed;
+    expect(refused.afterMs).toBeLessThan(1000);
+    expect(refused.received).toBe("");
+    for (const connection of held) connection.socket.destroy();
+    await Promise.all(held.map((connection) => connection.closed));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
   });
 });

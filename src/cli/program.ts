@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { readFileSync } from "node:fs";
 import { AebError } from "../core/errors.js";
 import { ModelCallError } from "../llm/errors.js";
+import { describeFileSystemError } from "../record/write-error.js";
 import { setInvocationArgs } from "./invocation.js";
 type RegisterCommand = (program: Command) => void;
 
@@ -74,6 +75,12 @@ export async function main(argv: string[]): Promise<number> {
     // A user can fix these: a bad file, flag or config, or a model endpoint that is misconfigured or unreachable.
     if (AebError.isInstance(error) || ModelCallError.isInstance(error)) {
       console.error(`aeb: ${error.message}`);
+      return 1;
+    }
+    // A full disk, a read-only mount, a missing permission: the user's to fix, named with the file.
+    const fileSystem = describeFileSystemError(error);
+    if (fileSystem !== undefined) {
+      console.error(`aeb: ${fileSystem}`);
       return 1;
     }
     console.error(`aeb: unexpected error: ${error instanceof Error ? error.message : String(error)}`);

@@ -60,10 +60,11 @@ export interface JsonlFileScan {
 }
 
 /**
- * Called with each parsed line: its value, its 1-based number, and where its text lies in the file
- * (`offset` and `bytes`, the newline excluded), so a reader can index a file and read one line back.
+ * Called with each parsed line: its value, its 1-based number, where its text lies in the file
+ * (`offset` and `bytes`, the newline excluded), so a reader can index a file and read one line back,
+ * and the text itself, so a rewrite can keep a line's bytes as they were.
  */
-export type JsonlVisitor = (value: unknown, line: number, offset: number, bytes: number) => void;
+export type JsonlVisitor = (value: unknown, line: number, offset: number, bytes: number, text: string) => void;
 
 const NEWLINE = 0x0a;
 /** Large enough that a read is cheap, small enough that it does not show in the heap. */
@@ -102,7 +103,7 @@ export function scanJsonlFile(path: string, visit: JsonlVisitor, options: { chun
       }
       if (parsed) {
         if (!isLast) validPrefixBytes = offset + bytes;
-        visit(value, lineNumber, offset, lineBytes);
+        visit(value, lineNumber, offset, lineBytes, text);
       }
     } else if (!isLast) {
       validPrefixBytes = offset + bytes;

@@ -1,4 +1,5 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { writeFileAtomic } from "../record/atomic-file.js";
 import { join } from "node:path";
 import { summariseRun } from "../analysis/run-summary.js";
 import type { RunSummary } from "../analysis/summary-schema.js";
@@ -7,6 +8,7 @@ import { RunDirectoryError } from "../core/errors.js";
 import { dialogueRow } from "../metrics/dialogue-row.js";
 import { writeDialogues } from "../record/dialogue-recorder.js";
 import { DIALOGUES_FILE, IMPORT_MANIFEST_FILE, MANIFEST_FILE } from "../record/files.js";
+import { RunDirectoryLock } from "../record/lock.js";
 import { ensureWritableDirectory } from "../record/run-directory.js";
 import { writeSummaryFile } from "../record/summary-file.js";
 import { reportInputOfRecords } from "../report/report-model.js";
@@ -53,6 +55,16 @@ export async function importSageResults(paths: readonly string[], outDir: string
   for (const file of files) if (file.records.length === 0) throw new SageImportError(`${file.file} has no valid dialogue (${file.skipped.length} invalid line(s))`);
 
   ensureWritableDirectory(outDir);
+  // Locked like every writer of a run directory: never while another process writes there.
+  const lock = RunDirectoryLock.acquire(outDir, "aeb import sage");
+  try {
+    return await importInto(outDir, files, options);
+  } finally {
+    lock.release();
+  }
+}
+
+async function importInto(outDir: string, files: ReturnType<typeof readSageResultFile>[], options: { force?: boolean; judge?: boolean; simulator?: string }): Promise<SageImportResult> {
   if (existsSync(join(outDir, MANIFEST_FILE))) throw new RunDirectoryError(`${outDir} holds a run of \`aeb run\` (${MANIFEST_FILE}); import into another directory`);
   if (existsSync(join(outDir, DIALOGUES_FILE)) && options.force !== true) {
     throw new RunDirectoryError(`${outDir} already has ${DIALOGUES_FILE}; use --force to replace it, or choose another --out`);
@@ -75,6 +87,6 @@ export async function importSageResults(paths: readonly string[], outDir: string
       simulatorFrom: options.simulator === undefined ? "folder" : "flag",
     })),
   };
-  writeFileSync(join(outDir, IMPORT_MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileAtomic(join(outDir, IMPORT_MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   return { files, records, summary, outDir };
 }

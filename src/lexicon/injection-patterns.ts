@@ -9,6 +9,9 @@ const MarkupFileSchema = z.strictObject({
   invisible: z.strictObject({ pattern: z.string().min(1), limit: z.number().int().positive() }),
 });
 
+/** Appraisals split over lines ("Change:\n+10"), in every language (data/lexicon/injection-next-line.yaml). */
+const NextLineFileSchema = z.strictObject({ injection: InjectionPatternsSchema });
+
 /** Every injection pattern, and how invisible characters are handled. */
 export interface InjectionRules {
   patterns: readonly InjectionPattern[];
@@ -30,7 +33,8 @@ function compileOne(source: string, where: string, flags = "i"): RegExp {
 
 /**
  * Every injection pattern the project knows: the language-independent markup patterns
- * (data/lexicon/injection-markup.yaml) and each language's lexicon. An injection is an attack on
+ * (data/lexicon/injection-markup.yaml), each language's lexicon, and the appraisals split over
+ * lines of every language (data/lexicon/injection-next-line.yaml). An injection is an attack on
  * the scorer, not a way of talking to the user, so its language need not be the scenario's: every
  * scenario checks them all.
  */
@@ -38,9 +42,15 @@ export function loadInjectionRules(): InjectionRules {
   if (rules !== undefined) return rules;
   const path = dataPath("lexicon", "injection-markup.yaml");
   const markup = loadDataFile(path, MarkupFileSchema);
+  const nextLinePath = dataPath("lexicon", "injection-next-line.yaml");
+  const nextLine = loadDataFile(nextLinePath, NextLineFileSchema);
   rules = {
     // Markup first: it is structural, so its category names the attempt best ("<!-- simulator: emotion +10 -->" is hidden markup).
-    patterns: [...compileInjection(markup.injection, path, compileOne), ...LanguageSchema.options.flatMap((language) => loadLexicon(language).injection)],
+    patterns: [
+      ...compileInjection(markup.injection, path, compileOne),
+      ...LanguageSchema.options.flatMap((language) => loadLexicon(language).injection),
+      ...compileInjection(nextLine.injection, nextLinePath, compileOne),
+    ],
     invisible: compileOne(markup.invisible.pattern, `${path} invisible.pattern`, "g"),
     invisibleLimit: markup.invisible.limit,
   };

@@ -84,6 +84,21 @@ describe("DialogueRecorder (streamed repair)", () => {
     expect(readDialogueRecords(dir).records.map((value) => value.id)).toEqual(["a/x/0"]);
   });
 
+  it("keeps each kept line's bytes when it moves errored records aside (key order and number spelling as written)", () => {
+    // Lines as another writer (Python's json.dumps, an older AEB) may have spelled them: other key order, 1.0 for 1.
+    const { status, ...rest } = record("a/1");
+    const kept = JSON.stringify({ status, ...rest }).replace('"seed":1,', '"seed":1.0,');
+    expect(kept).toContain('"seed":1.0,');
+    const errored = `${JSON.stringify(record("a/2", { status: "error", error: { kind: "unexpected", stage: "agent", message: "boom", retryable: true } })).slice(0, -1)}, "extra": 1}`;
+    const also = JSON.stringify(record("b/1"));
+    const dir = runDirectory(`${kept}\n${errored}\n${also}\n`);
+    const recorder = new DialogueRecorder(dir);
+    recorder.close();
+    expect(recorder.repaired.erroredMoved).toBe(1);
+    expect(readFileSync(join(dir, DIALOGUES_FILE), "utf8")).toBe(`${kept}\n${also}\n`);
+    expect(readFileSync(join(dir, ERRORS_FILE), "utf8")).toBe(`${errored}\n`);
+  });
+
   it("creates dialogues.jsonl only when the first record is appended", () => {
     const dir = mkdtempSync(join(tmpdir(), "aeb-run-directory-"));
     directories.push(dir);

@@ -1,4 +1,5 @@
-import { closeSync, existsSync, openSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from "node:fs";
+import { writeFileAtomic, writeWhole } from "./atomic-file.js";
 import { join } from "node:path";
 import { DialogueRecordSchema, type DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError } from "../core/errors.js";
@@ -7,6 +8,7 @@ import { stableStringify } from "../core/stable-json.js";
 import { dialogueOf } from "./dialogue-reader.js";
 import { DIALOGUES_FILE, ERRORS_FILE } from "./files.js";
 import { invalidLinesError, JsonlAppender, repairJsonlTail } from "./jsonl-file.js";
+import { writingFile } from "./write-error.js";
 
 /** What opening the recorder repaired. */
 export interface RecorderRepair {
@@ -84,7 +86,9 @@ export class DialogueRecorder {
   /**
    * Moves errored records to the errors file and drops duplicates (the first of an id is kept):
    * the errors file gains the errored records it does not hold yet, then dialogues.jsonl is
-   * replaced by a copy without them. Records are written as validated.
+   * replaced by a copy without them. Each line moved or kept is written with the bytes it had
+   * (validated, never re-serialised: key order and number formatting stay as they were), so the
+   * kept lines are the same lines. A failed write leaves dialogues.jsonl as it was.
    */
   #setErroredAndDuplicatesAside(path: string): void {
     const errorsPath = join(this.dir, ERRORS_FILE);
@@ -96,33 +100,42 @@ export class DialogueRecorder {
     }
     const errors = new JsonlAppender(errorsPath);
     const temporary = `${path}.tmp`;
-    const out = openSync(temporary, "w");
+    const out = writingFile(temporary, () => openSync(temporary, "w"));
     const kept = new Set<string>();
     try {
-      scanJsonlFile(path, (value) => {
+      scanJsonlFile(path, (value, _line, _offset, _bytes, text) => {
         const record = DialogueRecordSchema.parse(value);
-        const line = JSON.stringify(record);
         if (record.status === "error") {
-          const key = stableStringify(record);
+          const key = stableStringify(value);
           if (!alreadyAside.has(key)) {
-            errors.appendLine(line);
+            errors.appendLine(text);
             alreadyAside.add(key);
           }
         } else if (!kept.has(record.id)) {
           kept.add(record.id);
-          writeSync(out, `${line}\n`);
+          writingFile(temporary, () => writeWhole(out, `${text}\n`));
         }
       });
-    } finally {
+      writingFile(temporary, () => fsyncSync(out));
+    } catch (error) {
       closeSync(out);
       errors.close();
+      rmSync(temporary, { force: true });
+      throw error;
     }
+    closeSync(out);
+    errors.close();
     renameSync(temporary, path);
   }
 
   append(record: DialogueRecord): void {
     this.#file.append(record);
     if (record.status === "done") this.finished.add(record.id);
+  }
+
+  /** Flushes the appended records to the disk (see {@link JsonlAppender.flush}). */
+  flush(): Promise<void> {
+    return this.#file.flush();
   }
 
   close(): void {
@@ -132,8 +145,5 @@ export class DialogueRecorder {
 
 /** Writes a whole dialogues.jsonl at once (imports), atomically. */
 export function writeDialogues(dir: string, records: readonly DialogueRecord[]): void {
-  const path = join(dir, DIALOGUES_FILE);
-  const temporary = `${path}.tmp`;
-  writeFileSync(temporary, records.map((record) => `${JSON.stringify(record)}\n`).join(""));
-  renameSync(temporary, path);
+  writeFileAtomic(join(dir, DIALOGUES_FILE), records.map((record) => `${JSON.stringify(record)}\n`).join(""));
 }

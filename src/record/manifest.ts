@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "./atomic-file.js";
 import { z } from "zod";
 import { RunDirectoryError, formatIssues } from "../core/errors.js";
 import { stableHash } from "../core/stable-json.js";
@@ -76,10 +77,7 @@ export function manifestConfig(manifest: ManifestOnDisk): unknown {
 
 /** Writes run.json atomically (a temporary file renamed over it), so a kill never leaves half of it. */
 export function writeManifest(dir: string, manifest: RunManifest): void {
-  const path = join(dir, MANIFEST_FILE);
-  const temporary = `${path}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(RunManifestSchema.parse(manifest), null, 2)}\n`);
-  renameSync(temporary, path);
+  writeFileAtomic(join(dir, MANIFEST_FILE), `${JSON.stringify(RunManifestSchema.parse(manifest), null, 2)}\n`);
 }
 
 export function definingHashOf(defining: Readonly<Record<string, unknown>>): string {

@@ -9,7 +9,8 @@ import { JudgementWriter, type JudgementLine } from "./judgements.js";
 import { RunDirectoryLock } from "./lock.js";
 import { definingHashOf, describeDefiningChanges, readManifest, writeManifest, type Invocation, type RunManifest } from "./manifest.js";
 import { currentProvenance } from "./provenance.js";
-import { UsageLog } from "./usage-log.js";
+import { checkUsageLog, UsageLog } from "./usage-log.js";
+import { FileWriteError } from "./write-error.js";
 
 /**
  * Creates the directory (or checks it can be written) with a message that names it. Returns the
@@ -125,7 +126,22 @@ export class RunDirectory {
       throw error;
     }
     this.usage = new UsageLog(dir);
+    this.usage.onFailure = (error) => this.#writeFailed(error);
     this.judgements = new JudgementWriter(dir);
+  }
+
+  #writeFailure: Error | undefined;
+  /** Told of the first write into the directory that failed outside a call that could throw it (the usage log). */
+  onWriteFailure: ((error: Error) => void) | undefined;
+
+  /** The first failed write of the usage log, if any (a {@link FileWriteError}). */
+  get writeFailure(): Error | undefined {
+    return this.#writeFailure;
+  }
+
+  #writeFailed(error: Error): void {
+    this.#writeFailure ??= error;
+    this.onWriteFailure?.(error);
   }
 
   static open(options: OpenRunDirectoryOptions): RunDirectory {
@@ -170,8 +186,12 @@ export class RunDirectory {
             : `taking over ${dir}: its earlier run finished no dialogue:\n${description}`,
         );
       }
+      // Found now, with the remedy, rather than after every dialogue has run.
+      checkUsageLog(dir);
       const directory = new RunDirectory(dir, state, lock, definingHash, options.defining, redactConfig(options.config), previous, replaced, notes, options.command, true);
       directory.#created = created;
+      // The directory already belongs to this run: its usage is written from the first request, so a kill before the first answer loses none.
+      if (sameRun) directory.usage.open();
       return directory;
     } catch (error) {
       lock.release();
@@ -249,19 +269,22 @@ export class RunDirectory {
    */
   claim(): void {
     if (this.#claimed) return;
-    this.#claimed = true;
     if (this.#manifestless) {
       this.usage.open();
+      this.#claimed = true;
       return;
     }
-    this.#manifest = {
+    const manifest: RunManifest = {
       format: 2,
       definingHash: this.definingHash,
       defining: this.defining,
       config: this.config,
       invocations: [...(this.#previous?.invocations ?? []), this.#invocation],
     };
-    writeManifest(this.dir, this.#manifest);
+    // Claimed once run.json is written: a full disk leaves the claim to the next attempt.
+    writeManifest(this.dir, manifest);
+    this.#manifest = manifest;
+    this.#claimed = true;
     this.usage.open();
   }
 
@@ -272,11 +295,23 @@ export class RunDirectory {
   }
 
   /** Records how this invocation ended (only once the directory is claimed: an unclaimed run wrote nothing). */
-  finish(outcome: Exclude<Invocation["outcome"], "running">): void {
+  finish(outcome: Exclude<Invocation["outcome"], "running">, endedAt = new Date().toISOString()): void {
     if (this.#manifest === undefined) return;
-    this.#invocation.endedAt = new Date().toISOString();
+    this.#invocation.endedAt = endedAt;
     this.#invocation.outcome = outcome;
     writeManifest(this.dir, this.#manifest);
+  }
+
+  /**
+   * {@link finish} for a run that is ending without finishing: on a full disk run.json keeps
+   * "running" for this invocation, and the error that ended the run is the one to report.
+   */
+  finishIfPossible(outcome: "stopped" | "failed"): void {
+    try {
+      this.finish(outcome);
+    } catch (error) {
+      if (!FileWriteError.isInstance(error)) throw error;
+    }
   }
 
   close(): void {

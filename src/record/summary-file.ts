@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { writeFileAtomic } from "./atomic-file.js";
 import { join } from "node:path";
 import { RunSummarySchema, type RunSummary } from "../analysis/summary-schema.js";
 import { RunDirectoryError, formatIssues } from "../core/errors.js";
@@ -9,10 +10,7 @@ import { SUMMARY_FILE } from "./files.js";
  * JSON writes it: an undefined number (NaN) becomes null, as its schema says.
  */
 export function writeSummaryFile(dir: string, summary: RunSummary): void {
-  const path = join(dir, SUMMARY_FILE);
-  const temporary = `${path}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(summary, null, 2)}\n`);
-  renameSync(temporary, path);
+  writeFileAtomic(join(dir, SUMMARY_FILE), `${JSON.stringify(summary, null, 2)}\n`);
 }
 
 /** The summary as it reads back from summary.json: what every report renders, byte for byte. */

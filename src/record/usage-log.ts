@@ -82,18 +82,48 @@ export function readUsageTotals(dir: string): UsageEntry[] | undefined {
       else schemaError ??= new RunDirectoryError(`${path} line ${line} is not a usage event:\n${formatIssues(parsed.error.issues)}`);
     });
     const invalid = invalidLinesError(path, scan.invalid) ?? schemaError;
-    if (invalid !== undefined) throw invalid;
+    if (invalid !== undefined) throw new RunDirectoryError(`${invalid.message}\n${usageRemedy(path)}`);
   }
   return totals.size === 0 ? undefined : [...totals.values()];
 }
 
+/** The remedy for a usage.jsonl that cannot be read: it only counts tokens, so setting it aside loses no result. */
+function usageRemedy(path: string): string {
+  return `usage.jsonl only counts model calls and tokens: move it aside (mv ${path} ${path}.bad) and run the command again; the calls it recorded are then no longer counted`;
+}
+
+/**
+ * Checks usage.jsonl before a run appends to it: a bad line in the middle (an editor, a disk
+ * fault) is found at start-up, with the remedy, rather than after every dialogue has run. A torn
+ * last line is not an error (the appender cuts it off).
+ */
+export function checkUsageLog(dir: string): void {
+  const path = join(dir, USAGE_LOG_FILE);
+  if (!existsSync(path)) return;
+  let schemaError: string | undefined;
+  const scan = scanJsonlFile(path, (value, line) => {
+    if (schemaError !== undefined) return;
+    const parsed = UsageEventSchema.safeParse(value);
+    if (!parsed.success) schemaError = `${path} line ${line} is not a usage event:\n${formatIssues(parsed.error.issues)}`;
+  });
+  const invalid = invalidLinesError(path, scan.invalid)?.message ?? schemaError;
+  if (invalid !== undefined) throw new RunDirectoryError(`${invalid}\n${usageRemedy(path)}`);
+}
+
 /**
  * The usage log of a run directory. Events before the directory is claimed (a run's first
- * successful model call) are held in memory: a run whose preflight fails writes nothing.
+ * successful model call) are held in memory, so a fresh run whose preflight fails writes nothing;
+ * a run that resumes its own directory opens the log at once, so a kill before its first answer
+ * still leaves the requests it sent. A write that fails (a full disk) is never thrown into the
+ * model call that recorded the event (it is not the model's fault): it goes to `onFailure`, which
+ * stops the run.
  */
 export class UsageLog implements UsageSink {
   readonly #file: JsonlAppender;
   #pending: UsageEvent[] | undefined = [];
+  #failed = false;
+  /** Told of the first write that failed (a {@link FileWriteError}); later events are dropped. */
+  onFailure: ((error: Error) => void) | undefined;
 
   constructor(dir: string) {
     this.#file = new JsonlAppender(join(dir, USAGE_LOG_FILE));
@@ -101,17 +131,27 @@ export class UsageLog implements UsageSink {
 
   record(event: UsageEvent): void {
     if (this.#pending !== undefined) this.#pending.push(event);
-    else this.#file.append(event);
+    else this.#write(event);
   }
 
   /** From now on events go to the file, starting with those held so far. */
   open(): void {
     const pending = this.#pending ?? [];
     this.#pending = undefined;
-    for (const event of pending) this.#file.append(event);
+    for (const event of pending) this.#write(event);
   }
 
   close(): void {
     this.#file.close();
+  }
+
+  #write(event: UsageEvent): void {
+    if (this.#failed) return;
+    try {
+      this.#file.append(event);
+    } catch (error) {
+      this.#failed = true;
+      this.onFailure?.(error as Error);
+    }
   }
 }

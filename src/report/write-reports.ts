@@ -1,10 +1,11 @@
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { summariseRun, type SummaryOptions } from "../analysis/run-summary.js";
 import type { RunSummary } from "../analysis/summary-schema.js";
 import { readDialogueRows, readScoredDialoguesById } from "../record/dialogue-reader.js";
+import { writeFileAtomic } from "../record/atomic-file.js";
 import { HTML_REPORT_FILE, MARKDOWN_REPORT_FILE } from "../record/files.js";
-import { readRunSetup } from "../record/load-run.js";
+import { readRunSetup, type RunSetup } from "../record/load-run.js";
+import type { Invocation } from "../record/manifest.js";
 import { asSaved, writeSummaryFile } from "../record/summary-file.js";
 import { readUsageTotals } from "../record/usage-log.js";
 import { renderHtmlReport } from "./html-report.js";
@@ -23,9 +24,17 @@ export async function writeReportFiles(dir: string, input: ReportInput): Promise
   const markdown = join(dir, MARKDOWN_REPORT_FILE);
   const page = join(dir, HTML_REPORT_FILE);
   const htmlText = await renderHtmlReport(saved);
-  writeFileSync(markdown, renderMarkdownReport(saved));
-  writeFileSync(page, htmlText);
+  writeFileAtomic(markdown, renderMarkdownReport(saved));
+  writeFileAtomic(page, htmlText);
   return { markdown, html: page };
+}
+
+/** The setup with its last invocation ending as `outcome` (see {@link RunOutputOptions.endingAs}). */
+function withLastOutcome(setup: RunSetup | undefined, ending: Pick<Invocation, "outcome" | "endedAt"> | undefined): RunSetup | undefined {
+  const invocations = setup?.invocations;
+  const last = invocations?.at(-1);
+  if (ending === undefined || invocations === undefined || last === undefined) return setup;
+  return { ...setup, invocations: [...invocations.slice(0, -1), { ...last, ...ending }] };
 }
 
 export interface RunOutputOptions extends Omit<SummaryOptions, "usage" | "conditionOrder"> {
@@ -33,6 +42,11 @@ export interface RunOutputOptions extends Omit<SummaryOptions, "usage" | "condit
   conditionOrder?: readonly string[];
   /** Only these dialogues (a run's plan): a directory continued under another config keeps others on disk. */
   ids?: ReadonlySet<string>;
+  /**
+   * How the invocation writing these files ends, as the reports show it: run.json records it only
+   * after they are written (so it never says "finished" for a run whose reports failed).
+   */
+  endingAs?: Pick<Invocation, "outcome" | "endedAt">;
 }
 
 /**
@@ -48,7 +62,7 @@ export async function writeRunOutputs(dir: string, options: RunOutputOptions): P
   const conditionOrder = options.conditionOrder ?? [...new Set(rows.map((row) => row.condition))];
   const summary = summariseRun(rows, { ...options, conditionOrder, ...(usage !== undefined ? { usage } : {}) });
   writeSummaryFile(dir, summary);
-  const { setup } = readRunSetup(dir);
+  const setup = withLastOutcome(readRunSetup(dir).setup, options.endingAs);
   const saved = asSaved(summary);
   await writeReportFiles(dir, { summary: saved, rows, transcripts: readScoredDialoguesById(dir, transcriptIds(saved, rows)), ...(setup !== undefined ? { setup } : {}) });
   return summary;

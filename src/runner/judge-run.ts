@@ -6,6 +6,7 @@ import { scanDialogues } from "../record/dialogue-reader.js";
 import { readRunSetup } from "../record/load-run.js";
 import { RunDirectory } from "../record/run-directory.js";
 import { writeRunOutputs } from "../report/write-reports.js";
+import { FileWriteError } from "../record/write-error.js";
 import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
 import { loadScenarioSource } from "../scenarios/scenario-source.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
@@ -59,11 +60,26 @@ export async function judgeRun(options: JudgeRunOptions): Promise<JudgeRunResult
   const directory = RunDirectory.openForJudging(dir, options.command ?? "library");
   let outcome: "finished" | "stopped" | "failed" = "failed";
   try {
-    const plugins = new PluginFactory({ cacheDir: config.cache?.dir, env: options.env, warn: options.onWarning, usage: directory.usage, onModelSuccess: () => directory.claim() });
+    // A disk or file-system failure stops the judging (no judge is blamed for it); what was written is whole.
+    const stopOnWriteFailure = (error: unknown): boolean => {
+      if (!FileWriteError.isInstance(error)) return false;
+      plugins.fatal ??= error;
+      plugins.abort.abort(error);
+      return true;
+    };
+    const claim = () => {
+      try {
+        directory.claim();
+      } catch (error) {
+        if (!stopOnWriteFailure(error)) throw error;
+      }
+    };
+    const plugins = new PluginFactory({ cacheDir: config.cache?.dir, env: options.env, warn: options.onWarning, usage: directory.usage, onModelSuccess: claim });
+    directory.onWriteFailure = stopOnWriteFailure;
     const judges: NamedJudges = { ecs: plugins.ecsJudges(config.judges), hid: plugins.hidJudges(config.judges) };
     for (const warning of configWarnings(config)) options.onWarning?.(warning);
     if (judges.ecs.length + judges.hid.length === 0) throw new RunDirectoryError("the config names no judge (judges.ecs / judges.hid)");
-    if (plugins.models.length === 0) directory.claim();
+    if (plugins.models.length === 0) claim();
 
     const scenarios = scenarioIndex(config);
     const reasons = new Map<string, number>();
@@ -97,25 +113,32 @@ export async function judgeRun(options: JudgeRunOptions): Promise<JudgeRunResult
       async ({ record, judges: work, scenario }) => {
         const judged = await judgeDialogue(record, scenario, work, { signal: plugins.abort.signal, fresh: options.rejudge });
         if (plugins.abort.signal.aborted) return;
-        directory.appendJudgement({ id: record.id, ...(Object.keys(judged.ecs).length > 0 ? { ecs: judged.ecs } : {}), ...(Object.keys(judged.hid).length > 0 ? { hid: judged.hid } : {}) });
+        try {
+          directory.appendJudgement({ id: record.id, ...(Object.keys(judged.ecs).length > 0 ? { ecs: judged.ecs } : {}), ...(Object.keys(judged.hid).length > 0 ? { hid: judged.hid } : {}) });
+        } catch (error) {
+          if (!stopOnWriteFailure(error)) throw error;
+        }
       },
       plugins.abort.signal,
     );
     if (plugins.fatal !== undefined) {
-      outcome = "stopped";
+      outcome = FileWriteError.isInstance(plugins.fatal) ? "failed" : "stopped";
       throw plugins.fatal;
     }
 
     directory.claim();
-    outcome = "finished";
-    directory.finish(outcome);
+    // The summary and reports first: run.json says "finished" only once they are written.
+    const ending = { outcome: "finished" as const, endedAt: new Date().toISOString() };
     const { config: recorded } = readRunSetup(dir);
     const summary = await writeRunOutputs(dir, {
       ...(recorded?.conditions !== undefined ? { conditionOrder: recorded.conditions.map((condition) => condition.name) } : {}),
       seed: recorded?.seed ?? 1,
       repeats: recorded?.repeats ?? 1,
       judges: { ecs: config.judges.ecs.map((judge) => judge.name), hid: config.judges.hid.map((judge) => judge.name) },
+      endingAs: ending,
     });
+    outcome = "finished";
+    directory.finish(outcome, ending.endedAt);
     const excluded = [...reasons.values()].reduce((sum, count) => sum + count, 0);
     return {
       summary,
@@ -126,7 +149,7 @@ export async function judgeRun(options: JudgeRunOptions): Promise<JudgeRunResult
       excludedReason: [...reasons].map(([reason, count]) => `${count} ${reason}`).join("; "),
     };
   } finally {
-    if (outcome !== "finished") directory.finish(outcome);
+    if (outcome !== "finished") directory.finishIfPossible(outcome);
     directory.close();
   }
 }

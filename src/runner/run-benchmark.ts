@@ -11,6 +11,7 @@ import { scanDialogues } from "../record/dialogue-reader.js";
 import type { RecorderRepair } from "../record/dialogue-recorder.js";
 import { RunDirectory } from "../record/run-directory.js";
 import { writeRunOutputs } from "../report/write-reports.js";
+import { FileWriteError } from "../record/write-error.js";
 import { filterScenarios } from "../scenarios/load-scenarios.js";
 import type { SkippedProfileLine } from "../scenarios/sage-profiles.js";
 import { loadScenarioSource } from "../scenarios/scenario-source.js";
@@ -184,21 +185,42 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   try {
     for (const note of directory.notes) options.events?.onNote?.(note);
     const onModelCall = options.events?.onModelCall;
+    // A disk or file-system failure stops the run (it is no dialogue's fault, and no model's): what was written is whole, and the same command resumes.
+    const stopOnWriteFailure = (error: unknown): boolean => {
+      if (!FileWriteError.isInstance(error)) return false;
+      plugins.fatal ??= error;
+      plugins.abort.abort(error);
+      return true;
+    };
     const plugins = new PluginFactory({
       cacheDir: config.cache?.dir,
       env: options.env,
       warn: options.events?.onWarning,
       usage: directory.usage,
-      onModelSuccess: () => directory.claim(),
+      onModelSuccess: () => {
+        try {
+          directory.claim();
+        } catch (error) {
+          if (!stopOnWriteFailure(error)) throw error;
+        }
+      },
       ...(options.agents !== undefined ? { libraryAgents: options.agents } : {}),
       ...(onModelCall ? { onModelCall } : {}),
     });
+    directory.onWriteFailure = stopOnWriteFailure;
+    if (directory.writeFailure !== undefined) stopOnWriteFailure(directory.writeFailure);
     const user = plugins.simulatedUser(config.simulator, scenarios);
     const agents = new Map(config.conditions.map((condition) => [condition.name, plugins.agent(condition.name, condition.agent)]));
     const judges: NamedJudges = { ecs: plugins.ecsJudges(config.judges), hid: plugins.hidJudges(config.judges) };
     for (const warning of configWarnings(config)) options.events?.onWarning?.(warning);
     // Without a model there is no preflight to pass: the run can work, so it owns the directory now.
-    if (plugins.models.length === 0) directory.claim();
+    if (plugins.models.length === 0) {
+      try {
+        directory.claim();
+      } catch (error) {
+        if (!stopOnWriteFailure(error)) throw error;
+      }
+    }
 
     const tasks = planRun(config.conditions, scenarios, config.repeats, config.seed);
     const planned = new Set(tasks.map((task) => task.id));
@@ -230,7 +252,11 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
         if (scenario === undefined) return;
         const judged = await judgeDialogue(record, scenario, judgesWithWork(record, judges), { signal });
         if (signal.aborted) return;
-        directory.appendJudgement({ id: record.id, ...(Object.keys(judged.ecs).length > 0 ? { ecs: judged.ecs } : {}), ...(Object.keys(judged.hid).length > 0 ? { hid: judged.hid } : {}) });
+        try {
+          directory.appendJudgement({ id: record.id, ...(Object.keys(judged.ecs).length > 0 ? { ecs: judged.ecs } : {}), ...(Object.keys(judged.hid).length > 0 ? { hid: judged.hid } : {}) });
+        } catch (error) {
+          if (!stopOnWriteFailure(error)) throw error;
+        }
       },
       signal,
     );
@@ -257,8 +283,13 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
         const record = withNewJudgements(counted, await judgeDialogue(counted, task.scenario, judges, { signal }));
         // A failed preflight or a cancelled run is not the dialogue's fault: record nothing for it.
         if (signal.aborted) return;
+        try {
+          directory.append(record);
+        } catch (error) {
+          if (!stopOnWriteFailure(error)) throw error;
+          return;
+        }
         if (record.status === "error") errors += 1;
-        directory.append(record);
         recorded += 1;
         options.events?.onDialogue?.(record);
         systematic.observe(record);
@@ -266,7 +297,7 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       signal,
     );
     if (plugins.fatal !== undefined) {
-      outcome = "stopped";
+      outcome = FileWriteError.isInstance(plugins.fatal) ? "failed" : "stopped";
       throw plugins.fatal;
     }
     if (systematic.cause !== undefined) {
@@ -284,8 +315,9 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       throw new RunStoppedError(`the run was stopped before its first model call succeeded; nothing was written to ${outDir}`);
     }
     directory.claim();
-    outcome = stopped ? "stopped" : "finished";
-    directory.finish(outcome);
+    // The summary and reports first: run.json says "finished" only once everything is written
+    // (the reports show the ending it will record, end time included).
+    const ending = { outcome: stopped ? ("stopped" as const) : ("finished" as const), endedAt: new Date().toISOString() };
     const summary = await writeRunOutputs(outDir, {
       conditionOrder: config.conditions.map((condition) => condition.name),
       seed: config.seed,
@@ -293,11 +325,18 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       judges: { ecs: config.judges.ecs.map((judge) => judge.name), hid: config.judges.hid.map((judge) => judge.name) },
       ...(config.report?.reference !== undefined ? { reference: config.report.reference } : {}),
       ids: planned,
+      endingAs: ending,
     });
+    outcome = ending.outcome;
+    directory.finish(outcome, ending.endedAt);
     const finished = tasks.filter((task) => directory.recorder.finished.has(task.id)).length;
     return { summary, ran: recorded, skipped: tasks.length - unfinished.length, errors, judgeRetries: rejudge.length, outDir, stopped, finished, planned: tasks.length };
+  } catch (error) {
+    if (outcome === "finished") outcome = "failed";
+    throw error;
   } finally {
-    if (outcome !== "finished") directory.finish(outcome);
+    if (outcome !== "finished") directory.finishIfPossible(outcome);
     directory.close();
   }
 }
+

@@ -208,8 +208,11 @@ export const SessionStateSchema = z.strictObject({
 });
 
 export const HealthSchema = z.strictObject({
-  status: z.enum(["ok", "shutting_down"]),
+  /** `recorder_failing`: with --record, the last episode could not be written (503, as while draining). */
+  status: z.enum(["ok", "shutting_down", "recorder_failing"]),
   simulator: z.string(),
   scenarios: z.number().int(),
   uptimeSeconds: z.number(),
+  /** With --record: whether finished episodes can be written, and the last failure while they cannot. */
+  recorder: z.strictObject({ state: z.enum(["ok", "failing"]), error: z.string().optional(), since: z.string().optional() }).optional(),
 });

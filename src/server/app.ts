@@ -5,12 +5,13 @@ import type { z } from "zod";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { OfflineSimulatedUser } from "../simulated-user/offline-user.js";
 import { BatchEnvelopeSchema, BatchStepRequestSchema } from "./api-schemas.js";
-import { assertSafeBinding, FailedAuthLimiter, registerBearerAuth } from "./auth.js";
+import { assertSafeBinding, FailedAuthLimiter, isLoopbackHost, registerBearerAuth } from "./auth.js";
 import { clusterMetricsSource } from "./cluster.js";
 import { ConnectionDrain } from "./connection-drain.js";
 import { EnvironmentError } from "./environment-error.js";
 import { Environment, type EnvironmentOptions } from "./environment.js";
 import { registerErrorHandling, registerValidation } from "./http-errors.js";
+import type { RecorderHealth } from "./episode-recorder.js";
 import { EnvironmentMetrics, instrumentUser } from "./metrics.js";
 import { registerOpenApi } from "./openapi.js";
 import type { RouteContext } from "./route-context.js";
@@ -42,8 +43,21 @@ export interface ServerOptions extends Omit<EnvironmentOptions, "recording"> {
   maxSessions?: number;
   /** Memory the sessions may hold, in bytes (estimated); default 1 GiB. */
   sessionMemoryBytes?: number;
-  /** Time to receive a whole request (Node's requestTimeout); default 60 s. */
+  /**
+   * Time to receive a whole request, headers included (Node's requestTimeout and headersTimeout);
+   * default 60 s. Enforced within a quarter of a second (Node checks every 30 s by default), so a
+   * slow client (slowloris) is answered 408 and disconnected on time.
+   */
   requestTimeoutMs?: number;
+  /** Most open connections; beyond it new ones are closed at once. Default 10,000. */
+  maxConnections?: number;
+  /**
+   * On loopback, Host names accepted besides 127.0.0.1, localhost and [::1] (a reverse proxy on this
+   * machine that forwards its own Host); any other Host is refused with 421, so a web page that
+   * rebinds its DNS name to 127.0.0.1 cannot drive the server. Beyond loopback every Host is accepted
+   * (the bearer token guards the server there).
+   */
+  allowedHosts?: readonly string[];
   /** Logger options for fastify (pino); default off. The Authorization header is always redacted. */
   logger?: boolean | { level: string };
   /** Log every request (costly at thousands of steps per second); default off. */
@@ -63,10 +77,18 @@ export interface ServerOptions extends Omit<EnvironmentOptions, "recording"> {
   stepThreads?: number;
   stepWorker?: StepPoolOptions["worker"];
   /**
-   * Record finished episodes: each is handed to `write` as a dialogue record (run-record format);
-   * `condition` is the record's condition when the reset's tags name none.
+   * Record finished episodes: each is handed to `write` as a dialogue record (run-record format),
+   * and the step that finished it is answered once `write` resolves: `false` when the episode was
+   * already on disk (a retried last step), anything else when it was written now; a rejection
+   * answers the step 503 `recording_failed` (retryable). `health` says whether the writer can
+   * write (shown on /healthz). `condition` is the record's condition when the reset's tags name none.
    */
-  recording?: { condition: string; write: (record: DialogueRecord) => void; drawNonce?: () => string };
+  recording?: {
+    condition: string;
+    write: (record: DialogueRecord) => Promise<boolean | void> | boolean | void;
+    health?: () => RecorderHealth;
+    drawNonce?: () => string;
+  };
 }
 
 /** The environment server: a fastify app around one `Environment`, with its sessions and metrics. */
@@ -122,10 +144,13 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
 
   const logger: FastifyServerOptions["logger"] =
     options.logger === undefined || options.logger === false ? false : { level: options.logger === true ? "info" : options.logger.level, redact: ["req.headers.authorization"] };
+  const requestTimeout = options.requestTimeoutMs ?? 60_000;
   const app = Fastify({
     logger,
     bodyLimit,
-    requestTimeout: options.requestTimeoutMs ?? 60_000,
+    requestTimeout,
+    // Node enforces both timeouts only when it checks its connections, every 30 s by default.
+    http: { headersTimeout: requestTimeout, requestTimeout, connectionsCheckingInterval: Math.min(250, requestTimeout) },
     logController: new LogController({ disableRequestLogging: options.logRequests !== true }),
     trustProxy: options.trustProxy ?? false,
     return503OnClosing: false,
@@ -135,7 +160,10 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
     onConstructorPoisoning: "error",
     routerOptions: { ignoreTrailingSlash: true },
   });
+  app.server.maxConnections = options.maxConnections ?? 10_000;
   const drain = new ConnectionDrain(app.server);
+  /** Set by listen() on a loopback address: the Host names this server answers. */
+  let allowedHosts: Set<string> | undefined;
   log = (message) => app.log.error(message);
 
   // JSON only: a text body is refused (415) rather than validated as a string.
@@ -146,6 +174,11 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
 
   // Callback-style hooks: no promise per request on the hot path.
   app.addHook("onRequest", (request, reply, done) => {
+    if (allowedHosts !== undefined && !allowedHosts.has(hostName(request.headers.host))) {
+      return done(
+        new EnvironmentError(421, "misdirected_request", "this server listens on loopback and answers only requests addressed to this machine (Host 127.0.0.1, localhost or [::1]; others with --allow-host)"),
+      );
+    }
     if (closing && request.url !== "/healthz") {
       return done(new EnvironmentError(503, "shutting_down", "this server is shutting down; send the request to another replica or retry", { retryable: true, retryAfterSeconds: 1 }));
     }
@@ -198,16 +231,24 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
     recordEpisode:
       recording === undefined
         ? undefined
-        : (record) => {
-            // The step has been played and answered: a failed write is logged, never the client's error.
+        : async (record) => {
+            let written: boolean | void;
             try {
-              recording.write(record);
+              written = await recording.write(record);
             } catch (error) {
-              app.log.error({ err: error, episode: record.id }, "could not record a finished episode");
+              app.log.error({ err: error, episode: record.id }, "could not record a finished episode; its last step is answered 503 recording_failed (retryable)");
+              throw new EnvironmentError(
+                503,
+                "recording_failed",
+                `this server could not record the finished episode (${describeRecordingFailure(error)}); the step was not acknowledged: send it again (the episode is recorded once)`,
+                { retryable: true, retryAfterSeconds: 1, cause: error },
+              );
             }
+            // Counted once on disk; a retried last step whose episode was already written is not counted again.
+            if (written !== false) metrics.countRecorded();
           },
   };
-  registerOperationsRoutes(app, context, { isClosing: () => closing, metricsText });
+  registerOperationsRoutes(app, context, { isClosing: () => closing, metricsText, ...(recording?.health !== undefined ? { recorderHealth: recording.health } : {}) });
   registerEnvironmentRoutes(app, context);
   await registerBatchRoutes(app, context);
   registerSessionRoutes(app, context);
@@ -223,6 +264,7 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
     pool,
     async listen({ host, port }) {
       assertSafeBinding(host, authToken);
+      if (isLoopbackHost(host)) allowedHosts = new Set(["127.0.0.1", "localhost", "[::1]", host.toLowerCase(), ...(options.allowedHosts ?? []).map((name) => name.toLowerCase())]);
       await app.listen({ host, port });
       const address = app.server.address() as AddressInfo;
       const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -236,6 +278,23 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
     },
     close: () => app.close(),
   };
+}
+
+/** What the client is told of a failed write: the errno code and the kind of failure, never a path of the server. */
+function describeRecordingFailure(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === "ENOSPC" || code === "EDQUOT") return "its disk is full";
+  if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return `a file-system error, ${code}`;
+  return "the recorder is unavailable";
+}
+
+/** The name part of a Host header, lower case (`[::1]:8787` -> `[::1]`, `Example.org:80` -> `example.org`). */
+function hostName(header: string | undefined): string {
+  if (header === undefined) return "";
+  const lower = header.toLowerCase();
+  if (lower.startsWith("[")) return lower.slice(0, lower.indexOf("]") + 1);
+  const colon = lower.lastIndexOf(":");
+  return colon === -1 ? lower : lower.slice(0, colon);
 }
 
 function startPool(options: ServerOptions, maxBatchSize: number, log: (message: string) => void): StepPool {

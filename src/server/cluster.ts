@@ -1,19 +1,25 @@
 import cluster, { type Worker } from "node:cluster";
 import { AggregatorRegistry, type Registry } from "prom-client";
 import type { DialogueRecord } from "../core/dialogue.js";
+import type { RecorderHealth } from "./episode-recorder.js";
 
 /**
  * `aeb serve --workers N`: N server processes on one port (node:cluster), one per core. Any worker
  * can serve any stateless step, as any replica can, because they share the token secret. The
  * session API keeps state in one process, so it is off in this mode. /metrics, whichever worker
  * answers it, is the sum over all workers (aggregated by the primary). With `--record`, workers send
- * their finished episodes to the primary, the one writer of the directory.
+ * their finished episodes to the primary, the one writer of the directory, and answer an episode's
+ * last step only once the primary says the episode is on disk.
  */
 
 const LISTENING = "aeb:listening";
 const METRICS_REQUEST = "aeb:metrics-request";
 const METRICS_RESPONSE = "aeb:metrics-response";
 const EPISODE = "aeb:episode";
+const EPISODE_WRITTEN = "aeb:episode-written";
+const RECORDER_HEALTH = "aeb:recorder-health";
+/** A worker waits this long for the primary to confirm an episode; then the step fails (retryable) and a retry finds the episode if it was written. */
+const EPISODE_CONFIRM_TIMEOUT_MS = 30_000;
 /** Set in the environment of the workers the primary forks. */
 export const CLUSTER_WORKER_VARIABLE = "AEB_CLUSTER_WORKER";
 
@@ -24,6 +30,11 @@ interface ClusterMessage {
   text?: string;
   error?: string;
   record?: DialogueRecord;
+  /** EPISODE_WRITTEN: written now (true) or already on disk (false); absent with `error`. */
+  written?: boolean;
+  /** EPISODE_WRITTEN with `error`: the errno code of the failed write (ENOSPC...), for the client's message. */
+  code?: string;
+  health?: RecorderHealth;
 }
 
 export function isClusterWorker(): boolean {
@@ -39,8 +50,21 @@ export interface ClusterPrimaryOptions {
   log: (line: string) => void;
   /** Called once, when every worker listens. */
   onListening: (url: string) => void;
-  /** Called with each finished episode a worker sends (`--record`). */
-  onEpisode?: (record: DialogueRecord) => void;
+  /**
+   * Writes each finished episode a worker sends (`--record`); resolves once it is on disk (`false`:
+   * it already was), and the worker is told so, or that it failed.
+   */
+  onEpisode?: (record: DialogueRecord) => Promise<boolean>;
+  /** The recorder's health now; workers are told it at start and at every change ({@link ClusterPrimary.recorderHealthChanged}). */
+  recorderHealth?: () => RecorderHealth;
+}
+
+/** What the primary's caller can do while it runs. */
+export interface ClusterPrimary {
+  /** Resolves when all workers have exited after a shutdown signal (see {@link runClusterPrimary}). */
+  stopped: Promise<ClusterStopped>;
+  /** Tells every worker the recorder's health (their /healthz shows it). */
+  recorderHealthChanged(health: RecorderHealth): void;
 }
 
 /** How the workers ended after a shutdown signal: clean when every one exited 0 (nothing cut by the timeout). */
@@ -51,23 +75,41 @@ export interface ClusterStopped {
 /**
  * Runs the primary: forks the workers, reports when all listen, restarts a worker that dies, answers
  * the workers' metrics requests and episodes, and on SIGINT/SIGTERM asks every worker to finish its
- * in-flight steps and exit. Resolves when all workers have exited after a shutdown signal (unclean
- * when one exited non-zero: its shutdown timeout cut requests, or it was killed); rejects if a worker
- * exits before every worker listens (a port in use, a bad flag).
+ * in-flight steps and exit (the primary writes their episodes until the last has exited). `stopped`
+ * resolves when all workers have exited after a shutdown signal (unclean when one exited non-zero:
+ * its shutdown timeout cut requests, or it was killed); rejects if a worker exits before every
+ * worker listens (a port in use, a bad flag).
  */
-export function runClusterPrimary(options: ClusterPrimaryOptions): Promise<ClusterStopped> {
+export function runClusterPrimary(options: ClusterPrimaryOptions): ClusterPrimary {
   const aggregator = new AggregatorRegistry();
   const listening = new Set<number>();
   let ready = false;
   let stopping = false;
   let clean = true;
 
-  const fork = (): Worker => cluster.fork({ ...options.env, [CLUSTER_WORKER_VARIABLE]: "1" });
+  const fork = (): Worker => {
+    const worker = cluster.fork({ ...options.env, [CLUSTER_WORKER_VARIABLE]: "1" });
+    const health = options.recorderHealth?.();
+    if (health !== undefined && health.state !== "ok") worker.once("online", () => tell(worker, { type: RECORDER_HEALTH, health }));
+    return worker;
+  };
 
-  return new Promise<ClusterStopped>((resolve, reject) => {
+  const tell = (worker: Worker, message: ClusterMessage) => {
+    // A worker that died meanwhile cannot be told; its client's connection is gone too.
+    if (worker.isConnected()) worker.send(message, undefined, () => undefined);
+  };
+  const stopped = new Promise<ClusterStopped>((resolve, reject) => {
     const onMessage = (worker: Worker, message: ClusterMessage) => {
-      if (message?.type === EPISODE && message.record !== undefined) {
-        options.onEpisode?.(message.record);
+      if (message?.type === EPISODE && message.record !== undefined && message.id !== undefined) {
+        const id = message.id;
+        const write = options.onEpisode ?? (() => Promise.reject(new Error("this server does not record episodes")));
+        write(message.record).then(
+          (written) => tell(worker, { type: EPISODE_WRITTEN, id, written }),
+          (error: unknown) => {
+            const code = (error as { code?: unknown }).code;
+            tell(worker, { type: EPISODE_WRITTEN, id, error: (error as Error).message, ...(typeof code === "string" ? { code } : {}) });
+          },
+        );
       } else if (message?.type === LISTENING && typeof message.url === "string") {
         listening.add(worker.id);
         if (!ready && listening.size >= options.workers) {
@@ -133,6 +175,12 @@ export function runClusterPrimary(options: ClusterPrimaryOptions): Promise<Clust
     process.on("SIGTERM", onSignal);
     for (let index = 0; index < options.workers; index += 1) fork();
   });
+  return {
+    stopped,
+    recorderHealthChanged(health) {
+      for (const worker of Object.values(cluster.workers ?? {})) if (worker !== undefined) tell(worker, { type: RECORDER_HEALTH, health });
+    },
+  };
 }
 
 /** In a worker: tells the primary this worker listens. */
@@ -140,22 +188,77 @@ export function announceListening(url: string): void {
   process.send?.({ type: LISTENING, url });
 }
 
-let episodesInTransit = 0;
-const episodesSent: Array<() => void> = [];
+/** Episodes sent to the primary and not yet confirmed, by message id. */
+const episodesAwaitingPrimary = new Map<number, { resolve: (written: boolean) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+let episodeMessages = 0;
+let primaryRecorderHealth: RecorderHealth = { state: "ok" };
+let listeningToPrimary = false;
 
-/** In a worker: sends a finished episode to the primary, which writes the `--record` directory. */
-export function sendEpisodeToPrimary(record: DialogueRecord): void {
-  episodesInTransit += 1;
-  process.send?.({ type: EPISODE, record } satisfies ClusterMessage, undefined, undefined, () => {
-    episodesInTransit -= 1;
-    if (episodesInTransit === 0) for (const resolve of episodesSent.splice(0)) resolve();
+function listenToPrimary(): void {
+  if (listeningToPrimary) return;
+  listeningToPrimary = true;
+  process.on("message", (message: ClusterMessage) => {
+    if (message?.type === RECORDER_HEALTH && message.health !== undefined) primaryRecorderHealth = message.health;
+    if (message?.type !== EPISODE_WRITTEN || message.id === undefined) return;
+    const waiting = episodesAwaitingPrimary.get(message.id);
+    if (waiting === undefined) return;
+    episodesAwaitingPrimary.delete(message.id);
+    clearTimeout(waiting.timer);
+    if (message.error !== undefined) waiting.reject(Object.assign(new Error(message.error), message.code !== undefined ? { code: message.code } : {}));
+    else waiting.resolve(message.written !== false);
+  });
+  process.once("disconnect", () => {
+    for (const [id, waiting] of episodesAwaitingPrimary) {
+      episodesAwaitingPrimary.delete(id);
+      clearTimeout(waiting.timer);
+      waiting.reject(new Error("the cluster's primary, which writes the recording, went away"));
+    }
   });
 }
 
-/** In a worker: resolves once every episode sent so far has left for the primary (before disconnecting). */
-export function episodesDelivered(): Promise<void> {
-  if (episodesInTransit === 0) return Promise.resolve();
-  return new Promise((resolve) => episodesSent.push(resolve));
+/**
+ * In a worker: sends a finished episode to the primary, which writes the `--record` directory, and
+ * resolves once the primary says it is on disk (`false`: it already was). Rejects when the primary
+ * reports a failed write, goes away, or does not answer in time: the step is then not acknowledged,
+ * and its retry is written once.
+ */
+export function sendEpisodeToPrimary(record: DialogueRecord): Promise<boolean> {
+  listenToPrimary();
+  const id = episodeMessages++;
+  return new Promise<boolean>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      episodesAwaitingPrimary.delete(id);
+      reject(new Error(`the cluster's primary did not confirm the episode within ${EPISODE_CONFIRM_TIMEOUT_MS / 1000} s`));
+    }, EPISODE_CONFIRM_TIMEOUT_MS);
+    episodesAwaitingPrimary.set(id, { resolve, reject, timer });
+    const sent = process.send?.({ type: EPISODE, id, record } satisfies ClusterMessage, undefined, undefined, (error) => {
+      if (error === null) return;
+      episodesAwaitingPrimary.delete(id);
+      clearTimeout(timer);
+      reject(error);
+    });
+    if (sent === undefined) {
+      episodesAwaitingPrimary.delete(id);
+      clearTimeout(timer);
+      reject(new Error("this worker has no channel to the cluster's primary"));
+    }
+  });
+}
+
+/** In a worker: the health of the primary's recorder, as the primary last told it. */
+export function primaryRecorderHealthNow(): RecorderHealth {
+  listenToPrimary();
+  return primaryRecorderHealth;
+}
+
+/**
+ * In a worker, once its server has closed: leaves the cluster so the process can exit with its own
+ * exit code (a plain `process.disconnect()` makes Node's cluster code exit 0 at once, which hid a
+ * shutdown that cut requests).
+ */
+export function leaveCluster(): void {
+  if (cluster.worker !== undefined) cluster.worker.disconnect();
+  else process.disconnect?.();
 }
 
 /**

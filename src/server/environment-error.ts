@@ -29,6 +29,8 @@ export type EnvironmentErrorCode =
   | "step_timeout"
   | "cancelled"
   | "shutting_down"
+  | "recording_failed"
+  | "misdirected_request"
   | "internal";
 
 /** One field-level problem in a request, as `path: message`. */

@@ -54,7 +54,7 @@ export class EnvironmentMetrics {
     });
     this.recorded = new Counter({
       name: "aeb_env_episodes_recorded_total",
-      help: "Finished episodes handed to the --record directory's writer (a retried last step of the stateless API is counted again but written once).",
+      help: "Finished episodes written to the --record directory and flushed to disk (a retried last step whose episode was already written is not counted again).",
       registers,
     });
     const sessionBytes = options.sessionBytes;

@@ -18,8 +18,11 @@ export interface RouteContext {
   pool?: StepPool;
   maxBatchSize: number;
   batchBodyLimit: number;
-  /** Hands a finished episode's record to the `--record` writer; absent when not recording. */
-  recordEpisode?: (record: DialogueRecord) => void;
+  /**
+   * Writes a finished episode's record with the `--record` writer and resolves once it is on disk;
+   * rejects with a retryable 503 `recording_failed` when it could not be written. Absent when not recording.
+   */
+  recordEpisode?: (record: DialogueRecord) => Promise<void>;
 }
 
 /** The error responses every route may give. */
@@ -34,17 +37,26 @@ export function clientSignal(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
-/** The metrics and the record of a step that was played (not of a retry answered from memory). */
+/** The metrics of a step that was played (not of a retry answered from memory). */
 export function observePlayedStep(context: RouteContext, outcome: StepOutcome): void {
   const result = outcome.response;
   context.metrics.observeResult({ reward: result.reward, rewardMode: outcome.rewardMode, flags: result.flags, endReason: result.endReason });
-  if (outcome.finished !== undefined && context.recordEpisode !== undefined) {
-    context.metrics.countRecorded();
-    context.recordEpisode(outcome.finished);
-  }
 }
 
-/** Plays a step with metrics (and the recorder); errors propagate to the error handler (or to the batch). */
+/**
+ * Plays a step and, when it finishes an episode on a recording server, writes the episode's
+ * record before resolving: the step is answered only once its record is on disk, and a failed
+ * write fails the step (503 `recording_failed`, retryable) so the client sends it again. A
+ * session plays through this inside its own step, so a failed write leaves the session where it
+ * was and the retry plays the turn again.
+ */
+export async function playAndRecord(context: RouteContext, play: () => Promise<StepOutcome>): Promise<StepOutcome> {
+  const outcome = await play();
+  if (outcome.finished !== undefined && context.recordEpisode !== undefined) await context.recordEpisode(outcome.finished);
+  return outcome;
+}
+
+/** Plays a step with metrics; errors propagate to the error handler (or to the batch). */
 export async function timedStep<T extends StepOutcome & { replayed?: boolean }>(context: RouteContext, api: StepApi, play: () => Promise<T>): Promise<T> {
   const { metrics } = context;
   metrics.stepStarted();

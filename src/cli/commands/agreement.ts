@@ -3,7 +3,7 @@ import { agreementReport, DEFAULT_AGREEMENT_RESAMPLES } from "../../analysis/agr
 import { AebError } from "../../core/errors.js";
 import { loadSimulatedUser, parseSimulatedUserArgument } from "../../interop/agreement-sources.js";
 import { renderAgreementText, writeAgreementFiles } from "../../report/agreement-report.js";
-import { nonNegativeInteger, positiveInteger } from "../options.js";
+import { positiveInteger, seedValue } from "../options.js";
 import { describeSkippedLine } from "./import.js";
 
 interface AgreementFlags {
@@ -23,7 +23,7 @@ export function registerAgreementCommand(program: Command): void {
       "one argument per simulated user: LABEL=PATH[,PATH...] or a bare PATH; a path is a run directory (aeb run, aeb import sage), a dialogues.jsonl, a directory of SAGE *_result.jsonl files, or one result file. A bare PATH is labelled by its run.json simulator (or import.json), else its folder",
     )
     .option("-o, --out <dir>", "also write agreement.json, agreement.md and agreement.html (tables and charts) into DIR")
-    .option("--seed <n>", "seed of the bootstrap intervals", nonNegativeInteger, 1)
+    .option("--seed <n>", "seed of the bootstrap intervals", seedValue, 1)
     .option("--resamples <n>", "bootstrap resamples per interval", positiveInteger, DEFAULT_AGREEMENT_RESAMPLES)
     .addHelpText(
       "after",

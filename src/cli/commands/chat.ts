@@ -1,3 +1,4 @@
+import { seedValue } from "../options.js";
 import type { Command } from "commander";
 import { ConfigError } from "../../core/errors.js";
 import { getPreset, PresetName } from "../../core/preset.js";
@@ -38,7 +39,7 @@ export function registerChatCommand(program: Command): void {
     .option("-c, --config <file>", "take the simulated user (and its model) from this run config; default the offline user")
     .option("--reveal", "after each reply, show the emotion, its change and why (the rubric items and adjustments behind it); at the end, the user's hidden intention")
     .option("-o, --out <dir>", "run directory to save the dialogue into (a run of aeb run, to sit beside its models)", "runs/chat")
-    .option("--seed <n>", "run seed when the directory has none", (value: string) => Number.parseInt(value, 10))
+    .option("--seed <n>", "run seed when the directory has none", seedValue)
     .addHelpText("after", "\nType a reply after `you>`. Lines that start with / are commands, never sent to the user: /help lists them, /reveal turns the reasons on or off, /quit stops without saving. With --reveal the hidden intention is shown once the dialogue ends.\nExamples:\n  aeb chat --scenario escalation-cancelled-project --reveal\n  aeb chat --config examples/mock-llm-demo.yaml --out runs/mock --reveal\n")
     .action(async (flags: ChatFlags) => {
       const config = flags.config === undefined ? parseRunConfig({}, "defaults") : loadRunConfig(flags.config);

@@ -5,7 +5,7 @@ import { compareRuns, renderComparisonMarkdown, renderComparisonText } from "../
 import { parseConditionMappings, type ConditionMapping } from "../../report/condition-mapping.js";
 import { simulatedUsersOfDirectory } from "../../interop/simulated-users.js";
 import { loadRunRecords, readConditionOrder, readRunSeed } from "../../record/load-run.js";
-import { nonNegativeInteger } from "../options.js";
+import { nonNegativeInteger, seedValue } from "../options.js";
 
 interface CompareFlags {
   out?: string;
@@ -38,7 +38,7 @@ export function registerCompareCommand(program: Command): void {
     .argument("<dirA>", "first run directory (A)")
     .argument("<dirB>", "second run directory (B)")
     .option("-o, --out <file>", "also write the comparison to FILE: JSON when FILE ends in .json, markdown otherwise")
-    .option("--seed <n>", "seed of the paired bootstraps (default: 1)", nonNegativeInteger)
+    .option("--seed <n>", "seed of the paired bootstraps (default: 1)", seedValue)
     .option(
       "--map <NAME_A=NAME_B>",
       "compare condition NAME_A of run A with condition NAME_B of run B (repeatable, or a comma list); other conditions still pair by name",

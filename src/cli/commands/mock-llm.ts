@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { runMockLlmServer } from "../../llm/mock-server-cli.js";
 import { startMockLlmServer } from "../../llm/mock-server.js";
 import { aebMockReply } from "../../mock/aeb-mock-policy.js";
-import { nonNegativeInteger } from "../options.js";
+import { nonNegativeInteger, seedValue } from "../options.js";
 import { listenFailure } from "../ports.js";
 
 interface MockFlags {
@@ -37,7 +37,7 @@ export function registerMockLlmCommand(program: Command): void {
     .option("--failure-rate <p>", "probability of answering with --failure-status")
     .option("--failure-status <n>", "status of injected failures", nonNegativeInteger)
     .option("--reasoning <text>", "reasoning text sent in reasoning_content")
-    .option("--seed <n>", "seed for latency and failures", nonNegativeInteger)
+    .option("--seed <n>", "seed for latency and failures", seedValue)
     .action(async (flags: MockFlags) => {
       let server: { url: string; close(): Promise<void> };
       try {

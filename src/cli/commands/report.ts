@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { resolveReference } from "../../analysis/run-summary.js";
+import { RunDirectoryLock } from "../../record/lock.js";
 import { writeSummaryFile } from "../../record/summary-file.js";
 import { loadRunForReport, reportInputOf } from "../../report/load-run.js";
 import { writeReportFiles } from "../../report/write-reports.js";
@@ -24,8 +25,15 @@ export function registerReportCommand(program: Command): void {
       // A name without dialogues here: the same message as a config's report.reference.
       if (flags.reference !== undefined) resolveReference(flags.reference, run.summary.conditions.map((condition) => condition.name), "--reference");
       for (const note of run.readingNotes) console.error(`note: ${note}`);
-      if (flags.writeSummary) writeSummaryFile(dir, run.summary);
-      const written = await writeReportFiles(dir, reportInputOf(run));
+      // It writes into the directory (the reports, with --write-summary the summary): never while a run, a judge or a server writes there.
+      const lock = RunDirectoryLock.acquire(dir, "aeb report");
+      let written: { markdown: string; html: string };
+      try {
+        if (flags.writeSummary) writeSummaryFile(dir, run.summary);
+        written = await writeReportFiles(dir, reportInputOf(run));
+      } finally {
+        lock.release();
+      }
       const scored = run.rows.filter((row) => row.status === "done").length;
       console.log(`read ${run.rows.length} dialogue(s) (${scored} scored, ${run.rows.length - scored} ended in error); summary ${run.summarySource === "recomputed" ? "recomputed from dialogues.jsonl" : "from summary.json"}${flags.writeSummary ? " and written to summary.json" : ""}`);
       console.log(`wrote ${written.markdown} and ${written.html}`);

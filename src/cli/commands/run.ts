@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
+import { FileWriteError } from "../../record/write-error.js";
 import { AebError, ConfigError, RunStoppedError } from "../../core/errors.js";
 import { PresetName } from "../../core/preset.js";
 import { parseTypeList } from "../../scenarios/load-scenarios.js";
@@ -12,7 +13,7 @@ import { SYSTEM_PROMPT_FILE_HINT } from "../../runner/plugins.js";
 import { policyChatModel } from "../../mock/policy-chat-model.js";
 import { textTable } from "../../report/format.js";
 import { renderTerminalSummary } from "../../report/terminal-summary.js";
-import { nonNegativeInteger, positiveInteger, positiveNumber } from "../options.js";
+import { positiveInteger, positiveNumber, seedValue } from "../options.js";
 import { RunProgress } from "../progress.js";
 import { invocationArgs } from "../invocation.js";
 import { resumeCommand } from "../resume-command.js";
@@ -157,7 +158,7 @@ export function registerRunCommand(program: Command): void {
     .option("--suite <name>", "built-in suite: full, starter or classic (default: full, or the config's)")
     .option("--types <list>", "comma-separated trajectory types to run (default: all)")
     .option("--repeats <n>", "dialogues per condition and scenario (default: 1, or the config's)", positiveInteger)
-    .option("--seed <n>", "run seed: the same seed gives the same results (default: 1, or the config's)", nonNegativeInteger)
+    .option("--seed <n>", "run seed: the same seed gives the same results (default: 1, or the config's)", seedValue)
     .option("--concurrency <n>", "dialogues in flight at once (default: 8, or the config's)", positiveInteger)
     .option("--tokenizer <path>", "also count replies in tokens: a Hugging Face tokenizer.json, or a model directory holding one")
     .option("--force", "continue a run directory made with a different definition (another config, data files or AEB version); its finished dialogues still in the plan are kept")
@@ -241,6 +242,14 @@ export function registerRunCommand(program: Command): void {
           },
         });
       } catch (error) {
+        if (FileWriteError.isInstance(error)) {
+          // A full disk, a read-only mount: the run's files are whole, and the same command resumes once it is fixed.
+          progress.stop();
+          console.error(`aeb: ${error.message}`);
+          console.error(`resume with: ${resumeCommand(args, outDir)}`);
+          process.exitCode = 1;
+          return;
+        }
         if (!(AebError.isInstance(error) && error.name === "RunStoppedError")) throw error;
         progress.stop();
         console.error(`aeb: ${error.message}`);

@@ -6,9 +6,9 @@ import { PluginFactory } from "../../runner/plugins.js";
 import { selectScenarios } from "../../runner/run-benchmark.js";
 import { PresetChoiceSchema, RewardModeSchema, type PresetChoice, type RewardMode } from "../../server/api-schemas.js";
 import { assertSafeBinding, buildServer, type EnvironmentServer } from "../../server/app.js";
-import { announceListening, episodesDelivered, isClusterWorker, runClusterPrimary, sendEpisodeToPrimary } from "../../server/cluster.js";
+import { announceListening, isClusterWorker, leaveCluster, primaryRecorderHealthNow, runClusterPrimary, sendEpisodeToPrimary } from "../../server/cluster.js";
 import { DelayedSimulatedUser } from "../../server/delayed-user.js";
-import { EpisodeRecorder } from "../../server/episode-recorder.js";
+import { EpisodeRecorder, type RecorderHealth } from "../../server/episode-recorder.js";
 import { simulatorCapacity } from "../../server/simulator-capacity.js";
 import { MIN_SECRET_BYTES, randomSecret } from "../../server/state-token.js";
 import { nonNegativeInteger, positiveInteger } from "../options.js";
@@ -35,6 +35,8 @@ interface ServeFlags {
   authFailureLimit: number;
   stepTimeout: number;
   requestTimeout: number;
+  maxConnections: number;
+  allowHost?: string[];
   sessionTtl: number;
   maxSessions: number;
   sessionMemory: number;
@@ -66,6 +68,13 @@ const port = (value: string): number => {
 const conditionName = (value: string): string => {
   if (!/^[\w.-]{1,100}$/.test(value)) throw new InvalidArgumentError(`expected a condition name (letters, digits, _ . -), got "${value}"`);
   return value;
+};
+
+const hostList = (value: string): string[] => {
+  const names = value.split(",").map((name) => name.trim()).filter(Boolean);
+  const bad = names.find((name) => !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)$/.test(name));
+  if (names.length === 0 || bad !== undefined) throw new InvalidArgumentError(`expected host names without ports (e.g. aeb.internal,proxy.local), got "${bad ?? value}"`);
+  return names;
 };
 
 function choice<T extends string>(schema: { options: readonly T[] }) {
@@ -118,6 +127,12 @@ function untilShutdown(server: EnvironmentServer, timeoutSeconds: number, before
   });
 }
 
+/** The recorder's changes of health, for the operator. */
+function logRecorderHealth(dir: string, health: RecorderHealth): void {
+  if (health.state === "failing") console.error(`aeb serve: cannot record finished episodes in ${dir} (${health.error}); their last steps are answered 503 recording_failed (clients retry), /healthz answers 503`);
+  else console.error("aeb serve: recording works again");
+}
+
 export function registerServeCommand(program: Command): void {
   program
     .command("serve")
@@ -142,7 +157,9 @@ export function registerServeCommand(program: Command): void {
     .option("--rate-window <seconds>", "rate limit window", positiveInteger, 60)
     .option("--auth-failure-limit <n>", "failed authentications per client and window before its requests are refused until the window ends", positiveInteger, 30)
     .option("--step-timeout <ms>", "a step whose simulated user takes longer is answered 504 (retryable)", positiveInteger, 60_000)
-    .option("--request-timeout <ms>", "time to receive a whole request", positiveInteger, 60_000)
+    .option("--request-timeout <ms>", "time to receive a whole request, headers included; a slower client is answered 408 and disconnected", positiveInteger, 60_000)
+    .option("--max-connections <n>", "most open connections; beyond it new ones are closed at once", positiveInteger, 10_000)
+    .option("--allow-host <names>", "on loopback: Host names to accept besides 127.0.0.1, localhost and [::1] (a reverse proxy on this machine); comma-separated", hostList)
     .option("--session-ttl <seconds>", "idle time after which a session is dropped", positiveInteger, 600)
     .option("--max-sessions <n>", "most open sessions", positiveInteger, 10_000)
     .option("--session-memory <MiB>", "memory the sessions may hold (estimated)", positiveInteger, 1024)
@@ -185,14 +202,19 @@ export function registerServeCommand(program: Command): void {
       if (flags.workers > 1 && !isClusterWorker()) {
         // The primary only supervises (and writes the recording); each worker runs this same command and serves.
         const recorder = flags.record !== undefined ? new EpisodeRecorder(flags.record) : undefined;
-        const stopped = await runClusterPrimary({
+        const primary = runClusterPrimary({
           workers: flags.workers,
           env: { AEB_SERVER_SECRET: secret },
           shutdownTimeoutMs: flags.shutdownTimeout * 1000,
           log: (line) => console.error(`aeb serve: ${line}`),
           onListening: (url) => console.log(describe(url, new PluginFactory({ cacheDir: config.cache?.dir }).simulatedUser(config.simulator).id)),
-          ...(recorder !== undefined ? { onEpisode: (record) => recorder.append(record) } : {}),
-        }).finally(() => recorder?.close());
+          ...(recorder !== undefined ? { onEpisode: (record) => recorder.append(record), recorderHealth: () => recorder.health } : {}),
+        });
+        if (recorder !== undefined) recorder.onHealthChange = (health) => {
+          logRecorderHealth(recorder.dir, health);
+          primary.recorderHealthChanged(health);
+        };
+        const stopped = await primary.stopped.finally(() => recorder?.close());
         if (!stopped.clean) process.exitCode = 1;
         console.error(`aeb serve: stopped${stopped.clean ? "" : " (a worker's shutdown cut requests, or a worker was killed)"}`);
         return;
@@ -210,7 +232,11 @@ export function registerServeCommand(program: Command): void {
       let user = new PluginFactory({ cacheDir: config.cache?.dir, warn: (message) => console.error(`aeb serve: ${message}`), onModelQueued }).simulatedUser(config.simulator);
       if (flags.mockUserLatency !== undefined) user = new DelayedSimulatedUser({ inner: user, latencyMs: flags.mockUserLatency, id: user.id });
       const recorder = flags.record !== undefined && !isClusterWorker() ? new EpisodeRecorder(flags.record) : undefined;
-      const write = recorder !== undefined ? (record: Parameters<EpisodeRecorder["append"]>[0]) => void recorder.append(record) : sendEpisodeToPrimary;
+      if (recorder !== undefined) recorder.onHealthChange = (health) => logRecorderHealth(recorder.dir, health);
+      const recording =
+        recorder !== undefined
+          ? { write: (record: Parameters<EpisodeRecorder["append"]>[0]) => recorder.append(record), health: () => recorder.health }
+          : { write: sendEpisodeToPrimary, health: primaryRecorderHealthNow };
 
       const server = await buildServer({
         scenarios,
@@ -226,6 +252,8 @@ export function registerServeCommand(program: Command): void {
         authFailureLimit: flags.authFailureLimit,
         stepTimeoutMs: flags.stepTimeout,
         requestTimeoutMs: flags.requestTimeout,
+        maxConnections: flags.maxConnections,
+        ...(flags.allowHost !== undefined ? { allowedHosts: flags.allowHost } : {}),
         sessionIdleTimeoutMs: flags.sessionTtl * 1000,
         maxSessions: flags.maxSessions,
         sessionMemoryBytes: flags.sessionMemory * 1024 * 1024,
@@ -234,7 +262,7 @@ export function registerServeCommand(program: Command): void {
         logRequests: flags.logRequests ?? false,
         clusterWorker: isClusterWorker(),
         stepThreads: flags.stepThreads ?? defaultStepThreads(flags.workers),
-        ...(flags.record !== undefined ? { recording: { condition: flags.recordCondition, write } } : {}),
+        ...(flags.record !== undefined ? { recording: { condition: flags.recordCondition, ...recording } } : {}),
       });
       countQueued = () => server.metrics.countSimulatorCallQueued();
       let url: string;
@@ -243,18 +271,17 @@ export function registerServeCommand(program: Command): void {
       } catch (error) {
         // A port in use: close what was started (the step pool's threads would keep the process alive).
         await server.close();
-        recorder?.close();
+        await recorder?.close();
         throw listenFailure(error, { host: flags.host, port: flags.port, holder: "another aeb serve?" });
       }
       if (isClusterWorker()) announceListening(url);
       else console.log(describe(url, user.id));
 
       const code = await untilShutdown(server, flags.shutdownTimeout, async () => {
-        recorder?.close();
+        await recorder?.close();
         if (isClusterWorker()) {
-          await episodesDelivered();
-          // A worker's IPC channel to the primary would keep it alive.
-          process.disconnect?.();
+          // Every answered step's episode was confirmed by the primary; the IPC channel would keep the worker alive.
+          leaveCluster();
         } else {
           console.error("aeb serve: stopped");
         }

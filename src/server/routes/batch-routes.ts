@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { BatchStepRequestSchema, BatchStepResponseSchema, StepRequestSchema } from "../api-schemas.js";
-import type { ErrorBody } from "../environment-error.js";
+import type { EnvironmentError, ErrorBody } from "../environment-error.js";
 import { invalidRequest, toEnvironmentError } from "../http-errors.js";
-import { clientSignal, ERROR_RESPONSES, timedStep, type RouteContext } from "../route-context.js";
+import { clientSignal, ERROR_RESPONSES, playAndRecord, timedStep, type RouteContext } from "../route-context.js";
 import type { StepPool } from "../step-pool.js";
+import type { StepStat } from "../step-pool-protocol.js";
 
 /**
  * `POST /v1/step/batch`: steps of independent episodes, each validated and played on its own, so
@@ -34,6 +35,7 @@ export async function registerBatchRoutes(app: FastifyInstance, context: RouteCo
 async function playInPool(context: RouteContext, pool: StepPool, request: FastifyRequest<{ Body: Buffer }>, reply: FastifyReply): Promise<FastifyReply> {
   const { metrics } = context;
   const played = await pool.run(request.body, clientSignal(reply));
+  const recording = recordBatchEpisodes(context, played.stats);
   for (const stat of played.stats) {
     metrics.observeStep("batch", stat.seconds, stat.outcome);
     for (const call of stat.stages) metrics.observeSimulatorCall(call.stage, call.ok ? "ok" : "error", call.seconds);
@@ -43,12 +45,34 @@ async function playInPool(context: RouteContext, pool: StepPool, request: Fastif
       continue;
     }
     metrics.observeResult({ reward: stat.reward ?? 0, rewardMode: stat.rewardMode ?? "final", flags: stat.flags ?? [], endReason: stat.endReason ?? null });
-    if (stat.finished !== undefined && context.recordEpisode !== undefined) {
-      metrics.countRecorded();
-      context.recordEpisode(stat.finished);
-    }
   }
-  return reply.type("application/json; charset=utf-8").send(played.body);
+  const failed = await recording;
+  if (failed.size === 0) return reply.type("application/json; charset=utf-8").send(played.body);
+  // Rare (the recorder is failing): the steps whose episode could not be written answer the error instead.
+  const body = JSON.parse(played.body) as { results: unknown[] };
+  for (const [index, failure] of failed) {
+    body.results[index] = { ok: false, status: failure.status, error: failure.toBody() satisfies ErrorBody };
+    metrics.countError(failure.code, failure.status);
+  }
+  return reply.type("application/json; charset=utf-8").send(JSON.stringify(body));
+}
+
+/** Writes the episodes a pooled batch finished, all at once; resolves with the steps whose record could not be written. */
+async function recordBatchEpisodes(context: RouteContext, stats: readonly StepStat[]): Promise<Map<number, EnvironmentError>> {
+  const failed = new Map<number, EnvironmentError>();
+  const record = context.recordEpisode;
+  if (record === undefined) return failed;
+  await Promise.all(
+    stats.map(async (stat, index) => {
+      if (stat.outcome !== "ok" || stat.finished === undefined) return;
+      try {
+        await record(stat.finished);
+      } catch (error) {
+        failed.set(index, toEnvironmentError(error, context.batchBodyLimit));
+      }
+    }),
+  );
+  return failed;
 }
 
 async function playOnEventLoop(context: RouteContext, request: FastifyRequest<{ Body: { steps: unknown[] } }>, reply: FastifyReply): Promise<{ results: unknown[] }> {
@@ -58,7 +82,7 @@ async function playOnEventLoop(context: RouteContext, request: FastifyRequest<{ 
       try {
         const parsed = StepRequestSchema.safeParse(item);
         if (!parsed.success) throw invalidRequest(`step ${index}`, parsed.error.issues);
-        return { ok: true as const, result: (await timedStep(context, "batch", () => context.environment.step(parsed.data, signal))).response };
+        return { ok: true as const, result: (await timedStep(context, "batch", () => playAndRecord(context, () => context.environment.step(parsed.data, signal)))).response };
       } catch (error) {
         const failure = toEnvironmentError(error, context.batchBodyLimit);
         if (failure.status >= 500 && failure.cause !== undefined) request.log.error({ err: failure.cause, code: failure.code }, failure.message);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { ResetRequestSchema, ResetResponseSchema, ScenarioListSchema, StepRequestSchema, StepResponseSchema, type ResetRequest, type StepRequest } from "../api-schemas.js";
-import { clientSignal, ERROR_RESPONSES, timedStep, type RouteContext } from "../route-context.js";
+import { clientSignal, ERROR_RESPONSES, playAndRecord, timedStep, type RouteContext } from "../route-context.js";
 
 /** The stateless API: `/v1/scenarios`, `/v1/reset` and `/v1/step`. */
 export function registerEnvironmentRoutes(app: FastifyInstance, context: RouteContext): void {
@@ -23,6 +23,6 @@ export function registerEnvironmentRoutes(app: FastifyInstance, context: RouteCo
   app.post<{ Body: StepRequest }>(
     "/v1/step",
     { schema: { summary: "Play one turn: the user's reply, emotion, reward and the next token", tags: ["environment"], body: StepRequestSchema, response: { 200: StepResponseSchema, ...ERROR_RESPONSES } } },
-    async (request, reply) => (await timedStep(context, "stateless", () => environment.step(request.body, clientSignal(reply)))).response,
+    async (request, reply) => (await timedStep(context, "stateless", () => playAndRecord(context, () => environment.step(request.body, clientSignal(reply))))).response,
   );
 }

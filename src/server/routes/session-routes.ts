@@ -9,7 +9,7 @@ import {
   type ResetRequest,
 } from "../api-schemas.js";
 import { EnvironmentError } from "../environment-error.js";
-import { clientSignal, ERROR_RESPONSES, timedStep, type RouteContext } from "../route-context.js";
+import { clientSignal, ERROR_RESPONSES, playAndRecord, timedStep, type RouteContext } from "../route-context.js";
 import type { SessionStore } from "../session-store.js";
 
 /** The session API (`/v1/sessions...`): server-side state for simple clients, on one replica. */
@@ -54,7 +54,7 @@ function registerSessions(app: FastifyInstance, context: RouteContext, sessions:
     },
     async (request, reply) => {
       const signal = clientSignal(reply);
-      const outcome = await timedStep(context, "session", () => sessions.step(request.params.sessionId, request.body.turnIndex, request.body.reply, (step) => environment.step(step, signal)));
+      const outcome = await timedStep(context, "session", () => sessions.step(request.params.sessionId, request.body.turnIndex, request.body.reply, (step) => playAndRecord(context, () => environment.step(step, signal))));
       const { token: _token, ...visible } = outcome.response;
       return { sessionId: outcome.session.id, ...visible };
     },
