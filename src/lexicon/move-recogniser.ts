@@ -1,0 +1,60 @@
+import { heldOutVoices, loadMoveCorpus, SENTENCE_CLASSES, type CorpusVoice, type SentenceClass } from "./move-corpus.js";
+import { memoByText } from "./memo.js";
+import { sentenceFeatures } from "./sentence-features.js";
+import { DEFAULT_TRAINING, SoftmaxClassifier, type LabelledExample } from "./softmax-classifier.js";
+
+/** What the recogniser hears in one sentence. */
+export interface SentenceReading {
+  /** The most likely class and its probability. */
+  best: SentenceClass;
+  probability: number;
+  /** Every class with its probability, most likely first (only those above 1%). */
+  ranked: ReadonlyArray<{ label: SentenceClass; probability: number }>;
+  /** Share of the sentence's features seen in training: a sentence of words never seen is not heard. */
+  knownShare: number;
+}
+
+/** A trained recogniser: a classifier over sentence features, with its memo of sentences read. */
+export interface MoveRecogniser {
+  read(sentence: string): SentenceReading;
+  /** The corpus files it was trained on. */
+  trainedOn: readonly string[];
+}
+
+export function examplesOf(voices: readonly CorpusVoice[]): LabelledExample[] {
+  const examples: LabelledExample[] = [];
+  for (const { corpus } of voices) {
+    for (const label of SENTENCE_CLASSES) {
+      for (const sentence of corpus.sentences[label] ?? []) examples.push({ features: sentenceFeatures(sentence), label: SENTENCE_CLASSES.indexOf(label) });
+    }
+  }
+  return examples;
+}
+
+/** Trains a recogniser on these corpus files (deterministic: same files, same model). */
+export function trainRecogniser(voices: readonly CorpusVoice[]): MoveRecogniser {
+  const classifier = SoftmaxClassifier.train(examplesOf(voices), SENTENCE_CLASSES.length, DEFAULT_TRAINING);
+  const read = memoByText((sentence: string): SentenceReading => {
+    const { probabilities, knownShare } = classifier.predict(sentenceFeatures(sentence));
+    const ranked = SENTENCE_CLASSES.map((label, index) => ({ label, probability: probabilities[index] as number }))
+      .filter((entry) => entry.probability >= 0.01)
+      .sort((a, b) => b.probability - a.probability);
+    const top = ranked[0] ?? { label: "off_topic" as SentenceClass, probability: 0 };
+    return { best: top.label, probability: top.probability, ranked, knownShare };
+  });
+  return { read, trainedOn: voices.map((voice) => voice.file) };
+}
+
+let shipped: MoveRecogniser | undefined;
+
+/**
+ * The offline user's recogniser: trained once per process (memoised) on every corpus file under
+ * data/move-corpus/ except the held-out ones (data/move-corpus/held-out.yaml), which only measure it.
+ */
+export function shippedRecogniser(): MoveRecogniser {
+  if (shipped === undefined) {
+    const heldOut = new Set(heldOutVoices());
+    shipped = trainRecogniser(loadMoveCorpus().filter((voice) => !heldOut.has(voice.file)));
+  }
+  return shipped;
+}

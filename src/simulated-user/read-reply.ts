@@ -1,0 +1,180 @@
+import { z } from "zod";
+import { dataPath, loadDataFile } from "../core/data-files.js";
+import { contentWords } from "../lexicon/content-words.js";
+import { firstMatch, GROUNDING_MIN_SHARED, type DetectedMove } from "../lexicon/detect-moves.js";
+import { MOVE_IDS, type LexicalMove, type Lexicon, type Move } from "../lexicon/lexicon.js";
+import { HARM_CLASSES, type SentenceClass } from "../lexicon/move-corpus.js";
+import { shippedRecogniser, type MoveRecogniser } from "../lexicon/move-recogniser.js";
+import { splitSentences } from "../lexicon/sentences.js";
+
+/** What a sentence of a reply is, for the offline user. */
+export type SentenceKind = "move" | "harm" | "grounded" | "connective" | "unaccounted";
+export type HarmClass = (typeof HARM_CLASSES)[number];
+
+/** Why a sentence went unaccounted. */
+export type UnaccountedReason = "bare_quote" | "keyword_list" | "off_topic" | "not_heard";
+
+/** One sentence as the offline user read it. */
+export interface ReadSentence {
+  text: string;
+  kind: SentenceKind;
+  /** The moves it makes (kind `move`, or a harm sentence that also makes moves). */
+  moves: LexicalMove[];
+  harm: HarmClass[];
+  /** What the recogniser heard most, and how sure it was (rounded to 3 places). */
+  heard: SentenceClass;
+  probability: number;
+  /** The user's content words it uses in its own words. */
+  grounding: string[];
+  reason?: UnaccountedReason;
+  /** How much text it is (words; a Han character counts half), and how much of that is quoted. */
+  size: number;
+  quoted: number;
+}
+
+/** A whole reply as the offline user read it. */
+export interface ReplyReading {
+  sentences: ReadSentence[];
+  /** Every move of the reply (union of its sentences), with `grounded` when its own words reuse the user's. */
+  moves: Set<Move>;
+  harm: Set<HarmClass>;
+  /** What showed each move (the first sentence that made it), for the appraisal's details. */
+  detected: DetectedMove[];
+  /** Share of the reply's text accounted for (a move, harm, grounded content or connective talk); 1 for an empty reply. */
+  accountedShare: number;
+  /** The reply's own words share at least GROUNDING_MIN_SHARED content words with everything the user said. */
+  groundedInUser: boolean;
+}
+
+const ThresholdsSchema = z.strictObject({
+  /** The recogniser's probability from which its best class counts (a move, connective talk, off topic). */
+  heard: z.number().min(0).max(1),
+  /** Another move of the same sentence counts from this probability (a sentence can make two moves). */
+  secondMove: z.number().min(0).max(1),
+  /** Harm counts from this probability, whether or not it is the best class. */
+  harm: z.number().min(0).max(1),
+  /** A lexicon pattern that matches counts as its move when the recogniser gives that move at least this. */
+  lexiconEvidence: z.number().min(0).max(1),
+  /** A sentence whose features the recogniser mostly never saw is not heard at all. */
+  minKnownShare: z.number().min(0).max(1),
+  /** Own content words shared with the user that make a sentence grounded content: at least `minShared`, and this share of its content words. */
+  grounded: z.strictObject({ minShared: z.number().int().min(1), minShare: z.number().min(0).max(1) }),
+  /** Connective talk is short: longer "connective" sentences are filler. */
+  connectiveMaxWords: z.number().int().min(1),
+  /** A keyword list: at least this many words with function words rarer than the language's share. */
+  keywordList: z.strictObject({ minWords: z.number().int().min(1), minFunctionWordShare: z.record(z.string(), z.number().min(0).max(1)) }),
+});
+export type ReadingThresholds = z.infer<typeof ThresholdsSchema>;
+
+export function loadReadingThresholds(): ReadingThresholds {
+  return loadDataFile(dataPath("offline-user", "reading.yaml"), ThresholdsSchema);
+}
+
+const isMove = (label: SentenceClass): label is LexicalMove => (MOVE_IDS as readonly string[]).includes(label);
+const isHarm = (label: SentenceClass): label is HarmClass => (HARM_CLASSES as readonly string[]).includes(label);
+
+/** How much text: Latin-script words count one each, Han characters half. */
+export function textSize(text: string): number {
+  const words = text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
+  let size = 0;
+  for (const word of words) {
+    const han = word.match(/\p{Script=Han}/gu)?.length ?? 0;
+    size += han > 0 ? han / 2 + (word.length - han > 0 ? 1 : 0) : 1;
+  }
+  return size;
+}
+
+/** Function words (stopwords, or stop characters in Chinese) as a share of a sentence's words. */
+function functionWordShare(text: string, lexicon: Lexicon): { share: number; words: number } {
+  const pieces = lexicon.language === "zh" ? (text.match(/\p{Script=Han}/gu) ?? []) : (text.toLowerCase().match(/[a-z][a-z'’]*/g) ?? []);
+  if (pieces.length === 0) return { share: 1, words: 0 };
+  const functionWords = pieces.filter((piece) => lexicon.stopwords.has(piece.replace(/’/g, "'"))).length;
+  return { share: functionWords / pieces.length, words: pieces.length };
+}
+
+/**
+ * Reads a reply sentence by sentence (docs/offline-user.md, "Reading a reply"): each sentence is a
+ * recognised move, harm, grounded content (this user's content words in the agent's own words), connective talk, or
+ * unaccounted (a bare quote, a keyword list, an off-topic line, or nothing the recogniser hears).
+ * `userSaid` is everything the user has said and the situation's keywords; `lastUser` the user's
+ * last message with the keywords (what the `grounded` move is measured against).
+ */
+export function readReply(
+  reply: string,
+  context: { lexicon: Lexicon; userSaid: string; lastUser: string },
+  recogniser: MoveRecogniser = shippedRecogniser(),
+  thresholds: ReadingThresholds = loadReadingThresholds(),
+): ReplyReading {
+  const { lexicon } = context;
+  const userWords = contentWords(context.userSaid, lexicon);
+  const lastWords = contentWords(context.lastUser, lexicon);
+  const sentences: ReadSentence[] = [];
+  const moves = new Set<Move>();
+  const harm = new Set<HarmClass>();
+  const detected: DetectedMove[] = [];
+  const ownShared = new Set<string>();
+  const ownSharedLast = new Set<string>();
+  for (const sentence of splitSentences(reply)) {
+    const size = textSize(sentence.text);
+    const ownSize = textSize(sentence.own);
+    const quoted = Math.max(0, size - ownSize);
+    const own = contentWords(sentence.own, lexicon);
+    const grounding = [...own].filter((word) => userWords.has(word));
+    const reading = recogniser.read(sentence.own);
+    const read: ReadSentence = { text: sentence.text, kind: "unaccounted", moves: [], harm: [], heard: reading.best, probability: Math.round(reading.probability * 1000) / 1000, grounding, size, quoted };
+    sentences.push(read);
+    if (ownSize === 0 || (sentence.quotes && own.size === 0 && !reading.ranked.some((entry) => isMove(entry.label) && entry.probability >= thresholds.heard))) {
+      read.reason = "bare_quote";
+      continue;
+    }
+    const shape = functionWordShare(sentence.own, lexicon);
+    if (shape.words >= thresholds.keywordList.minWords && shape.share < (thresholds.keywordList.minFunctionWordShare[lexicon.language] ?? 0)) {
+      read.reason = "keyword_list";
+      continue;
+    }
+    const heard = reading.knownShare >= thresholds.minKnownShare;
+    if (heard) {
+      for (const entry of reading.ranked) {
+        if (isHarm(entry.label) && entry.probability >= thresholds.harm) read.harm.push(entry.label);
+        if (isMove(entry.label) && (entry.label === reading.best ? entry.probability >= thresholds.heard : entry.probability >= thresholds.secondMove)) read.moves.push(entry.label);
+      }
+      // The lexicon's patterns are evidence the recogniser must not contradict: a pattern that
+      // matches counts when the recogniser gives its move some weight ("celebrate" inside a
+      // reflection of mixed feelings is not congratulating).
+      for (const move of MOVE_IDS) {
+        if (read.moves.includes(move)) continue;
+        const probability = reading.ranked.find((entry) => entry.label === move)?.probability ?? 0;
+        if (probability >= thresholds.lexiconEvidence && firstMatch(sentence.own, lexicon.moves[move]) !== null) read.moves.push(move);
+      }
+    }
+    for (const move of read.moves) {
+      if (!moves.has(move)) detected.push({ move, evidence: sentence.text });
+      moves.add(move);
+    }
+    for (const found of read.harm) harm.add(found);
+    const groundedContent = grounding.length >= thresholds.grounded.minShared && grounding.length >= thresholds.grounded.minShare * own.size;
+    if (read.harm.length > 0) read.kind = "harm";
+    else if (read.moves.length > 0) read.kind = "move";
+    else if (groundedContent) read.kind = "grounded";
+    else if (heard && reading.best === "connective" && reading.probability >= thresholds.heard && shape.words <= thresholds.connectiveMaxWords) read.kind = "connective";
+    else read.reason = heard && reading.best === "off_topic" && reading.probability >= thresholds.heard ? "off_topic" : "not_heard";
+    if (read.kind !== "unaccounted") {
+      for (const word of grounding) ownShared.add(word);
+      for (const word of own) if (lastWords.has(word)) ownSharedLast.add(word);
+    }
+  }
+  if (ownSharedLast.size >= GROUNDING_MIN_SHARED) {
+    moves.add("grounded");
+    detected.push({ move: "grounded", evidence: [...ownSharedLast].slice(0, 5).join(", ") });
+  }
+  const total = sentences.reduce((sum, sentence) => sum + sentence.size, 0);
+  const accounted = sentences.filter((sentence) => sentence.kind !== "unaccounted").reduce((sum, sentence) => sum + sentence.size - sentence.quoted, 0);
+  return {
+    sentences,
+    moves,
+    harm,
+    detected,
+    accountedShare: total === 0 ? 1 : accounted / total,
+    groundedInUser: ownShared.size >= GROUNDING_MIN_SHARED,
+  };
+}
