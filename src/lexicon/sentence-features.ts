@@ -71,6 +71,7 @@ export function sentenceFeatures(sentence: string): string[] {
       continue;
     }
     if (SCOPE_ENDS.has(token)) negated = 0;
+    if (token.length >= 4) latinGrams(token, features);
     const stem = stemWord(token);
     const word = negated > 0 ? `NOT_${stem}` : stem;
     words.push(word);
@@ -94,4 +95,10 @@ function charGrams(run: string, features: string[]): void {
     if (index + 1 < chars.length) features.push(`C2_${chars[index]}${chars[index + 1]}`);
     if (index + 2 < chars.length) features.push(`C3_${chars[index]}${chars[index + 1]}${chars[index + 2]}`);
   }
+}
+
+/** Character 4-grams of a Latin word with its boundaries marked: "gonna" and "going to" share little, but "apologise" meets "apologize". */
+function latinGrams(word: string, features: string[]): void {
+  const marked = `<${word}>`;
+  for (let index = 0; index + 4 <= marked.length; index += 1) features.push(`L4_${marked.slice(index, index + 4)}`);
 }

@@ -16,7 +16,7 @@ export interface TrainingOptions {
   seed: number;
 }
 
-export const DEFAULT_TRAINING: TrainingOptions = { epochs: 30, learningRate: 0.5, l2: 1e-5, seed: 19 };
+export const DEFAULT_TRAINING: TrainingOptions = { epochs: 12, learningRate: 0.5, l2: 1e-5, seed: 19 };
 
 /** What the classifier says about one sentence. */
 export interface Prediction {
@@ -67,17 +67,21 @@ export class SoftmaxClassifier {
         [order[index], order[other]] = [order[other] as number, order[index] as number];
       }
       const rate = options.learningRate / (1 + epoch * 0.25);
+      const decay = 1 - rate * options.l2;
       for (const position of order) {
         const example = encoded[position] as (typeof encoded)[number];
         score(example.indices, weights, bias, classCount, scores);
         softmaxInPlace(scores);
+        // scores becomes the gradient of the loss by each class's score, times the step.
         for (let k = 0; k < classCount; k += 1) {
-          const gradient = (scores[k] as number) - (k === example.label ? 1 : 0);
-          bias[k] = (bias[k] as number) - rate * gradient;
-          for (const feature of example.indices) {
-            const at = feature * classCount + k;
-            weights[at] = (weights[at] as number) * (1 - rate * options.l2) - rate * gradient;
-          }
+          const step = rate * ((scores[k] as number) - (k === example.label ? 1 : 0));
+          scores[k] = step;
+          bias[k] = (bias[k] as number) - step;
+        }
+        const { indices } = example;
+        for (let position = 0; position < indices.length; position += 1) {
+          const base = (indices[position] as number) * classCount;
+          for (let k = 0; k < classCount; k += 1) weights[base + k] = (weights[base + k] as number) * decay - (scores[k] as number);
         }
       }
     }

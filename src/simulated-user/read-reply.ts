@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { dataPath, loadDataFile } from "../core/data-files.js";
-import { contentWords } from "../lexicon/content-words.js";
+import { contentWords, maskUserWords } from "../lexicon/content-words.js";
 import { firstMatch, GROUNDING_MIN_SHARED, type DetectedMove } from "../lexicon/detect-moves.js";
 import { MOVE_IDS, type LexicalMove, type Lexicon, type Move } from "../lexicon/lexicon.js";
 import { HARM_CLASSES, type SentenceClass } from "../lexicon/move-corpus.js";
@@ -120,7 +120,8 @@ export function readReply(
     const quoted = Math.max(0, size - ownSize);
     const own = contentWords(sentence.own, lexicon);
     const grounding = [...own].filter((word) => userWords.has(word));
-    const reading = recogniser.read(sentence.own);
+    // The recogniser hears what the sentence does, not what it is about: the user's words are masked.
+    const reading = recogniser.read(maskUserWords(sentence.own, userWords, lexicon));
     const read: ReadSentence = { text: sentence.text, kind: "unaccounted", moves: [], harm: [], heard: reading.best, probability: Math.round(reading.probability * 1000) / 1000, grounding, size, quoted };
     sentences.push(read);
     if (ownSize === 0 || (sentence.quotes && own.size === 0 && !reading.ranked.some((entry) => isMove(entry.label) && entry.probability >= thresholds.heard))) {
