@@ -70,7 +70,8 @@ export const USER_WORD_MARK = "uword";
  * The text with this user's content words (`userWords`, from contentWords) replaced by
  * USER_WORD_MARK, so that the move recogniser hears what a sentence does rather than what it is
  * about: "you're sick of people being surprised" is a reflection whatever the user was sick of.
- * In Chinese every Han character of a bigram the user also wrote is replaced.
+ * Feeling words stay (naming the user's own feeling is a move). In Chinese every Han character of
+ * a bigram the user also wrote is replaced.
  */
 export function maskUserWords(text: string, userWords: ReadonlySet<string>, lexicon: Lexicon): string {
   if (userWords.size === 0) return text;
@@ -86,7 +87,17 @@ export function maskUserWords(text: string, userWords: ReadonlySet<string>, lexi
   }
   return text.replace(/[A-Za-z][A-Za-z'’-]*/g, (raw) => {
     const word = trimApostrophes(raw.toLowerCase().replace(/[’]/g, "'"));
-    if (word.length < 3 || lexicon.stopwords.has(word)) return raw;
+    if (word.length < 3 || lexicon.stopwords.has(word) || feelingWordsOf(lexicon).has(word)) return raw;
     return userWords.has(stem(word)) ? USER_WORD_MARK : raw;
   });
+}
+
+const feelingSets = new Map<Lexicon, ReadonlySet<string>>();
+function feelingWordsOf(lexicon: Lexicon): ReadonlySet<string> {
+  let set = feelingSets.get(lexicon);
+  if (set === undefined) {
+    set = new Set(lexicon.emotionWords.map((word) => word.toLowerCase()));
+    feelingSets.set(lexicon, set);
+  }
+  return set;
 }

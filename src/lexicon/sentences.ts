@@ -29,3 +29,22 @@ export function splitSentences(reply: string): ReplySentence[] {
   }
   return sentences;
 }
+
+/** Where a sentence divides into clauses: commas, semicolons, colons and dashes, and "but". */
+const CLAUSE_BREAK = /[,;:，；：、]\s*|\s+[—–-]\s+|\s+but\s+/iu;
+
+/**
+ * The clauses of a sentence of at least `minWords` words (Han characters count half), when it has
+ * two or more; otherwise none. A long sentence often does two things ("being hurt by it is
+ * completely fair, and whether showing it was right is a separate question").
+ */
+export function clausesOf(sentence: string, minWords = 3): string[] {
+  const pieces = sentence.split(new RegExp(CLAUSE_BREAK.source, "giu")).map((piece) => piece.trim()).filter((piece) => wordCount(piece) >= minWords);
+  return pieces.length >= 2 ? pieces : [];
+}
+
+function wordCount(text: string): number {
+  const han = text.match(/\p{Script=Han}/gu)?.length ?? 0;
+  const words = text.replace(/\p{Script=Han}/gu, " ").match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+  return words + han / 2;
+}

@@ -36,6 +36,11 @@ const FitRulesSchema = z.strictObject({
    * more than `costAbove` unaccounted also costs `cost`.
    */
   padding: z.strictObject({ costAbove: z.number().min(0).max(1), cost: DeltaSchema }),
+  /**
+   * Attention: a reply grounded in what this user said (in its own words), at least `minAccounted`
+   * accounted for, with no harm and nothing off key, earns `delta` when none of its items rewards it.
+   */
+  attention: z.strictObject({ minAccounted: z.number().min(0).max(1), delta: DeltaSchema }),
 });
 export type FitRules = z.infer<typeof FitRulesSchema>;
 
@@ -178,6 +183,13 @@ export function applyFitRules(fired: readonly FiredItem[], rubric: readonly Rubr
   if (input.harm.has("contempt")) items.push({ id: "contempt", value: drawDelta(rules.harm.contempt, rng), description: "contempt: insulting or mocking me" });
   if (input.harm.has("dismisses")) items.push({ id: "dismisses", value: drawDelta(rules.harm.dismisses, rng), description: "dismissing or minimising what I feel" });
   const harmful = new Set([...rules.harm.rubricItems, "contempt", "dismisses"]);
-  if (items.some((item) => harmful.has(item.id) && item.value < 0)) voidPositives("harm");
+  if (items.some((item) => harmful.has(item.id) && item.value < 0)) {
+    voidPositives("harm");
+    return items;
+  }
+  const rewarded = items.some((item) => item.value > 0 || (item.drawn ?? 0) > 0);
+  if (!rewarded && input.groundedInUser && offKey.length === 0 && input.accountedShare >= rules.attention.minAccounted && !items.some((item) => item.value < 0)) {
+    items.push({ id: "attentive", value: drawDelta(rules.attention.delta, rng), description: "staying with what I actually said" });
+  }
   return items;
 }

@@ -45,14 +45,14 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const lastUser = [...input.history].reverse().find((turn) => turn.role === "user")?.content ?? "";
     const everythingSaid = [...input.history.filter((turn) => turn.role === "user").map((turn) => turn.content), ...scenario.cues.keywords].join(" ");
     const reading = readReply(input.agentReply, { lexicon, userSaid: everythingSaid, lastUser: `${lastUser} ${scenario.cues.keywords.join(" ")}` });
-    const { moves } = reading;
+    const { moves, confidentMoves, possibleMoves } = reading;
     const phase = turnIndex < input.manipulationTurn ? "before" : "after";
     const rng = createRng(deriveSeed(input.seed, turnIndex, "appraise"));
     const rubric = rubricOf(scenario);
     const previousReplies = input.history.filter((turn) => turn.role === "assistant").map((turn) => turn.content);
-    const fired = applyFitRules(evaluateRubric(rubric, moves, phase, rng), rubric, {
+    const fired = applyFitRules(evaluateRubric(rubric, { heard: moves, confident: confidentMoves, possible: possibleMoves }, phase, rng), rubric, {
       reply: input.agentReply,
-      moves,
+      moves: confidentMoves,
       groundedInUser: reading.groundedInUser,
       offKey: offKeyMovesOf(scenario, phase),
       previousReplies,

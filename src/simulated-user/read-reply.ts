@@ -5,10 +5,12 @@ import { firstMatch, GROUNDING_MIN_SHARED, type DetectedMove } from "../lexicon/
 import { MOVE_IDS, type LexicalMove, type Lexicon, type Move } from "../lexicon/lexicon.js";
 import { HARM_CLASSES, type SentenceClass } from "../lexicon/move-corpus.js";
 import { shippedRecogniser, type MoveRecogniser } from "../lexicon/move-recogniser.js";
-import { splitSentences } from "../lexicon/sentences.js";
+import { clausesOf, splitSentences } from "../lexicon/sentences.js";
 
 /** What a sentence of a reply is, for the offline user. */
 export type SentenceKind = "move" | "harm" | "grounded" | "connective" | "unaccounted";
+// "connective" is ordinary talk to the user that is none of the rest: the recogniser hears it as
+// something said to this person (its best class is not off_topic, with some confidence).
 export type HarmClass = (typeof HARM_CLASSES)[number];
 
 /** Why a sentence went unaccounted. */
@@ -20,6 +22,8 @@ export interface ReadSentence {
   kind: SentenceKind;
   /** The moves it makes (kind `move`, or a harm sentence that also makes moves). */
   moves: LexicalMove[];
+  /** The moves among them the recogniser is confident of (what a penalty may rest on). */
+  confident: LexicalMove[];
   harm: HarmClass[];
   /** What the recogniser heard most, and how sure it was (rounded to 3 places). */
   heard: SentenceClass;
@@ -37,6 +41,13 @@ export interface ReplyReading {
   sentences: ReadSentence[];
   /** Every move of the reply (union of its sentences), with `grounded` when its own words reuse the user's. */
   moves: Set<Move>;
+  /**
+   * The moves the recogniser is confident of (and `grounded`): penalties rest on these, rewards on
+   * `moves`, so a doubt about what a sentence does resolves in the agent's favour.
+   */
+  confidentMoves: Set<Move>;
+  /** Every move the recogniser gives some weight (and `grounded`): any of them blocks a penalty that names it in `none`. */
+  possibleMoves: Set<Move>;
   harm: Set<HarmClass>;
   /** What showed each move (the first sentence that made it), for the appraisal's details. */
   detected: DetectedMove[];
@@ -51,6 +62,12 @@ const ThresholdsSchema = z.strictObject({
   heard: z.number().min(0).max(1),
   /** Another move of the same sentence counts from this probability (a sentence can make two moves). */
   secondMove: z.number().min(0).max(1),
+  /** A move is confident from this probability: only confident moves are penalised (docs/offline-user.md). */
+  confident: z.number().min(0).max(1),
+  /** A lexicon pattern that matches makes its move confident when the recogniser gives it at least this. */
+  lexiconConfident: z.number().min(0).max(1),
+  /** A move is possible from this probability: a possible move blocks a penalty that excuses it ("balance without validating" is not charged when validating is possible). */
+  possible: z.number().min(0).max(1),
   /** Harm counts from this probability, whether or not it is the best class. */
   harm: z.number().min(0).max(1),
   /** A lexicon pattern that matches counts as its move when the recogniser gives that move at least this. */
@@ -59,8 +76,10 @@ const ThresholdsSchema = z.strictObject({
   minKnownShare: z.number().min(0).max(1),
   /** Own content words shared with the user that make a sentence grounded content: at least `minShared`, and this share of its content words. */
   grounded: z.strictObject({ minShared: z.number().int().min(1), minShare: z.number().min(0).max(1) }),
-  /** Connective talk is short: longer "connective" sentences are filler. */
-  connectiveMaxWords: z.number().int().min(1),
+  /** A sentence is off the topic when the recogniser gives `off_topic` at least this (and it is not grounded). */
+  offTopic: z.number().min(0).max(1),
+  /** Any other sentence is talk to the user (connective) when the recogniser's best class has at least this. */
+  talk: z.number().min(0).max(1),
   /** A keyword list: at least this many words with function words rarer than the language's share. */
   keywordList: z.strictObject({ minWords: z.number().int().min(1), minFunctionWordShare: z.record(z.string(), z.number().min(0).max(1)) }),
 });
@@ -110,6 +129,8 @@ export function readReply(
   const lastWords = contentWords(context.lastUser, lexicon);
   const sentences: ReadSentence[] = [];
   const moves = new Set<Move>();
+  const confidentMoves = new Set<Move>();
+  const possibleMoves = new Set<Move>();
   const harm = new Set<HarmClass>();
   const detected: DetectedMove[] = [];
   const ownShared = new Set<string>();
@@ -121,8 +142,17 @@ export function readReply(
     const own = contentWords(sentence.own, lexicon);
     const grounding = [...own].filter((word) => userWords.has(word));
     // The recogniser hears what the sentence does, not what it is about: the user's words are masked.
-    const reading = recogniser.read(maskUserWords(sentence.own, userWords, lexicon));
-    const read: ReadSentence = { text: sentence.text, kind: "unaccounted", moves: [], harm: [], heard: reading.best, probability: Math.round(reading.probability * 1000) / 1000, grounding, size, quoted };
+    const masked = maskUserWords(sentence.own, userWords, lexicon);
+    const reading = recogniser.read(masked);
+    // Each clause of a long sentence is heard as well: a move it makes is heard (what rewards rest
+    // on), while harm and confident moves rest on the whole sentence.
+    const clauseBest = new Map<SentenceClass, number>();
+    for (const clause of clausesOf(masked)) {
+      const clauseReading = recogniser.read(clause);
+      if (clauseReading.knownShare < thresholds.minKnownShare) continue;
+      clauseBest.set(clauseReading.best, Math.max(clauseBest.get(clauseReading.best) ?? 0, clauseReading.probability));
+    }
+    const read: ReadSentence = { text: sentence.text, kind: "unaccounted", moves: [], confident: [], harm: [], heard: reading.best, probability: Math.round(reading.probability * 1000) / 1000, grounding, size, quoted };
     sentences.push(read);
     if (ownSize === 0 || (sentence.quotes && own.size === 0 && !reading.ranked.some((entry) => isMove(entry.label) && entry.probability >= thresholds.heard))) {
       read.reason = "bare_quote";
@@ -138,6 +168,11 @@ export function readReply(
       for (const entry of reading.ranked) {
         if (isHarm(entry.label) && entry.probability >= thresholds.harm) read.harm.push(entry.label);
         if (isMove(entry.label) && (entry.label === reading.best ? entry.probability >= thresholds.heard : entry.probability >= thresholds.secondMove)) read.moves.push(entry.label);
+        if (isMove(entry.label) && entry.probability >= thresholds.confident) read.confident.push(entry.label);
+        if (isMove(entry.label) && entry.probability >= thresholds.possible) possibleMoves.add(entry.label);
+      }
+      for (const [label, probability] of clauseBest) {
+        if (isMove(label) && probability >= thresholds.heard && !read.moves.includes(label)) read.moves.push(label);
       }
       // The lexicon's patterns are evidence the recogniser must not contradict: a pattern that
       // matches counts when the recogniser gives its move some weight ("celebrate" inside a
@@ -145,20 +180,28 @@ export function readReply(
       for (const move of MOVE_IDS) {
         if (read.moves.includes(move)) continue;
         const probability = reading.ranked.find((entry) => entry.label === move)?.probability ?? 0;
-        if (probability >= thresholds.lexiconEvidence && firstMatch(sentence.own, lexicon.moves[move]) !== null) read.moves.push(move);
+        if (probability >= thresholds.lexiconEvidence && firstMatch(sentence.own, lexicon.moves[move]) !== null) {
+          read.moves.push(move);
+          if (probability >= thresholds.lexiconConfident && !read.confident.includes(move)) read.confident.push(move);
+        }
       }
     }
     for (const move of read.moves) {
       if (!moves.has(move)) detected.push({ move, evidence: sentence.text });
       moves.add(move);
     }
+    for (const move of read.confident) confidentMoves.add(move);
+    for (const move of read.moves) possibleMoves.add(move);
     for (const found of read.harm) harm.add(found);
     const groundedContent = grounding.length >= thresholds.grounded.minShared && grounding.length >= thresholds.grounded.minShare * own.size;
+    const offTopic = reading.ranked.find((entry) => entry.label === "off_topic")?.probability ?? 0;
     if (read.harm.length > 0) read.kind = "harm";
     else if (read.moves.length > 0) read.kind = "move";
     else if (groundedContent) read.kind = "grounded";
-    else if (heard && reading.best === "connective" && reading.probability >= thresholds.heard && shape.words <= thresholds.connectiveMaxWords) read.kind = "connective";
-    else read.reason = heard && reading.best === "off_topic" && reading.probability >= thresholds.heard ? "off_topic" : "not_heard";
+    else if (!heard) read.reason = "not_heard";
+    else if (offTopic >= thresholds.offTopic) read.reason = "off_topic";
+    else if (reading.probability < thresholds.talk) read.reason = "not_heard";
+    else read.kind = "connective";
     if (read.kind !== "unaccounted") {
       for (const word of grounding) ownShared.add(word);
       for (const word of own) if (lastWords.has(word)) ownSharedLast.add(word);
@@ -166,6 +209,8 @@ export function readReply(
   }
   if (ownSharedLast.size >= GROUNDING_MIN_SHARED) {
     moves.add("grounded");
+    confidentMoves.add("grounded");
+    possibleMoves.add("grounded");
     detected.push({ move: "grounded", evidence: [...ownSharedLast].slice(0, 5).join(", ") });
   }
   const total = sentences.reduce((sum, sentence) => sum + sentence.size, 0);
@@ -173,6 +218,8 @@ export function readReply(
   return {
     sentences,
     moves,
+    confidentMoves,
+    possibleMoves,
     harm,
     detected,
     accountedShare: total === 0 ? 1 : accounted / total,
