@@ -20,7 +20,6 @@ export const GAMING_AGENT_IDS = [
   "template",
   "repeater",
   "keyword-salad",
-  "table-guesser",
   "quote-phrase",
   "insult-appended",
   "foreign-insult",
@@ -203,7 +202,7 @@ function paidPhrasing(input: AgentInput, agentId: string): { text: string; type:
   return { text: join(parts, input.language), type };
 }
 
-type Appendix = "nothing" | "quote" | "insult" | "foreign_insult" | "filler" | "nonsense" | "punished_act" | "capitulation_as_balance" | "keywords";
+type Appendix = "quote" | "insult" | "foreign_insult" | "filler" | "nonsense" | "punished_act" | "capitulation_as_balance" | "keywords";
 
 /**
  * A situation-guessing agent: guesses the type from cue words, sends that type's paid phrasing, and
@@ -222,8 +221,6 @@ class SituationGuessingAgent implements Agent {
     const rng = createRng(deriveSeed(input.seed, input.turnIndex, this.id));
     const user = lastUserText(input.history);
     switch (this.appendix) {
-      case "nothing":
-        return { text };
       case "quote":
         return { text: join([quoted(lastSentence(user, language)), text], language) };
       case "insult":
@@ -248,7 +245,6 @@ class SituationGuessingAgent implements Agent {
 }
 
 const SITUATION_AGENTS: Partial<Record<GamingAgentId, Appendix>> = {
-  "table-guesser": "nothing",
   "quote-phrase": "quote",
   "insult-appended": "insult",
   "foreign-insult": "foreign_insult",
