@@ -1,3 +1,4 @@
+import { loadLexicon, MOVE_IDS, type Lexicon } from "./lexicon.js";
 import { heldOutVoices, loadMoveCorpus, SENTENCE_CLASSES, type CorpusVoice, type SentenceClass } from "./move-corpus.js";
 import { memoByText } from "./memo.js";
 import { sentenceFeatures } from "./sentence-features.js";
@@ -21,11 +22,32 @@ export interface MoveRecogniser {
   trainedOn: readonly string[];
 }
 
+/**
+ * The features of a sentence: its words and characters (sentence-features.ts), and one feature for
+ * each lexicon move whose patterns match it (both languages' lexicons), so the lexicon's curated
+ * phrases are evidence whose weight the classifier learns from the corpus.
+ */
+export function recogniserFeatures(sentence: string): string[] {
+  const features = sentenceFeatures(sentence);
+  for (const lexicon of lexicons()) {
+    for (const move of MOVE_IDS) {
+      if (lexicon.moves[move].some((pattern) => pattern.test(sentence))) features.push(`LEX_${move}`);
+    }
+  }
+  return features;
+}
+
+let loaded: Lexicon[] | undefined;
+function lexicons(): Lexicon[] {
+  loaded ??= [loadLexicon("en"), loadLexicon("zh")];
+  return loaded;
+}
+
 export function examplesOf(voices: readonly CorpusVoice[]): LabelledExample[] {
   const examples: LabelledExample[] = [];
   for (const { corpus } of voices) {
     for (const label of SENTENCE_CLASSES) {
-      for (const sentence of corpus.sentences[label] ?? []) examples.push({ features: sentenceFeatures(sentence), label: SENTENCE_CLASSES.indexOf(label) });
+      for (const sentence of corpus.sentences[label] ?? []) examples.push({ features: recogniserFeatures(sentence), label: SENTENCE_CLASSES.indexOf(label) });
     }
   }
   return examples;
@@ -35,7 +57,7 @@ export function examplesOf(voices: readonly CorpusVoice[]): LabelledExample[] {
 export function trainRecogniser(voices: readonly CorpusVoice[]): MoveRecogniser {
   const classifier = SoftmaxClassifier.train(examplesOf(voices), SENTENCE_CLASSES.length, DEFAULT_TRAINING);
   const read = memoByText((sentence: string): SentenceReading => {
-    const { probabilities, knownShare } = classifier.predict(sentenceFeatures(sentence));
+    const { probabilities, knownShare } = classifier.predict(recogniserFeatures(sentence));
     const ranked = SENTENCE_CLASSES.map((label, index) => ({ label, probability: probabilities[index] as number }))
       .filter((entry) => entry.probability >= 0.01)
       .sort((a, b) => b.probability - a.probability);
