@@ -106,7 +106,7 @@ describe("scattershot replies", () => {
 
   it("leaves a reply of as many moves as one honest reply makes alone", async () => {
     const scenario = firstOf("validation_manipulation");
-    const { items } = await appraise(scenario, "It makes sense you felt furious about the parking spot. At the same time, I wasn't there.", 1);
+    const { items } = await appraise(scenario, "It makes sense you felt furious about the parking spot. At the same time, I wasn't there, so I can't say who was right.", 1);
     expect(items.map((item) => item.id)).toEqual(["balanced_validation"]);
     expect(loadFitRules().scattershot.maxMoves).toBe(3);
   });
@@ -172,7 +172,9 @@ describe("keyword lists", () => {
     const scenario = firstOf("escalation");
     const { delta, items } = await appraise(scenario, "humiliated thirty people unfair deserve essay notebook professor zero hearing", 1);
     expect(items.find((item) => item.id === "incoherent")!.value).toBeLessThan(0);
-    expect(items.find((item) => item.id === "names_unfairness_plainly")).toMatchObject({ value: 0, changedBy: "incoherent" });
+    // Read sentence by sentence, the list is unaccounted text: no move is heard in it at all.
+    expect(items.filter((item) => item.value > 0)).toEqual([]);
+    expect(items.find((item) => item.id === "names_unfairness_plainly")).toBeUndefined();
     expect(delta).toBeLessThan(0);
   });
 
@@ -187,6 +189,6 @@ describe("keyword lists", () => {
 describe("reaction lines", () => {
   it.each(["en", "zh"] as const)("exist for every item the fit rules add (%s)", (language) => {
     const { reactions } = loadOfflineLines(language);
-    for (const id of ["off_key", "scattershot", "incoherent", "repeats_itself"]) expect(reactions[id], id).toBeDefined();
+    for (const id of ["off_key", "scattershot", "incoherent", "repeats_itself", "padding", "contempt", "dismisses", "attentive"]) expect(reactions[id], id).toBeDefined();
   });
 });
