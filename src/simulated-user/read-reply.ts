@@ -81,7 +81,12 @@ const ThresholdsSchema = z.strictObject({
   /** Any other sentence is talk to the user (connective) when the recogniser's best class has at least this. */
   talk: z.number().min(0).max(1),
   /** A keyword list: at least this many words with function words rarer than the language's share. */
-  keywordList: z.strictObject({ minWords: z.number().int().min(1), minFunctionWordShare: z.record(z.string(), z.number().min(0).max(1)) }),
+  keywordList: z.strictObject({
+    minWords: z.number().int().min(1),
+    minFunctionWordShare: z.record(z.string(), z.number().min(0).max(1)),
+    /** A shorter run of words with no function word at all is a keyword list too, from this many words (by language). */
+    bareWords: z.record(z.string(), z.number().int().min(1)),
+  }),
 });
 export type ReadingThresholds = z.infer<typeof ThresholdsSchema>;
 
@@ -158,15 +163,25 @@ export function readReply(
       read.reason = "bare_quote";
       continue;
     }
+    const heard = reading.knownShare >= thresholds.minKnownShare;
+    // Harm counts wherever it is, in any language and any shape of sentence.
+    if (heard) for (const entry of reading.ranked) if (isHarm(entry.label) && entry.probability >= thresholds.harm) read.harm.push(entry.label);
+    for (const found of read.harm) harm.add(found);
+    if (read.harm.length > 0) read.kind = "harm";
     const shape = functionWordShare(sentence.own, lexicon);
-    if (shape.words >= thresholds.keywordList.minWords && shape.share < (thresholds.keywordList.minFunctionWordShare[lexicon.language] ?? 0)) {
-      read.reason = "keyword_list";
+    const list = thresholds.keywordList;
+    if ((shape.words >= list.minWords && shape.share < (list.minFunctionWordShare[lexicon.language] ?? 0)) || (shape.share === 0 && shape.words >= (list.bareWords[lexicon.language] ?? Number.POSITIVE_INFINITY))) {
+      if (read.kind !== "harm") read.reason = "keyword_list";
       continue;
     }
-    const heard = reading.knownShare >= thresholds.minKnownShare;
+    // An off-topic sentence makes no move, whatever its clauses sound like, and grounds nothing.
+    const offTopic = reading.ranked.find((entry) => entry.label === "off_topic")?.probability ?? 0;
+    if (heard && reading.best === "off_topic" && offTopic >= thresholds.offTopic) {
+      if (read.kind !== "harm") read.reason = "off_topic";
+      continue;
+    }
     if (heard) {
       for (const entry of reading.ranked) {
-        if (isHarm(entry.label) && entry.probability >= thresholds.harm) read.harm.push(entry.label);
         if (isMove(entry.label) && (entry.label === reading.best ? entry.probability >= thresholds.heard : entry.probability >= thresholds.secondMove)) read.moves.push(entry.label);
         if (isMove(entry.label) && entry.probability >= thresholds.confident) read.confident.push(entry.label);
         if (isMove(entry.label) && entry.probability >= thresholds.possible) possibleMoves.add(entry.label);
@@ -192,9 +207,7 @@ export function readReply(
     }
     for (const move of read.confident) confidentMoves.add(move);
     for (const move of read.moves) possibleMoves.add(move);
-    for (const found of read.harm) harm.add(found);
     const groundedContent = grounding.length >= thresholds.grounded.minShared && grounding.length >= thresholds.grounded.minShare * own.size;
-    const offTopic = reading.ranked.find((entry) => entry.label === "off_topic")?.probability ?? 0;
     if (read.harm.length > 0) read.kind = "harm";
     else if (read.moves.length > 0) read.kind = "move";
     else if (groundedContent) read.kind = "grounded";
