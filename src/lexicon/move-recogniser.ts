@@ -1,7 +1,7 @@
 import { loadLexicon, MOVE_IDS, type Lexicon } from "./lexicon.js";
 import { heldOutVoices, loadMoveCorpus, SENTENCE_CLASSES, type CorpusVoice, type SentenceClass } from "./move-corpus.js";
 import { memoByText } from "./memo.js";
-import { sentenceFeatures } from "./sentence-features.js";
+import { sentenceFeatures, stemWord } from "./sentence-features.js";
 import { DEFAULT_TRAINING, SoftmaxClassifier, type LabelledExample } from "./softmax-classifier.js";
 
 /** What the recogniser hears in one sentence. */
@@ -20,7 +20,15 @@ export interface MoveRecogniser {
   read(sentence: string): SentenceReading;
   /** The corpus files it was trained on. */
   trainedOn: readonly string[];
+  /**
+   * Is this word (lowercase English, or a Han bigram) common in the training corpus (in at least
+   * COMMON_IN sentences)? Common words are the vocabulary of what replies do; the rest is topic.
+   */
+  knowsWord(word: string): boolean;
 }
+
+/** A word in at least this many corpus sentences is part of the vocabulary of moves, not of topics. */
+export const COMMON_IN = 3;
 
 /**
  * The features of a sentence: its words and characters (sentence-features.ts), and one feature for
@@ -55,7 +63,11 @@ export function examplesOf(voices: readonly CorpusVoice[]): LabelledExample[] {
 
 /** Trains a recogniser on these corpus files (deterministic: same files, same model). */
 export function trainRecogniser(voices: readonly CorpusVoice[]): MoveRecogniser {
-  const classifier = SoftmaxClassifier.train(examplesOf(voices), SENTENCE_CLASSES.length, DEFAULT_TRAINING);
+  const examples = examplesOf(voices);
+  const classifier = SoftmaxClassifier.train(examples, SENTENCE_CLASSES.length, DEFAULT_TRAINING);
+  const sentencesWith = new Map<string, number>();
+  for (const example of examples) for (const feature of new Set(example.features)) sentencesWith.set(feature, (sentencesWith.get(feature) ?? 0) + 1);
+  const knowsWord = (word: string) => (sentencesWith.get(/^[a-z]/.test(word) ? `W_${stemWord(word)}` : `C2_${word}`) ?? 0) >= COMMON_IN;
   const read = memoByText((sentence: string): SentenceReading => {
     const { probabilities, knownShare } = classifier.predict(recogniserFeatures(sentence));
     const ranked = SENTENCE_CLASSES.map((label, index) => ({ label, probability: probabilities[index] as number }))
@@ -64,7 +76,7 @@ export function trainRecogniser(voices: readonly CorpusVoice[]): MoveRecogniser 
     const top = ranked[0] ?? { label: "off_topic" as SentenceClass, probability: 0 };
     return { best: top.label, probability: top.probability, ranked, knownShare };
   });
-  return { read, trainedOn: voices.map((voice) => voice.file) };
+  return { read, trainedOn: voices.map((voice) => voice.file), knowsWord };
 }
 
 let shipped: MoveRecogniser | undefined;

@@ -70,6 +70,8 @@ export function sentenceFeatures(sentence: string): string[] {
       negated = 0;
       continue;
     }
+    // A masked word of the user's (content-words.ts, USER_WORD_MARK) is no evidence of any class.
+    if (token === "uword") continue;
     if (SCOPE_ENDS.has(token)) negated = 0;
     if (token.length >= 4) latinGrams(token, features);
     const stem = stemWord(token);

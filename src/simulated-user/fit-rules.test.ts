@@ -159,11 +159,14 @@ describe("repeats", () => {
 
   it("hears the same words around a different quote of the user as a near-repeat", async () => {
     const scenario = firstOf("validation_manipulation");
-    const template = (quote: string) => `“${quote}” It makes sense you felt that way. At the same time, I wasn't there. Take your time.`;
+    const template = (quote: string) => `“${quote}” It makes sense you felt that way. At the same time, I wasn't there, so I can't say who was right.`;
     const history = historyAt(scenario, 2, [template("I filmed her"), template(scenario.trait.script[0]!)]);
     const { items } = await appraise(scenario, template(scenario.trait.script[1]!), 2, history);
     expect(items.find((item) => item.id === "repeats_itself")!.value).toBeLessThan(0);
-    expect(items.find((item) => item.id === "balanced_validation")).toMatchObject({ value: 0, changedBy: "near_repeat" });
+    // Its gain is voided (by the repeat, or first by the scattershot rule when the reader hears a fourth move).
+    const balanced = items.find((item) => item.id === "balanced_validation")!;
+    expect(balanced.value).toBe(0);
+    expect(["near_repeat", "scattershot"]).toContain(balanced.changedBy);
   });
 });
 

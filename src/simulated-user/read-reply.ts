@@ -147,7 +147,7 @@ export function readReply(
     const own = contentWords(sentence.own, lexicon);
     const grounding = [...own].filter((word) => userWords.has(word));
     // The recogniser hears what the sentence does, not what it is about: the user's words are masked.
-    const masked = maskUserWords(sentence.own, userWords, lexicon);
+    const masked = maskUserWords(sentence.own, userWords, lexicon, (word) => recogniser.knowsWord(word));
     const reading = recogniser.read(masked);
     // Each clause of a long sentence is heard as well: a move it makes is heard (what rewards rest
     // on), while harm and confident moves rest on the whole sentence.

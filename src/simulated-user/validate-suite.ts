@@ -102,7 +102,7 @@ export function itemReachable(item: RubricItem, scenario: Scenario, lexicon: Lex
   return candidates.some((candidate) => {
     const moves = [...new Set([...required, ...(candidate === undefined ? [] : [candidate])])];
     const parts = moves.filter((move): move is Exclude<Move, "grounded"> => move !== "grounded").map((move) => lexicon.examples[move]);
-    if (moves.includes("grounded")) parts.push(scenario.cues.keywords.slice(0, 3).join(lexicon.language === "zh" ? "，" : ", "));
+    if (moves.includes("grounded")) parts.push(lexicon.language === "zh" ? `你说到${scenario.cues.keywords.slice(0, 3).join("、")}。` : `You said ${scenario.cues.keywords.slice(0, 3).join(", ")}, and I heard it.`);
     const reply = parts.join(" ");
     const userSaid = `${scenario.opening ?? scenario.topic} ${scenario.cues.keywords.join(" ")}`;
     const reading = readReply(reply, { lexicon, userSaid, lastUser: userSaid });
