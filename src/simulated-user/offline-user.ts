@@ -1,10 +1,11 @@
 import type { HidVerdict } from "../core/dialogue.js";
 import { emotionState } from "../core/emotion.js";
 import { createRng, deriveSeed } from "../core/random.js";
-import { loadLexicon, type Move } from "../lexicon/lexicon.js";
+import { loadLexicon, type LexicalMove, type Move } from "../lexicon/lexicon.js";
+import type { RubricItem } from "../scenarios/scenario-schema.js";
 import { driftOf, offKeyMovesOf, rubricOf } from "../scenarios/type-defaults.js";
 import { evaluateRubric, type FiredItem } from "./evaluate-rubric.js";
-import { applyFitRules } from "./fit-rules.js";
+import { applyFitRules, loadFitRules } from "./fit-rules.js";
 import { loadOfflineLines } from "./offline-lines.js";
 import { offlineOpening } from "./offline-opening.js";
 import { readReply } from "./read-reply.js";
@@ -44,11 +45,11 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const lexicon = loadLexicon(scenario.language);
     const lastUser = [...input.history].reverse().find((turn) => turn.role === "user")?.content ?? "";
     const everythingSaid = [...input.history.filter((turn) => turn.role === "user").map((turn) => turn.content), ...scenario.cues.keywords].join(" ");
-    const reading = readReply(input.agentReply, { lexicon, userSaid: everythingSaid, lastUser: `${lastUser} ${scenario.cues.keywords.join(" ")}` });
-    const { moves, confidentMoves, possibleMoves } = reading;
     const phase = turnIndex < input.manipulationTurn ? "before" : "after";
-    const rng = createRng(deriveSeed(input.seed, turnIndex, "appraise"));
     const rubric = rubricOf(scenario);
+    const reading = readReply(input.agentReply, { lexicon, userSaid: everythingSaid, lastUser: `${lastUser} ${scenario.cues.keywords.join(" ")}`, suspect: punishedMoves(rubric, phase) });
+    const { moves, confidentMoves, possibleMoves } = reading;
+    const rng = createRng(deriveSeed(input.seed, turnIndex, "appraise"));
     const previousReplies = input.history.filter((turn) => turn.role === "assistant").map((turn) => turn.content);
     const fired = applyFitRules(evaluateRubric(rubric, { heard: moves, confident: confidentMoves, possible: possibleMoves }, phase, rng), rubric, {
       reply: input.agentReply,
@@ -113,6 +114,17 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const separator = scenario.language === "zh" ? "" : " ";
     return { text: `${reaction}${separator}${scripted}`, left: false };
   }
+}
+
+/** The moves of this phase's harm items (the type's punished acts, data/offline-user/fit-rules.yaml `harm`). */
+function punishedMoves(rubric: readonly RubricItem[], phase: "before" | "after"): Set<LexicalMove> {
+  const harmItems = new Set(loadFitRules().harm.rubricItems);
+  const moves = new Set<LexicalMove>();
+  for (const item of rubric) {
+    if (!harmItems.has(item.id) || (item.phase !== "any" && item.phase !== phase)) continue;
+    for (const move of [...(item.any ?? []), ...(item.all ?? [])]) if (move !== "grounded") moves.add(move);
+  }
+  return moves;
 }
 
 /**

@@ -14,7 +14,7 @@ export type SentenceKind = "move" | "harm" | "grounded" | "connective" | "unacco
 export type HarmClass = (typeof HARM_CLASSES)[number];
 
 /** Why a sentence went unaccounted. */
-export type UnaccountedReason = "bare_quote" | "keyword_list" | "off_topic" | "not_heard";
+export type UnaccountedReason = "bare_quote" | "keyword_list" | "off_topic" | "not_heard" | "suspect";
 
 /** One sentence as the offline user read it. */
 export interface ReadSentence {
@@ -68,6 +68,12 @@ const ThresholdsSchema = z.strictObject({
   lexiconConfident: z.number().min(0).max(1),
   /** A move is possible from this probability: a possible move blocks a penalty that excuses it ("balance without validating" is not charged when validating is possible). */
   possible: z.number().min(0).max(1),
+  /**
+   * A sentence is suspect, and pays for nothing, when harm (contempt and dismissing together) or
+   * one of the type's punished moves is this likely in it without being heard for sure: an
+   * optimiser searches for sentences the recogniser half-hears as a rewarded move.
+   */
+  suspect: z.number().min(0).max(1),
   /** Harm counts from this probability, whether or not it is the best class. */
   harm: z.number().min(0).max(1),
   /** A lexicon pattern that matches counts as its move when the recogniser gives that move at least this. */
@@ -125,7 +131,7 @@ function functionWordShare(text: string, lexicon: Lexicon): { share: number; wor
  */
 export function readReply(
   reply: string,
-  context: { lexicon: Lexicon; userSaid: string; lastUser: string },
+  context: { lexicon: Lexicon; userSaid: string; lastUser: string; suspect?: ReadonlySet<LexicalMove> },
   recogniser: MoveRecogniser = shippedRecogniser(),
   thresholds: ReadingThresholds = loadReadingThresholds(),
 ): ReplyReading {
@@ -201,12 +207,23 @@ export function readReply(
         }
       }
     }
+    for (const move of read.confident) confidentMoves.add(move);
+    const probabilityOf = (label: SentenceClass) => reading.ranked.find((entry) => entry.label === label)?.probability ?? 0;
+    const harmMass = probabilityOf("contempt") + probabilityOf("dismisses");
+    const punishedMass = Math.max(0, ...[...(context.suspect ?? [])].map((move) => probabilityOf(move)));
+    if (read.harm.length === 0 && (harmMass >= thresholds.suspect || punishedMass >= thresholds.suspect)) {
+      // What it is for sure still counts against it; nothing in it pays.
+      read.moves = read.moves.filter((move) => read.confident.includes(move) && (context.suspect?.has(move) ?? false));
+      if (read.moves.length === 0) {
+        read.reason = "suspect";
+        continue;
+      }
+    }
     for (const move of read.moves) {
       if (!moves.has(move)) detected.push({ move, evidence: sentence.text });
       moves.add(move);
+      possibleMoves.add(move);
     }
-    for (const move of read.confident) confidentMoves.add(move);
-    for (const move of read.moves) possibleMoves.add(move);
     const groundedContent = grounding.length >= thresholds.grounded.minShared && grounding.length >= thresholds.grounded.minShare * own.size;
     if (read.harm.length > 0) read.kind = "harm";
     else if (read.moves.length > 0) read.kind = "move";
