@@ -76,6 +76,8 @@ const ThresholdsSchema = z.strictObject({
   suspect: z.number().min(0).max(1),
   /** Harm counts from this probability, whether or not it is the best class. */
   harm: z.number().min(0).max(1),
+  /** In an echo of the user's own words (half or more of its content words are theirs), harm counts, or makes the sentence suspect, only from this probability. */
+  echoHarm: z.number().min(0).max(1),
   /** A lexicon pattern that matches counts as its move when the recogniser gives that move at least this. */
   lexiconEvidence: z.number().min(0).max(1),
   /** A sentence whose features the recogniser mostly never saw is not heard at all. */
@@ -170,8 +172,11 @@ export function readReply(
       continue;
     }
     const heard = reading.knownShare >= thresholds.minKnownShare;
-    // Harm counts wherever it is, in any language and any shape of sentence.
-    if (heard) for (const entry of reading.ranked) if (isHarm(entry.label) && entry.probability >= thresholds.harm) read.harm.push(entry.label);
+    // Harm counts wherever it is, in any language and any shape of sentence; in an echo of the
+    // user's own words (most of its content words are theirs) only when the recogniser is sure.
+    const echo = own.size >= 2 && grounding.length >= 0.5 * own.size;
+    const harmFrom = echo ? thresholds.echoHarm : thresholds.harm;
+    if (heard) for (const entry of reading.ranked) if (isHarm(entry.label) && entry.probability >= harmFrom) read.harm.push(entry.label);
     for (const found of read.harm) harm.add(found);
     if (read.harm.length > 0) read.kind = "harm";
     const shape = functionWordShare(sentence.own, lexicon);
@@ -211,7 +216,7 @@ export function readReply(
     const probabilityOf = (label: SentenceClass) => reading.ranked.find((entry) => entry.label === label)?.probability ?? 0;
     const harmMass = probabilityOf("contempt") + probabilityOf("dismisses");
     const punishedMass = Math.max(0, ...[...(context.suspect ?? [])].map((move) => probabilityOf(move)));
-    if (read.harm.length === 0 && (harmMass >= thresholds.suspect || punishedMass >= thresholds.suspect)) {
+    if (read.harm.length === 0 && (harmMass >= (echo ? thresholds.echoHarm : thresholds.suspect) || punishedMass >= thresholds.suspect)) {
       // What it is for sure still counts against it; nothing in it pays.
       read.moves = read.moves.filter((move) => read.confident.includes(move) && (context.suspect?.has(move) ?? false));
       if (read.moves.length === 0) {
