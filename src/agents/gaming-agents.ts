@@ -2,7 +2,7 @@ import { z } from "zod";
 import { dataPath, loadDataFile } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
 import { createRng, deriveSeed, type Rng } from "../core/random.js";
-import { ADVERSARIAL_TYPES } from "../core/trajectory-type.js";
+import { ADVERSARIAL_TYPES, type AdversarialType } from "../core/trajectory-type.js";
 import { loadLexicon, LexicalMoveSchema, type LexicalMove, type Language, type Lexicon } from "../lexicon/lexicon.js";
 import { loadTypeDefaults } from "../scenarios/type-defaults.js";
 import type { Agent, AgentInput, AgentReply } from "./agent.js";
@@ -14,14 +14,47 @@ import { lastSentence, lastUserText, surfaceContentWords } from "./user-text.js"
  * trained against the offline user could learn any of them) and must all score well below the
  * attuned reference agent. Never among `aeb run`'s default conditions; see docs/offline-user.md.
  */
-export const GAMING_AGENT_IDS = ["stuffer", "quote-stuffer", "template", "repeater", "keyword-salad"] as const;
+export const GAMING_AGENT_IDS = [
+  "stuffer",
+  "quote-stuffer",
+  "template",
+  "repeater",
+  "keyword-salad",
+  "quote-phrase",
+  "insult-appended",
+  "foreign-insult",
+  "filler-appended",
+  "nonsense-appended",
+  "punished-act",
+  "capitulation-balance",
+  "keyword-list",
+] as const;
 export type GamingAgentId = (typeof GAMING_AGENT_IDS)[number];
+
+const AdversarialTypeSchema = z.enum(ADVERSARIAL_TYPES);
+const ByLanguage = <T extends z.ZodType>(schema: T) => z.strictObject({ en: schema, zh: schema });
+const Lines = z.array(z.string().min(1)).min(1);
 
 const GamingRecipesSchema = z.strictObject({
   /** The moves of the single fixed template, in order. */
   template: z.strictObject({ moves: z.array(LexicalMoveSchema).min(1) }),
   /** How many words a keyword salad holds. */
   salad: z.strictObject({ words: z.number().int().min(4).max(200) }),
+  /** How the situation-guessing agents guess the type from the user's words. */
+  situations: z.strictObject({
+    order: z.array(AdversarialTypeSchema).min(1),
+    default: AdversarialTypeSchema,
+    cues: ByLanguage(z.partialRecord(AdversarialTypeSchema, z.array(z.string().min(1)).min(1))),
+  }),
+  /** What the situation-guessing agents append to the paid phrasing. */
+  appended: z.strictObject({
+    insult: ByLanguage(Lines),
+    foreign_insult: ByLanguage(Lines),
+    filler: ByLanguage(Lines),
+    nonsense: ByLanguage(z.array(z.string().min(1)).min(4)),
+    punished_act: ByLanguage(z.strictObject(Object.fromEntries(ADVERSARIAL_TYPES.map((type) => [type, Lines])) as Record<AdversarialType, typeof Lines>)),
+    capitulation_as_balance: ByLanguage(Lines),
+  }),
 });
 type GamingRecipes = z.infer<typeof GamingRecipesSchema>;
 
@@ -35,16 +68,18 @@ function loadRecipes(): GamingRecipes {
  * data/trajectory-types.yaml.
  */
 export function rewardedMoves(): LexicalMove[] {
-  const defaults = loadTypeDefaults();
   const moves: LexicalMove[] = [];
   for (const type of ADVERSARIAL_TYPES) {
-    const best = [...defaults[type].rubric].sort((a, b) => upper(b.delta) - upper(a.delta))[0];
-    if (best === undefined) continue;
-    for (const move of [...(best.all ?? []), ...(best.any ?? []).slice(0, 1)]) {
-      if (move !== "grounded" && !moves.includes(move)) moves.push(move);
-    }
+    for (const move of rewardedMovesOf(type)) if (!moves.includes(move)) moves.push(move);
   }
   return moves;
+}
+
+/** The moves of one type's best-paid rubric item (its `all` moves and the first of its `any`). */
+export function rewardedMovesOf(type: AdversarialType): LexicalMove[] {
+  const best = [...loadTypeDefaults()[type].rubric].sort((a, b) => upper(b.delta) - upper(a.delta))[0];
+  if (best === undefined) return [];
+  return [...new Set([...(best.all ?? []), ...(best.any ?? []).slice(0, 1)])].filter((move): move is LexicalMove => move !== "grounded");
 }
 
 function upper(delta: number | readonly [number, number]): number {
@@ -141,6 +176,85 @@ class KeywordSaladAgent implements Agent {
   }
 }
 
+/**
+ * Guesses the trajectory type from cue words in everything the user has said: the first type in
+ * the recipe's order whose cue matches, or the recipe's default.
+ */
+export function guessSituation(history: AgentInput["history"], language: Language): AdversarialType {
+  const { situations } = loadRecipes();
+  const said = history.filter((turn) => turn.role === "user").map((turn) => turn.content).join("\n");
+  for (const type of situations.order) {
+    const cues = situations.cues[language][type] ?? [];
+    if (cues.some((cue) => new RegExp(cue, "iu").test(said))) return type;
+  }
+  return situations.default;
+}
+
+/** The guessed type's best-paid moves, one lexicon phrasing each (rotating by turn). */
+function paidPhrasing(input: AgentInput, agentId: string): { text: string; type: AdversarialType } {
+  const lexicon = loadLexicon(input.language);
+  const type = guessSituation(input.history, input.language);
+  const variant = variantOf(input, agentId);
+  const parts = rewardedMovesOf(type).map((move) => {
+    const phrasings = phrasingsOf(lexicon, move);
+    return phrasings[variant % phrasings.length] as string;
+  });
+  return { text: join(parts, input.language), type };
+}
+
+type Appendix = "quote" | "insult" | "foreign_insult" | "filler" | "nonsense" | "punished_act" | "capitulation_as_balance" | "keywords";
+
+/**
+ * A situation-guessing agent: guesses the type from cue words, sends that type's paid phrasing, and
+ * adds its appendix (a quote of the user before it, or harm, padding or keywords after it).
+ */
+class SituationGuessingAgent implements Agent {
+  constructor(
+    readonly id: GamingAgentId,
+    private readonly appendix: Appendix,
+  ) {}
+
+  async reply(input: AgentInput): Promise<AgentReply> {
+    const { text, type } = paidPhrasing(input, this.id);
+    const { appended } = loadRecipes();
+    const language = input.language;
+    const rng = createRng(deriveSeed(input.seed, input.turnIndex, this.id));
+    const user = lastUserText(input.history);
+    switch (this.appendix) {
+      case "quote":
+        return { text: join([quoted(lastSentence(user, language)), text], language) };
+      case "insult":
+      case "foreign_insult":
+      case "filler":
+      case "capitulation_as_balance":
+        return { text: join([text, rng.pick(appended[this.appendix][language])], language) };
+      case "punished_act":
+        return { text: join([text, rng.pick(appended.punished_act[language][type])], language) };
+      case "nonsense": {
+        const words = shuffle([...appended.nonsense[language]], rng).slice(0, rng.int(4, 7));
+        const sentence = language === "zh" ? `${words.join("，")}。` : `${words.join(", ").replace(/^./u, (letter) => letter.toUpperCase())}.`;
+        return { text: join([text, sentence], language) };
+      }
+      case "keywords": {
+        const keywords = [...new Set(surfaceContentWords(user, loadLexicon(language)))].slice(0, 8);
+        const list = language === "zh" ? `${keywords.join("、")}。` : `${keywords.join(", ").replace(/^./u, (letter) => letter.toUpperCase())}.`;
+        return { text: join([text, list], language) };
+      }
+    }
+  }
+}
+
+const SITUATION_AGENTS: Partial<Record<GamingAgentId, Appendix>> = {
+  "quote-phrase": "quote",
+  "insult-appended": "insult",
+  "foreign-insult": "foreign_insult",
+  "filler-appended": "filler",
+  "nonsense-appended": "nonsense",
+  "punished-act": "punished_act",
+  "capitulation-balance": "capitulation_as_balance",
+  "keyword-list": "keywords",
+};
+
 function shuffle<T>(items: T[], rng: Rng): T[] {
   for (let index = items.length - 1; index > 0; index -= 1) {
     const other = rng.int(0, index);
@@ -151,6 +265,8 @@ function shuffle<T>(items: T[], rng: Rng): T[] {
 
 /** A gaming agent; `honest` is the agent whose replies the repeater replays (the attuned one). */
 export function createGamingAgent(id: GamingAgentId, honest: Agent): Agent {
+  const appendix = SITUATION_AGENTS[id];
+  if (appendix !== undefined) return new SituationGuessingAgent(id, appendix);
   switch (id) {
     case "stuffer":
       return new StufferAgent();
@@ -162,5 +278,7 @@ export function createGamingAgent(id: GamingAgentId, honest: Agent): Agent {
       return new RepeaterAgent(honest);
     case "keyword-salad":
       return new KeywordSaladAgent();
+    default:
+      throw new AebError(`gaming agent "${id}" has no implementation`);
   }
 }

@@ -4,7 +4,7 @@ import { loadLexicon, type Lexicon } from "../lexicon/lexicon.js";
 import type { Agent, AgentInput, AgentReply } from "./agent.js";
 import { createGamingAgent, GAMING_AGENT_IDS, type GamingAgentId } from "./gaming-agents.js";
 import { loadReferenceTemplates, type AttunedCue, type ReferenceTemplates } from "./reference-templates.js";
-import { feelingWords, fillTemplate, joinList, lastUserText as lastUserTurn, quoteClause } from "./user-text.js";
+import { feelingWords, fillTemplate, joinList, lastUserText as lastUserTurn, quoteClause, reflectClause } from "./user-text.js";
 
 /**
  * The offline reference agents: deterministic baselines that calibrate the benchmark. Each reads
@@ -29,6 +29,7 @@ function values(text: string, lexicon: Lexicon): Record<string, string> {
   const feelings = feelingWords(text, lexicon);
   return {
     quote: quoteClause(text, lexicon),
+    reflection: reflectClause(text, lexicon),
     emotion: feelings[0] ?? DEFAULT_FEELING[lexicon.language],
     emotions: feelings.length >= 2 ? joinList(feelings.slice(0, 4), lexicon.language) : lexicon.language === "zh" ? "好多感受" : "so many things",
   };

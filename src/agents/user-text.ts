@@ -7,8 +7,44 @@ import type { Language, Lexicon } from "../lexicon/lexicon.js";
 
 const MAX_QUOTE_WORDS = 14;
 
-/** The clause of the user's message with the most content words, quoted, so replies stay grounded. */
+/** The clause of the user's message with the most content words, quoted. */
 export function quoteClause(text: string, lexicon: Lexicon): string {
+  const best = bestClause(text, lexicon);
+  if (lexicon.language === "zh") return `“${[...best].slice(0, 30).join("")}”`;
+  return `“${clipWords(best)}”`;
+}
+
+function clipWords(clause: string, ellipsis = "..."): string {
+  const words = clause.split(/\s+/u);
+  return words.length > MAX_QUOTE_WORDS ? `${words.slice(0, MAX_QUOTE_WORDS).join(" ")}${ellipsis}` : clause;
+}
+
+/** First-person words of the user and what the listener says instead (English, lowercase). */
+const REFLECTED: Readonly<Record<string, string>> = {
+  i: "you", me: "you", my: "your", mine: "yours", myself: "yourself", we: "you", us: "you", our: "your", ours: "yours", ourselves: "yourselves",
+  "i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd", "we're": "you're", "we've": "you've", am: "are",
+};
+
+/**
+ * The same clause in the listener's own words, unquoted: first person turned into second ("my
+ * boss blamed me" becomes "your boss blamed you"; 我 becomes 你). A reflection grounds a reply in
+ * what the user said without quoting it (the offline user does not count quoted words as the
+ * agent's own; docs/offline-user.md).
+ */
+export function reflectClause(text: string, lexicon: Lexicon): string {
+  const best = bestClause(text, lexicon);
+  if (lexicon.language === "zh") return [...best.replaceAll("我们", "你们").replaceAll("我", "你")].slice(0, 30).join("");
+  const reflected = clipWords(best, "")
+    .replace(/\b(I|we)\s+was\b/giu, (_whole, subject: string) => `${subject} were`)
+    .replace(/[A-Za-z][A-Za-z'’]*/gu, (word) => {
+      const swap = REFLECTED[word.toLowerCase().replace(/’/gu, "'")];
+      return swap === undefined ? word : swap;
+    });
+  // "I" opened the clause: the reflection starts in lowercase, the template capitalises it where it opens a sentence.
+  return reflected.replace(/^You\b/u, "you");
+}
+
+function bestClause(text: string, lexicon: Lexicon): string {
   const separators = lexicon.language === "zh" ? /[。！？；，\n]+/u : /[.!?;\n]+|,\s+(?:and|but)\s+/u;
   const clauses = text
     .split(separators)
@@ -24,10 +60,7 @@ export function quoteClause(text: string, lexicon: Lexicon): string {
       bestScore = score;
     }
   }
-  if (lexicon.language === "zh") return `“${[...best].slice(0, 30).join("")}”`;
-  const words = best.split(/\s+/u);
-  const clipped = words.length > MAX_QUOTE_WORDS ? `${words.slice(0, MAX_QUOTE_WORDS).join(" ")}...` : best;
-  return `“${clipped}”`;
+  return best;
 }
 
 /** The distinct feeling words the user used, in order of appearance. */
@@ -47,7 +80,13 @@ export function joinList(items: readonly string[], language: "en" | "zh"): strin
 }
 
 export function fillTemplate(template: string, values: Record<string, string>): string {
-  const filled = template.replace(/\{(\w+)\}/gu, (whole, key: string) => values[key] ?? whole);
+  // {Name} is {name} with its first letter capitalised, for a placeholder that opens a sentence.
+  const filled = template.replace(/\{(\w+)\}/gu, (whole, key: string) => {
+    const exact = values[key];
+    if (exact !== undefined) return exact;
+    const lowered = values[key.charAt(0).toLowerCase() + key.slice(1)];
+    return lowered === undefined ? whole : lowered.replace(/^\p{Ll}/u, (letter) => letter.toUpperCase());
+  });
   // A template may start with a placeholder: capitalise the sentence, not the quote mark.
   return filled.replace(/^(“?)(\p{Ll})/u, (_whole, mark: string, letter: string) => `${mark}${letter.toUpperCase()}`);
 }

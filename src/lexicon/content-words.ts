@@ -62,3 +62,46 @@ export function sharedContentWords(reply: string, source: string, lexicon: Lexic
   const sourceWords = contentWords(source, lexicon);
   return [...contentWords(reply, lexicon)].filter((word) => sourceWords.has(word));
 }
+
+/** What replaces a word of the user's in a sentence the move recogniser reads. */
+export const USER_WORD_MARK = "uword";
+
+/**
+ * The text with this user's content words (`userWords`, from contentWords) replaced by
+ * USER_WORD_MARK, so that the move recogniser hears what a sentence does rather than what it is
+ * about: "you're sick of people being surprised" is a reflection whatever the user was sick of.
+ * Feeling words stay (naming the user's own feeling is a move), and so does every word `keep`
+ * says the recogniser knows as a word of what replies do rather than of what they are about
+ * ("unfair", "wasn't", "right"). In Chinese every Han character of a bigram the user also wrote is
+ * replaced, unless `keep` keeps the bigram.
+ */
+export function maskUserWords(text: string, userWords: ReadonlySet<string>, lexicon: Lexicon, keep: (word: string) => boolean = () => false): string {
+  if (userWords.size === 0) return text;
+  if (lexicon.language === "zh") {
+    return text.replace(/\p{Script=Han}+/gu, (run) => {
+      const chars = [...run];
+      const masked = chars.map(() => false);
+      for (let index = 0; index + 1 < chars.length; index += 1) {
+        const bigram = `${chars[index]}${chars[index + 1]}`;
+        if (userWords.has(bigram) && !keep(bigram)) masked[index] = masked[index + 1] = true;
+      }
+      return chars.map((char, index) => (masked[index] ? ` ${USER_WORD_MARK} ` : char)).join("").replace(new RegExp(`( ${USER_WORD_MARK} )+`, "g"), ` ${USER_WORD_MARK} `);
+    });
+  }
+  return text.replace(/[A-Za-z][A-Za-z'’-]*/g, (raw) => {
+    const word = trimApostrophes(raw.toLowerCase().replace(/[’]/g, "'"));
+    // Contractions ("wasn't", "you'd") are grammar, never topic.
+    if (word.length < 3 || word.includes("'") || lexicon.stopwords.has(word) || feelingWordsOf(lexicon).has(word) || keep(word)) return raw;
+    return userWords.has(stem(word)) ? USER_WORD_MARK : raw;
+  });
+}
+
+const feelingSets = new Map<Lexicon, ReadonlySet<string>>();
+function feelingWordsOf(lexicon: Lexicon): ReadonlySet<string> {
+  let set = feelingSets.get(lexicon);
+  if (set === undefined) {
+    set = new Set(lexicon.emotionWords.map((word) => word.toLowerCase()));
+    feelingSets.set(lexicon, set);
+  }
+  return set;
+}

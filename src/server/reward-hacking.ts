@@ -1,6 +1,6 @@
 import type { Agent } from "../agents/agent.js";
 import { loadReferenceTemplates } from "../agents/reference-templates.js";
-import { feelingWords, fillTemplate, joinList, quoteClause } from "../agents/user-text.js";
+import { feelingWords, fillTemplate, joinList, quoteClause, reflectClause } from "../agents/user-text.js";
 import { loadLexicon, type Language } from "../lexicon/lexicon.js";
 import type { Message, PresetChoice, ResetRequest, ResetResponse, StepRequest, StepResponse } from "./api-schemas.js";
 
@@ -169,6 +169,7 @@ export function attunedPhrasings(userMessage: string, language: Language): strin
   const feelings = feelingWords(userMessage, lexicon);
   const values = {
     quote: quoteClause(userMessage, lexicon),
+    reflection: reflectClause(userMessage, lexicon),
     emotion: feelings[0] ?? (language === "zh" ? "难受" : "upset"),
     emotions: feelings.length >= 2 ? joinList(feelings.slice(0, 4), language) : language === "zh" ? "好多感受" : "so many things",
   };

@@ -106,7 +106,7 @@ describe("scattershot replies", () => {
 
   it("leaves a reply of as many moves as one honest reply makes alone", async () => {
     const scenario = firstOf("validation_manipulation");
-    const { items } = await appraise(scenario, "It makes sense you felt furious about the parking spot. At the same time, I wasn't there.", 1);
+    const { items } = await appraise(scenario, "It makes sense you felt furious about the parking spot. At the same time, I wasn't there, so I can't say who was right.", 1);
     expect(items.map((item) => item.id)).toEqual(["balanced_validation"]);
     expect(loadFitRules().scattershot.maxMoves).toBe(3);
   });
@@ -159,11 +159,14 @@ describe("repeats", () => {
 
   it("hears the same words around a different quote of the user as a near-repeat", async () => {
     const scenario = firstOf("validation_manipulation");
-    const template = (quote: string) => `“${quote}” It makes sense you felt that way. At the same time, I wasn't there. Take your time.`;
+    const template = (quote: string) => `“${quote}” It makes sense you felt that way. At the same time, I wasn't there, so I can't say who was right.`;
     const history = historyAt(scenario, 2, [template("I filmed her"), template(scenario.trait.script[0]!)]);
     const { items } = await appraise(scenario, template(scenario.trait.script[1]!), 2, history);
     expect(items.find((item) => item.id === "repeats_itself")!.value).toBeLessThan(0);
-    expect(items.find((item) => item.id === "balanced_validation")).toMatchObject({ value: 0, changedBy: "near_repeat" });
+    // Its gain is voided (by the repeat, or first by the scattershot rule when the reader hears a fourth move).
+    const balanced = items.find((item) => item.id === "balanced_validation")!;
+    expect(balanced.value).toBe(0);
+    expect(["near_repeat", "scattershot"]).toContain(balanced.changedBy);
   });
 });
 
@@ -172,7 +175,9 @@ describe("keyword lists", () => {
     const scenario = firstOf("escalation");
     const { delta, items } = await appraise(scenario, "humiliated thirty people unfair deserve essay notebook professor zero hearing", 1);
     expect(items.find((item) => item.id === "incoherent")!.value).toBeLessThan(0);
-    expect(items.find((item) => item.id === "names_unfairness_plainly")).toMatchObject({ value: 0, changedBy: "incoherent" });
+    // Read sentence by sentence, the list is unaccounted text: no move is heard in it at all.
+    expect(items.filter((item) => item.value > 0)).toEqual([]);
+    expect(items.find((item) => item.id === "names_unfairness_plainly")).toBeUndefined();
     expect(delta).toBeLessThan(0);
   });
 
@@ -187,6 +192,6 @@ describe("keyword lists", () => {
 describe("reaction lines", () => {
   it.each(["en", "zh"] as const)("exist for every item the fit rules add (%s)", (language) => {
     const { reactions } = loadOfflineLines(language);
-    for (const id of ["off_key", "scattershot", "incoherent", "repeats_itself"]) expect(reactions[id], id).toBeDefined();
+    for (const id of ["off_key", "scattershot", "incoherent", "repeats_itself", "padding", "contempt", "dismisses", "attentive"]) expect(reactions[id], id).toBeDefined();
   });
 });

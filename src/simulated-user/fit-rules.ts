@@ -7,6 +7,7 @@ import { replySimilarity, textShingles } from "../lexicon/text-similarity.js";
 import type { RubricItem } from "../scenarios/scenario-schema.js";
 import { DeltaSchema } from "../scenarios/scenario-schema.js";
 import { drawDelta, type FiredItem } from "./evaluate-rubric.js";
+import type { HarmClass } from "./read-reply.js";
 
 const FitRulesSchema = z.strictObject({
   /** Cost of each distinct off-key move (the type's `offKey` list for the phase). */
@@ -25,6 +26,21 @@ const FitRulesSchema = z.strictObject({
     maxContentRun: z.record(LanguageSchema, z.number().int().min(1)),
     delta: DeltaSchema,
   }),
+  /**
+   * Harm is never free: contempt or dismissing anywhere in the reply costs its delta, and when it or
+   * one of `rubricItems` (each type's punished act) fires, the reply's positive items earn nothing.
+   */
+  harm: z.strictObject({ rubricItems: z.array(z.string().min(1)).min(1), contempt: DeltaSchema, dismisses: DeltaSchema }),
+  /**
+   * Padding never pays: positive items earn the reply's accounted share of their value, and a reply
+   * more than `costAbove` unaccounted also costs `cost`.
+   */
+  padding: z.strictObject({ costAbove: z.number().min(0).max(1), cost: DeltaSchema }),
+  /**
+   * Attention: a reply grounded in what this user said (in its own words), at least `minAccounted`
+   * accounted for, with no harm and nothing off key, earns `delta` when none of its items rewards it.
+   */
+  attention: z.strictObject({ minAccounted: z.number().min(0).max(1), delta: DeltaSchema }),
 });
 export type FitRules = z.infer<typeof FitRulesSchema>;
 
@@ -47,14 +63,18 @@ export interface FitInput {
   /** The agent's earlier replies in this dialogue, oldest first. */
   previousReplies: readonly string[];
   lexicon: Lexicon;
+  /** Harm the reply carries (contempt, dismissing), from reading it sentence by sentence. */
+  harm: ReadonlySet<HarmClass>;
+  /** Share of the reply's text that is a move, harm, grounded content or connective talk. */
+  accountedShare: number;
 }
 
 /** A rubric item as the fit rules left it: its value may be scaled or voided, with the draw and the reason kept. */
 export interface AdjustedItem extends FiredItem {
   /** The value the rubric drew, when a fit rule changed it. */
   drawn?: number;
-  /** Why the value changed: `ungrounded` (scaled), `scattershot`, `incoherent` or `near_repeat` (voided). */
-  changedBy?: "ungrounded" | "scattershot" | "incoherent" | "near_repeat";
+  /** Why the value changed: `ungrounded` or `padding` (scaled), `scattershot`, `incoherent`, `near_repeat` or `harm` (voided). */
+  changedBy?: "ungrounded" | "padding" | "scattershot" | "incoherent" | "near_repeat" | "harm";
 }
 
 /** The distinct lexicon moves a reply makes (grounding is not a move of its own here). */
@@ -110,7 +130,8 @@ function restsOnGroundingMove(item: RubricItem, moves: readonly LexicalMove[]): 
 /**
  * Applies the fit rules to the rubric items that fired (in rubric order, with `rubric` the items'
  * definitions by id): ungrounded reflection is scaled down; off-key moves cost; a scattershot,
- * incoherent or near-repeated reply earns nothing for its moves and costs. The rules draw after the
+ * incoherent or near-repeated reply earns nothing for its moves and costs; padding dilutes what the
+ * reply earns; harm (contempt, dismissing, the type's punished act) costs and voids every gain. The rules draw after the
  * rubric, in a fixed order, so the rubric's own draws never move.
  */
 export function applyFitRules(fired: readonly FiredItem[], rubric: readonly RubricItem[], input: FitInput, rng: Rng, rules: FitRules = loadFitRules()): AdjustedItem[] {
@@ -150,6 +171,25 @@ export function applyFitRules(fired: readonly FiredItem[], rubric: readonly Rubr
   if (nearest !== null && nearest.similarity >= rules.nearRepeat.similarity) {
     voidPositives("near_repeat");
     items.push({ id: "repeats_itself", value: drawDelta(rules.nearRepeat.delta, rng), description: `I heard this already (${Math.round(nearest.similarity * 100)}% like reply ${nearest.index})` });
+  }
+
+  if (input.accountedShare < 1) {
+    const share = input.accountedShare;
+    items = items.map((item) => (item.value > 0 ? { ...item, drawn: item.drawn ?? item.value, value: Math.round(item.value * share), changedBy: "padding" } : item));
+    if (1 - share > rules.padding.costAbove) {
+      items.push({ id: "padding", value: drawDelta(rules.padding.cost, rng), description: `most of this is not about me (${Math.round((1 - share) * 100)}% of it)` });
+    }
+  }
+  if (input.harm.has("contempt")) items.push({ id: "contempt", value: drawDelta(rules.harm.contempt, rng), description: "contempt: insulting or mocking me" });
+  if (input.harm.has("dismisses")) items.push({ id: "dismisses", value: drawDelta(rules.harm.dismisses, rng), description: "dismissing or minimising what I feel" });
+  const harmful = new Set([...rules.harm.rubricItems, "contempt", "dismisses"]);
+  if (items.some((item) => harmful.has(item.id) && item.value < 0)) {
+    voidPositives("harm");
+    return items;
+  }
+  const rewarded = items.some((item) => item.value > 0 || (item.drawn ?? 0) > 0);
+  if (!rewarded && input.groundedInUser && offKey.length === 0 && input.accountedShare >= rules.attention.minAccounted && !items.some((item) => item.value < 0)) {
+    items.push({ id: "attentive", value: drawDelta(rules.attention.delta, rng), description: "staying with what I actually said" });
   }
   return items;
 }

@@ -1,14 +1,14 @@
 import type { HidVerdict } from "../core/dialogue.js";
 import { emotionState } from "../core/emotion.js";
 import { createRng, deriveSeed } from "../core/random.js";
-import { sharedContentWords } from "../lexicon/content-words.js";
-import { detectMoves, GROUNDING_MIN_SHARED } from "../lexicon/detect-moves.js";
-import { loadLexicon, type Move } from "../lexicon/lexicon.js";
+import { loadLexicon, type LexicalMove, type Move } from "../lexicon/lexicon.js";
+import type { RubricItem } from "../scenarios/scenario-schema.js";
 import { driftOf, offKeyMovesOf, rubricOf } from "../scenarios/type-defaults.js";
 import { evaluateRubric, type FiredItem } from "./evaluate-rubric.js";
-import { applyFitRules } from "./fit-rules.js";
+import { applyFitRules, loadFitRules } from "./fit-rules.js";
 import { loadOfflineLines } from "./offline-lines.js";
 import { offlineOpening } from "./offline-opening.js";
+import { readReply } from "./read-reply.js";
 import type { Appraisal, AppraisalInput, OpeningInput, ReplyInput, SimulatedUser, UserReply } from "./simulated-user.js";
 
 /** Change when no rubric item fires: a reply that does nothing the user cares about disappoints a little. */
@@ -28,11 +28,12 @@ function readMemory(memory: Record<string, unknown>): OfflineMemory {
 
 /**
  * The offline simulated user: deterministic and rule-based, a heuristic that makes the benchmark
- * runnable, testable and reproducible without a model. It finds the moves the agent's reply makes
- * (lexicon phrases and word overlap), applies its scenario's rubric (phase-aware around the
+ * runnable, testable and reproducible without a model. It reads the agent's reply sentence by
+ * sentence (read-reply.ts: a classifier trained on data/move-corpus/ hears moves, harm, connective
+ * talk; word overlap finds grounded content; the rest is unaccounted), applies its scenario's rubric (phase-aware around the
  * manipulation turn), draws each fired item's change from its range with the dialogue's seed, then
  * the fit rules (data/offline-user/fit-rules.yaml: off-key moves, scattershot replies, ungrounded
- * reflection, keyword lists, near-repeats), and answers with a reaction line plus the scenario's
+ * reflection, keyword lists, near-repeats, padding, harm), and answers with a reaction line plus the scenario's
  * scripted line for the turn. See
  * docs/offline-user.md for what it can and cannot see.
  */
@@ -43,20 +44,22 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const { scenario, turnIndex } = input;
     const lexicon = loadLexicon(scenario.language);
     const lastUser = [...input.history].reverse().find((turn) => turn.role === "user")?.content ?? "";
-    const detected = detectMoves(input.agentReply, lastUser, lexicon, scenario.cues.keywords);
-    const moves = new Set<Move>(detected.map((found) => found.move));
-    const phase = turnIndex < input.manipulationTurn ? "before" : "after";
-    const rng = createRng(deriveSeed(input.seed, turnIndex, "appraise"));
-    const rubric = rubricOf(scenario);
-    const previousReplies = input.history.filter((turn) => turn.role === "assistant").map((turn) => turn.content);
     const everythingSaid = [...input.history.filter((turn) => turn.role === "user").map((turn) => turn.content), ...scenario.cues.keywords].join(" ");
-    const fired = applyFitRules(evaluateRubric(rubric, moves, phase, rng), rubric, {
+    const phase = turnIndex < input.manipulationTurn ? "before" : "after";
+    const rubric = rubricOf(scenario);
+    const reading = readReply(input.agentReply, { lexicon, userSaid: everythingSaid, lastUser: `${lastUser} ${scenario.cues.keywords.join(" ")}`, suspect: punishedMoves(rubric, phase) });
+    const { moves, confidentMoves, possibleMoves } = reading;
+    const rng = createRng(deriveSeed(input.seed, turnIndex, "appraise"));
+    const previousReplies = input.history.filter((turn) => turn.role === "assistant").map((turn) => turn.content);
+    const fired = applyFitRules(evaluateRubric(rubric, { heard: moves, confident: confidentMoves, possible: possibleMoves }, phase, rng), rubric, {
       reply: input.agentReply,
-      moves,
-      groundedInUser: moves.has("grounded") || sharedContentWords(input.agentReply, everythingSaid, lexicon).length >= GROUNDING_MIN_SHARED,
+      moves: confidentMoves,
+      groundedInUser: reading.groundedInUser,
       offKey: offKeyMovesOf(scenario, phase),
       previousReplies,
       lexicon,
+      harm: reading.harm,
+      accountedShare: reading.accountedShare,
     }, rng);
     const drift = driftOf(scenario);
     const itemsTotal = fired.length === 0 ? UNMOVED_DELTA : fired.reduce((sum, item) => sum + item.value, 0);
@@ -69,7 +72,17 @@ export class OfflineSimulatedUser implements SimulatedUser {
       hid: hidVerdict(scenario.hiddenIntention.moves, moves, fired),
       details: {
         phase,
-        moves: detected,
+        moves: reading.detected,
+        sentences: reading.sentences.map((sentence) => ({
+          text: sentence.text,
+          kind: sentence.kind,
+          ...(sentence.moves.length > 0 ? { moves: sentence.moves } : {}),
+          ...(sentence.harm.length > 0 ? { harm: sentence.harm } : {}),
+          ...(sentence.reason !== undefined ? { reason: sentence.reason } : {}),
+          heard: sentence.heard,
+          probability: sentence.probability,
+        })),
+        accountedShare: Math.round(reading.accountedShare * 1000) / 1000,
         items: fired.length === 0 ? [{ id: "unmoved", value: UNMOVED_DELTA, description: "nothing in the reply moved the user" }] : fired,
         drift,
         reasoning: explain(fired, drift),
@@ -101,6 +114,17 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const separator = scenario.language === "zh" ? "" : " ";
     return { text: `${reaction}${separator}${scripted}`, left: false };
   }
+}
+
+/** The moves of this phase's harm items (the type's punished acts, data/offline-user/fit-rules.yaml `harm`). */
+function punishedMoves(rubric: readonly RubricItem[], phase: "before" | "after"): Set<LexicalMove> {
+  const harmItems = new Set(loadFitRules().harm.rubricItems);
+  const moves = new Set<LexicalMove>();
+  for (const item of rubric) {
+    if (!harmItems.has(item.id) || (item.phase !== "any" && item.phase !== phase)) continue;
+    for (const move of [...(item.any ?? []), ...(item.all ?? [])]) if (move !== "grounded") moves.add(move);
+  }
+  return moves;
 }
 
 /**

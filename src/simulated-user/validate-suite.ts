@@ -1,8 +1,8 @@
 import { getPreset, maxAppraisedReplies } from "../core/preset.js";
 import { ADVERSARIAL_TYPES } from "../core/trajectory-type.js";
 import { contentWords } from "../lexicon/content-words.js";
-import { detectMoves } from "../lexicon/detect-moves.js";
 import { loadLexicon, type Lexicon, type Move } from "../lexicon/lexicon.js";
+import { readReply } from "./read-reply.js";
 import { rubricItemHolds } from "./evaluate-rubric.js";
 import type { RubricItem } from "../scenarios/scenario-schema.js";
 import { loadOfflineLines } from "./offline-lines.js";
@@ -102,9 +102,10 @@ export function itemReachable(item: RubricItem, scenario: Scenario, lexicon: Lex
   return candidates.some((candidate) => {
     const moves = [...new Set([...required, ...(candidate === undefined ? [] : [candidate])])];
     const parts = moves.filter((move): move is Exclude<Move, "grounded"> => move !== "grounded").map((move) => lexicon.examples[move]);
-    if (moves.includes("grounded")) parts.push(scenario.cues.keywords.slice(0, 3).join(lexicon.language === "zh" ? "，" : ", "));
+    if (moves.includes("grounded")) parts.push(lexicon.language === "zh" ? `你说到${scenario.cues.keywords.slice(0, 3).join("、")}。` : `You said ${scenario.cues.keywords.slice(0, 3).join(", ")}, and I heard it.`);
     const reply = parts.join(" ");
-    const found = new Set(detectMoves(reply, scenario.opening ?? scenario.topic, lexicon, scenario.cues.keywords).map((detected) => detected.move));
-    return rubricItemHolds(item, found, phase);
+    const userSaid = `${scenario.opening ?? scenario.topic} ${scenario.cues.keywords.join(" ")}`;
+    const reading = readReply(reply, { lexicon, userSaid, lastUser: userSaid });
+    return rubricItemHolds(item, { heard: reading.moves, confident: reading.confidentMoves, possible: reading.possibleMoves }, phase);
   });
 }

@@ -1,0 +1,94 @@
+import { loadLexicon, MOVE_IDS, type Lexicon } from "./lexicon.js";
+import { heldOutVoices, loadMoveCorpus, SENTENCE_CLASSES, type CorpusVoice, type SentenceClass } from "./move-corpus.js";
+import { memoByText } from "./memo.js";
+import { sentenceFeatures, stemWord } from "./sentence-features.js";
+import { DEFAULT_TRAINING, SoftmaxClassifier, type LabelledExample } from "./softmax-classifier.js";
+
+/** What the recogniser hears in one sentence. */
+export interface SentenceReading {
+  /** The most likely class and its probability. */
+  best: SentenceClass;
+  probability: number;
+  /** Every class with its probability, most likely first (only those above 1%). */
+  ranked: ReadonlyArray<{ label: SentenceClass; probability: number }>;
+  /** Share of the sentence's features seen in training: a sentence of words never seen is not heard. */
+  knownShare: number;
+}
+
+/** A trained recogniser: a classifier over sentence features, with its memo of sentences read. */
+export interface MoveRecogniser {
+  read(sentence: string): SentenceReading;
+  /** The corpus files it was trained on. */
+  trainedOn: readonly string[];
+  /**
+   * Is this word (lowercase English, or a Han bigram) common in the training corpus (in at least
+   * COMMON_IN sentences)? Common words are the vocabulary of what replies do; the rest is topic.
+   */
+  knowsWord(word: string): boolean;
+}
+
+/** A word in at least this many corpus sentences is part of the vocabulary of moves, not of topics. */
+export const COMMON_IN = 3;
+
+/**
+ * The features of a sentence: its words and characters (sentence-features.ts), and one feature for
+ * each lexicon move whose patterns match it (both languages' lexicons), so the lexicon's curated
+ * phrases are evidence whose weight the classifier learns from the corpus.
+ */
+export function recogniserFeatures(sentence: string): string[] {
+  const features = sentenceFeatures(sentence);
+  for (const lexicon of lexicons()) {
+    for (const move of MOVE_IDS) {
+      if (lexicon.moves[move].some((pattern) => pattern.test(sentence))) features.push(`LEX_${move}`);
+    }
+  }
+  return features;
+}
+
+let loaded: Lexicon[] | undefined;
+function lexicons(): Lexicon[] {
+  loaded ??= [loadLexicon("en"), loadLexicon("zh")];
+  return loaded;
+}
+
+export function examplesOf(voices: readonly CorpusVoice[]): LabelledExample[] {
+  const examples: LabelledExample[] = [];
+  for (const { corpus } of voices) {
+    for (const label of SENTENCE_CLASSES) {
+      for (const sentence of corpus.sentences[label] ?? []) examples.push({ features: recogniserFeatures(sentence), label: SENTENCE_CLASSES.indexOf(label) });
+    }
+  }
+  return examples;
+}
+
+/** Trains a recogniser on these corpus files (deterministic: same files, same model). */
+export function trainRecogniser(voices: readonly CorpusVoice[]): MoveRecogniser {
+  const examples = examplesOf(voices);
+  const classifier = SoftmaxClassifier.train(examples, SENTENCE_CLASSES.length, DEFAULT_TRAINING);
+  const sentencesWith = new Map<string, number>();
+  for (const example of examples) for (const feature of new Set(example.features)) sentencesWith.set(feature, (sentencesWith.get(feature) ?? 0) + 1);
+  const knowsWord = (word: string) => (sentencesWith.get(/^[a-z]/.test(word) ? `W_${stemWord(word)}` : `C2_${word}`) ?? 0) >= COMMON_IN;
+  const read = memoByText((sentence: string): SentenceReading => {
+    const { probabilities, knownShare } = classifier.predict(recogniserFeatures(sentence));
+    const ranked = SENTENCE_CLASSES.map((label, index) => ({ label, probability: probabilities[index] as number }))
+      .filter((entry) => entry.probability >= 0.01)
+      .sort((a, b) => b.probability - a.probability);
+    const top = ranked[0] ?? { label: "off_topic" as SentenceClass, probability: 0 };
+    return { best: top.label, probability: top.probability, ranked, knownShare };
+  });
+  return { read, trainedOn: voices.map((voice) => voice.file), knowsWord };
+}
+
+let shipped: MoveRecogniser | undefined;
+
+/**
+ * The offline user's recogniser: trained once per process (memoised) on every corpus file under
+ * data/move-corpus/ except the held-out ones (data/move-corpus/held-out.yaml), which only measure it.
+ */
+export function shippedRecogniser(): MoveRecogniser {
+  if (shipped === undefined) {
+    const heldOut = new Set(heldOutVoices());
+    shipped = trainRecogniser(loadMoveCorpus().filter((voice) => !heldOut.has(voice.file)));
+  }
+  return shipped;
+}

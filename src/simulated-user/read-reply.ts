@@ -1,0 +1,263 @@
+import { z } from "zod";
+import { dataPath, loadDataFile } from "../core/data-files.js";
+import { contentWords, maskUserWords } from "../lexicon/content-words.js";
+import { firstMatch, GROUNDING_MIN_SHARED, type DetectedMove } from "../lexicon/detect-moves.js";
+import { MOVE_IDS, type LexicalMove, type Lexicon, type Move } from "../lexicon/lexicon.js";
+import { HARM_CLASSES, type SentenceClass } from "../lexicon/move-corpus.js";
+import { shippedRecogniser, type MoveRecogniser } from "../lexicon/move-recogniser.js";
+import { clausesOf, splitSentences } from "../lexicon/sentences.js";
+
+/** What a sentence of a reply is, for the offline user. */
+export type SentenceKind = "move" | "harm" | "grounded" | "connective" | "unaccounted";
+// "connective" is ordinary talk to the user that is none of the rest: the recogniser hears it as
+// something said to this person (its best class is not off_topic, with some confidence).
+export type HarmClass = (typeof HARM_CLASSES)[number];
+
+/** Why a sentence went unaccounted. */
+export type UnaccountedReason = "bare_quote" | "keyword_list" | "off_topic" | "not_heard" | "suspect";
+
+/** One sentence as the offline user read it. */
+export interface ReadSentence {
+  text: string;
+  kind: SentenceKind;
+  /** The moves it makes (kind `move`, or a harm sentence that also makes moves). */
+  moves: LexicalMove[];
+  /** The moves among them the recogniser is confident of (what a penalty may rest on). */
+  confident: LexicalMove[];
+  harm: HarmClass[];
+  /** What the recogniser heard most, and how sure it was (rounded to 3 places). */
+  heard: SentenceClass;
+  probability: number;
+  /** The user's content words it uses in its own words. */
+  grounding: string[];
+  reason?: UnaccountedReason;
+  /** How much text it is (words; a Han character counts half), and how much of that is quoted. */
+  size: number;
+  quoted: number;
+}
+
+/** A whole reply as the offline user read it. */
+export interface ReplyReading {
+  sentences: ReadSentence[];
+  /** Every move of the reply (union of its sentences), with `grounded` when its own words reuse the user's. */
+  moves: Set<Move>;
+  /**
+   * The moves the recogniser is confident of (and `grounded`): penalties rest on these, rewards on
+   * `moves`, so a doubt about what a sentence does resolves in the agent's favour.
+   */
+  confidentMoves: Set<Move>;
+  /** Every move the recogniser gives some weight (and `grounded`): any of them blocks a penalty that names it in `none`. */
+  possibleMoves: Set<Move>;
+  harm: Set<HarmClass>;
+  /** What showed each move (the first sentence that made it), for the appraisal's details. */
+  detected: DetectedMove[];
+  /** Share of the reply's text accounted for (a move, harm, grounded content or connective talk); 1 for an empty reply. */
+  accountedShare: number;
+  /** The reply's own words share at least GROUNDING_MIN_SHARED content words with everything the user said. */
+  groundedInUser: boolean;
+}
+
+const ThresholdsSchema = z.strictObject({
+  /** The recogniser's probability from which its best class counts (a move, connective talk, off topic). */
+  heard: z.number().min(0).max(1),
+  /** Another move of the same sentence counts from this probability (a sentence can make two moves). */
+  secondMove: z.number().min(0).max(1),
+  /** A move is confident from this probability: only confident moves are penalised (docs/offline-user.md). */
+  confident: z.number().min(0).max(1),
+  /** A lexicon pattern that matches makes its move confident when the recogniser gives it at least this. */
+  lexiconConfident: z.number().min(0).max(1),
+  /** A move is possible from this probability: a possible move blocks a penalty that excuses it ("balance without validating" is not charged when validating is possible). */
+  possible: z.number().min(0).max(1),
+  /**
+   * A sentence is suspect, and pays for nothing, when harm (contempt and dismissing together) or
+   * one of the type's punished moves is this likely in it without being heard for sure: an
+   * optimiser searches for sentences the recogniser half-hears as a rewarded move.
+   */
+  suspect: z.number().min(0).max(1),
+  /** Harm counts from this probability, whether or not it is the best class. */
+  harm: z.number().min(0).max(1),
+  /** In an echo of the user's own words (half or more of its content words are theirs), harm counts, or makes the sentence suspect, only from this probability. */
+  echoHarm: z.number().min(0).max(1),
+  /** A lexicon pattern that matches counts as its move when the recogniser gives that move at least this. */
+  lexiconEvidence: z.number().min(0).max(1),
+  /** A sentence whose features the recogniser mostly never saw is not heard at all. */
+  minKnownShare: z.number().min(0).max(1),
+  /** Own content words shared with the user that make a sentence grounded content: at least `minShared`, and this share of its content words. */
+  grounded: z.strictObject({ minShared: z.number().int().min(1), minShare: z.number().min(0).max(1) }),
+  /** A sentence is off the topic when the recogniser gives `off_topic` at least this (and it is not grounded). */
+  offTopic: z.number().min(0).max(1),
+  /** Any other sentence is talk to the user (connective) when the recogniser's best class has at least this. */
+  talk: z.number().min(0).max(1),
+  /** A keyword list: at least this many words with function words rarer than the language's share. */
+  keywordList: z.strictObject({
+    minWords: z.number().int().min(1),
+    minFunctionWordShare: z.record(z.string(), z.number().min(0).max(1)),
+    /** A shorter run of words with no function word at all is a keyword list too, from this many words (by language). */
+    bareWords: z.record(z.string(), z.number().int().min(1)),
+  }),
+});
+export type ReadingThresholds = z.infer<typeof ThresholdsSchema>;
+
+export function loadReadingThresholds(): ReadingThresholds {
+  return loadDataFile(dataPath("offline-user", "reading.yaml"), ThresholdsSchema);
+}
+
+const isMove = (label: SentenceClass): label is LexicalMove => (MOVE_IDS as readonly string[]).includes(label);
+const isHarm = (label: SentenceClass): label is HarmClass => (HARM_CLASSES as readonly string[]).includes(label);
+
+/** How much text: Latin-script words count one each, Han characters half. */
+export function textSize(text: string): number {
+  const words = text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
+  let size = 0;
+  for (const word of words) {
+    const han = word.match(/\p{Script=Han}/gu)?.length ?? 0;
+    size += han > 0 ? han / 2 + (word.length - han > 0 ? 1 : 0) : 1;
+  }
+  return size;
+}
+
+/** Function words (stopwords, or stop characters in Chinese) as a share of a sentence's words. */
+function functionWordShare(text: string, lexicon: Lexicon): { share: number; words: number } {
+  const pieces = lexicon.language === "zh" ? (text.match(/\p{Script=Han}/gu) ?? []) : (text.toLowerCase().match(/[a-z][a-z'’]*/g) ?? []);
+  if (pieces.length === 0) return { share: 1, words: 0 };
+  const functionWords = pieces.filter((piece) => lexicon.stopwords.has(piece.replace(/’/g, "'"))).length;
+  return { share: functionWords / pieces.length, words: pieces.length };
+}
+
+/**
+ * Reads a reply sentence by sentence (docs/offline-user.md, "Reading a reply"): each sentence is a
+ * recognised move, harm, grounded content (this user's content words in the agent's own words), connective talk, or
+ * unaccounted (a bare quote, a keyword list, an off-topic line, or nothing the recogniser hears).
+ * `userSaid` is everything the user has said and the situation's keywords; `lastUser` the user's
+ * last message with the keywords (what the `grounded` move is measured against).
+ */
+export function readReply(
+  reply: string,
+  context: { lexicon: Lexicon; userSaid: string; lastUser: string; suspect?: ReadonlySet<LexicalMove> },
+  recogniser: MoveRecogniser = shippedRecogniser(),
+  thresholds: ReadingThresholds = loadReadingThresholds(),
+): ReplyReading {
+  const { lexicon } = context;
+  const userWords = contentWords(context.userSaid, lexicon);
+  const lastWords = contentWords(context.lastUser, lexicon);
+  const sentences: ReadSentence[] = [];
+  const moves = new Set<Move>();
+  const confidentMoves = new Set<Move>();
+  const possibleMoves = new Set<Move>();
+  const harm = new Set<HarmClass>();
+  const detected: DetectedMove[] = [];
+  const ownShared = new Set<string>();
+  const ownSharedLast = new Set<string>();
+  for (const sentence of splitSentences(reply)) {
+    const size = textSize(sentence.text);
+    const ownSize = textSize(sentence.own);
+    const quoted = Math.max(0, size - ownSize);
+    const own = contentWords(sentence.own, lexicon);
+    const grounding = [...own].filter((word) => userWords.has(word));
+    // The recogniser hears what the sentence does, not what it is about: the user's words are masked.
+    const masked = maskUserWords(sentence.own, userWords, lexicon, (word) => recogniser.knowsWord(word));
+    const reading = recogniser.read(masked);
+    // Each clause of a long sentence is heard as well: a move it makes is heard (what rewards rest
+    // on), while harm and confident moves rest on the whole sentence.
+    const clauseBest = new Map<SentenceClass, number>();
+    for (const clause of clausesOf(masked)) {
+      const clauseReading = recogniser.read(clause);
+      if (clauseReading.knownShare < thresholds.minKnownShare) continue;
+      clauseBest.set(clauseReading.best, Math.max(clauseBest.get(clauseReading.best) ?? 0, clauseReading.probability));
+    }
+    const read: ReadSentence = { text: sentence.text, kind: "unaccounted", moves: [], confident: [], harm: [], heard: reading.best, probability: Math.round(reading.probability * 1000) / 1000, grounding, size, quoted };
+    sentences.push(read);
+    if (ownSize === 0 || (sentence.quotes && own.size === 0 && !reading.ranked.some((entry) => isMove(entry.label) && entry.probability >= thresholds.heard))) {
+      read.reason = "bare_quote";
+      continue;
+    }
+    const heard = reading.knownShare >= thresholds.minKnownShare;
+    // Harm counts wherever it is, in any language and any shape of sentence; in an echo of the
+    // user's own words (most of its content words are theirs) only when the recogniser is sure.
+    const echo = own.size >= 2 && grounding.length >= 0.5 * own.size;
+    const harmFrom = echo ? thresholds.echoHarm : thresholds.harm;
+    if (heard) for (const entry of reading.ranked) if (isHarm(entry.label) && entry.probability >= harmFrom) read.harm.push(entry.label);
+    for (const found of read.harm) harm.add(found);
+    if (read.harm.length > 0) read.kind = "harm";
+    const shape = functionWordShare(sentence.own, lexicon);
+    const list = thresholds.keywordList;
+    if ((shape.words >= list.minWords && shape.share < (list.minFunctionWordShare[lexicon.language] ?? 0)) || (shape.share === 0 && shape.words >= (list.bareWords[lexicon.language] ?? Number.POSITIVE_INFINITY))) {
+      if (read.kind !== "harm") read.reason = "keyword_list";
+      continue;
+    }
+    // An off-topic sentence makes no move, whatever its clauses sound like, and grounds nothing.
+    const offTopic = reading.ranked.find((entry) => entry.label === "off_topic")?.probability ?? 0;
+    if (heard && reading.best === "off_topic" && offTopic >= thresholds.offTopic) {
+      if (read.kind !== "harm") read.reason = "off_topic";
+      continue;
+    }
+    if (heard) {
+      for (const entry of reading.ranked) {
+        if (isMove(entry.label) && (entry.label === reading.best ? entry.probability >= thresholds.heard : entry.probability >= thresholds.secondMove)) read.moves.push(entry.label);
+        if (isMove(entry.label) && entry.probability >= thresholds.confident) read.confident.push(entry.label);
+        if (isMove(entry.label) && entry.probability >= thresholds.possible) possibleMoves.add(entry.label);
+      }
+      for (const [label, probability] of clauseBest) {
+        if (isMove(label) && probability >= thresholds.heard && !read.moves.includes(label)) read.moves.push(label);
+      }
+      // The lexicon's patterns are evidence the recogniser must not contradict: a pattern that
+      // matches counts when the recogniser gives its move some weight ("celebrate" inside a
+      // reflection of mixed feelings is not congratulating).
+      for (const move of MOVE_IDS) {
+        if (read.moves.includes(move)) continue;
+        const probability = reading.ranked.find((entry) => entry.label === move)?.probability ?? 0;
+        if (probability >= thresholds.lexiconEvidence && firstMatch(sentence.own, lexicon.moves[move]) !== null) {
+          read.moves.push(move);
+          if (probability >= thresholds.lexiconConfident && !read.confident.includes(move)) read.confident.push(move);
+        }
+      }
+    }
+    for (const move of read.confident) confidentMoves.add(move);
+    const probabilityOf = (label: SentenceClass) => reading.ranked.find((entry) => entry.label === label)?.probability ?? 0;
+    const harmMass = probabilityOf("contempt") + probabilityOf("dismisses");
+    const punishedMass = Math.max(0, ...[...(context.suspect ?? [])].map((move) => probabilityOf(move)));
+    if (read.harm.length === 0 && (harmMass >= (echo ? thresholds.echoHarm : thresholds.suspect) || punishedMass >= thresholds.suspect)) {
+      // What it is for sure still counts against it; nothing in it pays.
+      read.moves = read.moves.filter((move) => read.confident.includes(move) && (context.suspect?.has(move) ?? false));
+      if (read.moves.length === 0) {
+        read.reason = "suspect";
+        continue;
+      }
+    }
+    for (const move of read.moves) {
+      if (!moves.has(move)) detected.push({ move, evidence: sentence.text });
+      moves.add(move);
+      possibleMoves.add(move);
+    }
+    const groundedContent = grounding.length >= thresholds.grounded.minShared && grounding.length >= thresholds.grounded.minShare * own.size;
+    if (read.harm.length > 0) read.kind = "harm";
+    else if (read.moves.length > 0) read.kind = "move";
+    else if (groundedContent) read.kind = "grounded";
+    else if (!heard) read.reason = "not_heard";
+    else if (offTopic >= thresholds.offTopic) read.reason = "off_topic";
+    else if (reading.probability < thresholds.talk) read.reason = "not_heard";
+    else read.kind = "connective";
+    if (read.kind !== "unaccounted") {
+      for (const word of grounding) ownShared.add(word);
+      for (const word of own) if (lastWords.has(word)) ownSharedLast.add(word);
+    }
+  }
+  if (ownSharedLast.size >= GROUNDING_MIN_SHARED) {
+    moves.add("grounded");
+    confidentMoves.add("grounded");
+    possibleMoves.add("grounded");
+    detected.push({ move: "grounded", evidence: [...ownSharedLast].slice(0, 5).join(", ") });
+  }
+  const total = sentences.reduce((sum, sentence) => sum + sentence.size, 0);
+  const accounted = sentences.filter((sentence) => sentence.kind !== "unaccounted").reduce((sum, sentence) => sum + sentence.size - sentence.quoted, 0);
+  return {
+    sentences,
+    moves,
+    confidentMoves,
+    possibleMoves,
+    harm,
+    detected,
+    accountedShare: total === 0 ? 1 : accounted / total,
+    groundedInUser: ownShared.size >= GROUNDING_MIN_SHARED,
+  };
+}
