@@ -4,7 +4,7 @@
  * no temporary file, no half report, run.json never "finished" for a run that failed); once space
  * returns the same command resumes, and the result is byte-identical to a run that never failed.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { scanJsonlFile } from "../src/core/jsonl.js";
@@ -81,8 +81,14 @@ describe.skipIf(unavailable !== undefined)(`aeb run on a full disk (tmpfs)${unav
   it("when the reports do not fit: no half report.html, run.json not 'finished' (the exit code is 1), and a rerun writes them", async () => {
     if (typeof tmpfs === "string") return;
     const out = join(directoryIn(tmpfs, "b"), "run");
-    // Room for the dialogues, summary.json and report.md (about 500 KB), not for report.html as well.
-    tmpfs.fill(560 * 1024);
+    // Room for the dialogues, run.json, summary.json and report.md of a clean run of the same
+    // command (sizes measured, so the test follows what a record holds), not for report.html as well.
+    const clean = join(temporaryDirectory(), "clean-b");
+    expect((await runCli([...RUN, "--out", clean])).code).toBe(0);
+    const size = (name: string) => statSync(join(clean, name)).size;
+    const slack = 48 * 1024;
+    expect(size("report.html")).toBeGreaterThan(2 * slack);
+    tmpfs.fill(size("dialogues.jsonl") + size("run.json") + size("summary.json") + size("report.md") + slack);
     const failed = await runCli([...RUN, "--out", out]);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/aeb: cannot write .*run\/(report\.html|report\.md|summary\.json): no space left on the device \(ENOSPC\)/);

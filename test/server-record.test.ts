@@ -99,18 +99,21 @@ describe("recorded episodes", () => {
 
   it("keep sage's unappraised last reply as aeb run records it (no user text, no change)", async () => {
     const { app } = await serving;
-    // The first starter scenario whose sage dialogue with the advice agent runs to its 10th reply.
-    let found: { id: string; expected: Awaited<ReturnType<typeof asRun>> } | undefined;
-    for (const scenario of scenarios) {
-      const expected = await asRun(scenario.id, 5, "sage", "advice");
-      if (expected.turns.at(-1)?.user.appraised === false) {
-        found = { id: scenario.id, expected };
-        break;
+    // The first starter scenario and reference agent whose sage dialogue runs to its 10th reply
+    // (neither success nor a collapse before it).
+    let found: { id: string; agent: string; expected: Awaited<ReturnType<typeof asRun>> } | undefined;
+    search: for (const agent of ["advice", "labeler", "formulaic", "sycophant", "attuned"] as const) {
+      for (const scenario of scenarios) {
+        const expected = await asRun(scenario.id, 5, "sage", agent);
+        if (expected.turns.at(-1)?.user.appraised === false) {
+          found = { id: scenario.id, agent, expected };
+          break search;
+        }
       }
     }
-    expect(found, "no starter scenario reaches sage's unappraised 10th reply with the advice agent").toBeDefined();
+    expect(found, "no starter scenario reaches sage's unappraised 10th reply with any reference agent").toBeDefined();
     recorded.length = 0;
-    await play(app, { scenarioId: found!.id, seed: 5, preset: "sage" }, "step", "advice");
+    await play(app, { scenarioId: found!.id, seed: 5, preset: "sage" }, "step", found!.agent);
     expect(recorded).toHaveLength(1);
     const record = DialogueRecordSchema.parse(recorded[0]);
     const { id: _id, condition: _condition, ...expected } = found!.expected;
