@@ -5,7 +5,7 @@ import { compareRuns, renderComparisonMarkdown, renderComparisonText } from "../
 import { parseConditionMappings, type ConditionMapping } from "../../report/condition-mapping.js";
 import { simulatedUsersOfDirectory } from "../../interop/simulated-users.js";
 import { loadRunRecords, readConditionOrder, readRunSeed } from "../../record/load-run.js";
-import { nonNegativeInteger, seedValue } from "../options.js";
+import { seedValue } from "../options.js";
 
 interface CompareFlags {
   out?: string;
