@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { dataPath, loadDataFile } from "../core/data-files.js";
 import type { Rng } from "../core/random.js";
+import { maskUserWords, USER_WORD_MARK } from "../lexicon/content-words.js";
 import { withoutQuotations } from "../lexicon/detect-moves.js";
 import { LanguageSchema, LexicalMoveSchema, type LexicalMove, type Lexicon, type Move } from "../lexicon/lexicon.js";
 import { replySimilarity, textShingles } from "../lexicon/text-similarity.js";
@@ -40,7 +41,7 @@ const FitRulesSchema = z.strictObject({
    * Attention: a reply grounded in what this user said (in its own words), at least `minAccounted`
    * accounted for, with no harm and nothing off key, earns `delta` when none of its items rewards it.
    */
-  attention: z.strictObject({ minAccounted: z.number().min(0).max(1), delta: DeltaSchema }),
+  attention: z.strictObject({ minAccounted: z.number().min(0).max(1), minTokens: z.number().int().min(1), delta: DeltaSchema }),
 });
 export type FitRules = z.infer<typeof FitRulesSchema>;
 
@@ -62,6 +63,8 @@ export interface FitInput {
   offKey: readonly LexicalMove[];
   /** The agent's earlier replies in this dialogue, oldest first. */
   previousReplies: readonly string[];
+  /** This user's content words (everything said, the situation's keywords): left out when replies are compared for repeats. */
+  userWords?: ReadonlySet<string>;
   lexicon: Lexicon;
   /** Harm the reply carries (contempt, dismissing), from reading it sentence by sentence. */
   harm: ReadonlySet<HarmClass>;
@@ -111,13 +114,23 @@ export function sentenceShape(reply: string, lexicon: Lexicon): { share: number;
   return { share: tokens === 0 ? 1 : functionWords / tokens, tokens, longestContentRun };
 }
 
-/** The most alike earlier reply, comparing the agent's own words (quotations of the user left out). */
-export function nearestEarlierReply(reply: string, previousReplies: readonly string[]): { index: number; similarity: number } | null {
-  const own = textShingles(withoutQuotations(reply));
+/**
+ * The most alike earlier reply, comparing the agent's own words: quotations of the user left out,
+ * and, when `topicWords` (this user's content words) are given, those words too, so that the same
+ * sentence sent again with a different word of the user's before it ("bowl batter. Success can be
+ * scary." after "mum's. Success can be scary.") is heard as the repeat it is.
+ */
+export function nearestEarlierReply(reply: string, previousReplies: readonly string[], topicWords?: { words: ReadonlySet<string>; lexicon: Lexicon }): { index: number; similarity: number } | null {
+  const ownWords = (text: string) => {
+    const unquoted = withoutQuotations(text);
+    if (topicWords === undefined) return unquoted;
+    return maskUserWords(unquoted, topicWords.words, topicWords.lexicon).replaceAll(USER_WORD_MARK, " ");
+  };
+  const own = textShingles(ownWords(reply));
   if (own.size === 0) return null;
   let nearest: { index: number; similarity: number } | null = null;
   for (const [index, earlier] of previousReplies.entries()) {
-    const similarity = replySimilarity(own, textShingles(withoutQuotations(earlier)));
+    const similarity = replySimilarity(own, textShingles(ownWords(earlier)));
     if (nearest === null || similarity > nearest.similarity) nearest = { index, similarity };
   }
   return nearest;
@@ -167,7 +180,7 @@ export function applyFitRules(fired: readonly FiredItem[], rubric: readonly Rubr
     voidPositives("incoherent");
     items.push({ id: "incoherent", value: drawDelta(rules.incoherence.delta, rng), description: "a list of keywords, not a sentence" });
   }
-  const nearest = nearestEarlierReply(input.reply, input.previousReplies);
+  const nearest = nearestEarlierReply(input.reply, input.previousReplies, input.userWords === undefined ? undefined : { words: input.userWords, lexicon: input.lexicon });
   if (nearest !== null && nearest.similarity >= rules.nearRepeat.similarity) {
     voidPositives("near_repeat");
     items.push({ id: "repeats_itself", value: drawDelta(rules.nearRepeat.delta, rng), description: `I heard this already (${Math.round(nearest.similarity * 100)}% like reply ${nearest.index})` });
@@ -188,7 +201,9 @@ export function applyFitRules(fired: readonly FiredItem[], rubric: readonly Rubr
     return items;
   }
   const rewarded = items.some((item) => item.value > 0 || (item.drawn ?? 0) > 0);
-  if (!rewarded && input.groundedInUser && offKey.length === 0 && input.accountedShare >= rules.attention.minAccounted && !items.some((item) => item.value < 0)) {
+  // Attention is said in sentences: a few of the user's words on their own ("terrified operations") are not listening.
+  const saysSomething = shape.tokens >= rules.attention.minTokens && shape.share >= minShare;
+  if (!rewarded && saysSomething && input.groundedInUser && offKey.length === 0 && input.accountedShare >= rules.attention.minAccounted && !items.some((item) => item.value < 0)) {
     items.push({ id: "attentive", value: drawDelta(rules.attention.delta, rng), description: "staying with what I actually said" });
   }
   return items;

@@ -1,6 +1,7 @@
 import type { HidVerdict } from "../core/dialogue.js";
 import { emotionState } from "../core/emotion.js";
 import { createRng, deriveSeed } from "../core/random.js";
+import { contentWords } from "../lexicon/content-words.js";
 import { loadLexicon, type LexicalMove, type Move } from "../lexicon/lexicon.js";
 import type { RubricItem } from "../scenarios/scenario-schema.js";
 import { driftOf, offKeyMovesOf, rubricOf } from "../scenarios/type-defaults.js";
@@ -57,6 +58,7 @@ export class OfflineSimulatedUser implements SimulatedUser {
       groundedInUser: reading.groundedInUser,
       offKey: offKeyMovesOf(scenario, phase),
       previousReplies,
+      userWords: contentWords(everythingSaid, lexicon),
       lexicon,
       harm: reading.harm,
       accountedShare: reading.accountedShare,

@@ -174,14 +174,19 @@ export function readReply(
     const heard = reading.knownShare >= thresholds.minKnownShare;
     // Harm counts wherever it is, in any language and any shape of sentence; in an echo of the
     // user's own words (most of its content words are theirs) only when the recogniser is sure.
-    const echo = own.size >= 2 && grounding.length >= 0.5 * own.size;
+    // Three of four words at least: an insult with a couple of the user's words glued on
+    // ("scared wanted tundra. Toughen up") is no echo.
+    const echo = own.size >= 2 && grounding.length >= 0.75 * own.size;
     const harmFrom = echo ? thresholds.echoHarm : thresholds.harm;
     if (heard) for (const entry of reading.ranked) if (isHarm(entry.label) && entry.probability >= harmFrom) read.harm.push(entry.label);
     for (const found of read.harm) harm.add(found);
     if (read.harm.length > 0) read.kind = "harm";
     const shape = functionWordShare(sentence.own, lexicon);
     const list = thresholds.keywordList;
-    if ((shape.words >= list.minWords && shape.share < (list.minFunctionWordShare[lexicon.language] ?? 0)) || (shape.share === 0 && shape.words >= (list.bareWords[lexicon.language] ?? Number.POSITIVE_INFINITY))) {
+    // The user's own words said back with nothing around them ("terrified operations") are a list too, however short.
+    const ownContent = [...contentWords(sentence.own, lexicon)];
+    const bareEcho = shape.share === 0 && ownContent.length > 0 && ownContent.every((word) => userWords.has(word));
+    if (bareEcho || (shape.words >= list.minWords && shape.share < (list.minFunctionWordShare[lexicon.language] ?? 0)) || (shape.share === 0 && shape.words >= (list.bareWords[lexicon.language] ?? Number.POSITIVE_INFINITY))) {
       if (read.kind !== "harm") read.reason = "keyword_list";
       continue;
     }
