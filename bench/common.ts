@@ -139,3 +139,15 @@ export function parseArgs(argv: readonly string[]): Map<string, string> {
   }
   return flags;
 }
+
+/** A report printed as it is written, and kept (`out`) for the markdown file a bench writes at the end. */
+export function reportPrinter(): { out: string[]; print: (text?: string) => void } {
+  const out: string[] = [];
+  return {
+    out,
+    print: (text = "") => {
+      out.push(text);
+      process.stdout.write(`${text}\n`);
+    },
+  };
+}

@@ -23,7 +23,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLI, fixed, machine, markdownTable, parseArgs, percentile, ROOT, startMockServer } from "./common.js";
+import { CLI, fixed, machine, markdownTable, parseArgs, percentile, reportPrinter, ROOT, startMockServer } from "./common.js";
 
 const flags = parseArgs(process.argv.slice(2));
 const levels = (flags.get("in-flight") ?? "64,256,1024").split(",").map(Number);
@@ -226,11 +226,7 @@ async function measureLevel(inFlight: number): Promise<Level> {
 
 async function main(): Promise<void> {
   const info = machine();
-  const out: string[] = [];
-  const print = (text = "") => {
-    out.push(text);
-    process.stdout.write(`${text}\n`);
-  };
+  const { out, print } = reportPrinter();
   print("# AEB environment server with an LLM simulated user");
   print();
   print(`machine: ${info.nproc} CPUs (${info.cpu}), node ${info.node}, load average at start ${info.loadAverage.join(" ")}`);

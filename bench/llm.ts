@@ -24,7 +24,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
-import { fixed, machine, markdownTable, median, parseArgs, ROOT, runChild, startMockServer } from "./common.js";
+import { fixed, machine, markdownTable, median, parseArgs, reportPrinter, ROOT, runChild, startMockServer } from "./common.js";
 import { BENCH_CONDITIONS, BENCH_MODELS, type ChildResult, type ChildSpec } from "./llm-child.js";
 
 const flags = parseArgs(process.argv.slice(2));
@@ -181,11 +181,7 @@ async function measureRuns(label: string, times: number, latencyArgs: string[], 
 
 async function main(): Promise<void> {
   const info = machine();
-  const out: string[] = [];
-  const print = (text = "") => {
-    out.push(text);
-    process.stdout.write(`${text}\n`);
-  };
+  const { out, print } = reportPrinter();
   const raw: Record<string, unknown> = { machine: info, flags: Object.fromEntries(flags), date: new Date().toISOString() };
   print(`# AEB LLM-path benchmark`);
   print();

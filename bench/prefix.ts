@@ -35,7 +35,7 @@ import { selectScenarios } from "../src/runner/run-benchmark.js";
 import { parseRunConfig, type RunConfigInput } from "../src/runner/run-config.js";
 import { planRun } from "../src/runner/run-plan.js";
 import type { Scenario } from "../src/scenarios/scenario-schema.js";
-import { fixed, machine, markdownTable, parseArgs, ROOT } from "./common.js";
+import { fixed, machine, markdownTable, parseArgs, reportPrinter, ROOT } from "./common.js";
 
 const flags = parseArgs(process.argv.slice(2));
 const seed = 1;
@@ -193,11 +193,7 @@ interface Measured {
 
 async function main(): Promise<void> {
   const info = machine();
-  const out: string[] = [];
-  const print = (text = "") => {
-    out.push(text);
-    process.stdout.write(`${text}\n`);
-  };
+  const { out, print } = reportPrinter();
   print("# AEB prompt-prefix benchmark");
   print();
   print(`machine: ${info.nproc} CPUs (${info.cpu}), node ${info.node}; deterministic (no timing)`);
