@@ -92,8 +92,8 @@ async function startServe(args: string[]): Promise<{ child: ChildProcess; url: s
   return { child, url, exited, stderr: () => stderr };
 }
 
-async function health(url: string): Promise<{ status: number; body: { status: string; recorder?: { state: string; error?: string } } }> {
-  const response = await fetch(`${url}/healthz`);
+async function health(url: string, options: { fresh?: boolean } = {}): Promise<{ status: number; body: { status: string; recorder?: { state: string; error?: string } } }> {
+  const response = await fetch(`${url}/healthz`, options.fresh === true ? { headers: { connection: "close" } } : {});
   return { status: response.status, body: (await response.json()) as { status: string; recorder?: { state: string; error?: string } } };
 }
 
@@ -183,6 +183,12 @@ describe.skipIf(unavailable !== undefined)(`a full disk under aeb serve --record
       expectAcknowledgedOnDiskOnce(acknowledged, onDisk);
       // Either worker answers /healthz: both were told by the primary.
       for (let probe = 0; probe < 4; probe += 1) expect((await health(server.url)).body).toMatchObject({ status: "recorder_failing", recorder: { state: "failing" } });
+      // A worker started now (the primary replaces a killed one) has sent no episode: it is told too.
+      const [killed] = workersOf(server.child.pid!);
+      process.kill(killed!, "SIGKILL");
+      expect(await eventually(async () => /listens \(it replaces one that exited\)/.test(server.stderr()), 20_000), "the primary did not replace the killed worker").toBe(true);
+      // A fresh connection each time: the cluster hands connections to its workers in turn.
+      for (let probe = 0; probe < 8; probe += 1) expect((await health(server.url, { fresh: true })).body).toMatchObject({ status: "recorder_failing", recorder: { state: "failing" } });
       expect(await recordedMetric(server.url)).toBe(onDisk.size);
 
       tmpfs.freeSpace();

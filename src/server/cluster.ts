@@ -1,5 +1,5 @@
 import cluster, { type Worker } from "node:cluster";
-import { AggregatorRegistry, type Registry } from "prom-client";
+import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from "prom-client";
 import type { DialogueRecord } from "../core/dialogue.js";
 import type { RecorderHealth } from "./episode-recorder.js";
 
@@ -15,6 +15,12 @@ import type { RecorderHealth } from "./episode-recorder.js";
 const LISTENING = "aeb:listening";
 const METRICS_REQUEST = "aeb:metrics-request";
 const METRICS_RESPONSE = "aeb:metrics-response";
+/** Primary to a listening worker: send your registry; the worker answers with METRICS_LOCAL. */
+const METRICS_COLLECT = "aeb:metrics-collect";
+const METRICS_LOCAL = "aeb:metrics-local";
+/** The primary waits this long for every listening worker's registry; then /metrics fails (503, retryable). */
+const METRICS_COLLECT_TIMEOUT_MS = 3000;
+const RECORDED_METRIC = "aeb_env_episodes_recorded_total";
 const EPISODE = "aeb:episode";
 const EPISODE_WRITTEN = "aeb:episode-written";
 const RECORDER_HEALTH = "aeb:recorder-health";
@@ -23,6 +29,8 @@ const EPISODE_CONFIRM_TIMEOUT_MS = 30_000;
 /** Set in the environment of the workers the primary forks. */
 export const CLUSTER_WORKER_VARIABLE = "AEB_CLUSTER_WORKER";
 
+type LocalMetrics = MetricObjectWithValues<MetricValue<string>>[];
+
 interface ClusterMessage {
   type: string;
   id?: number;
@@ -30,6 +38,8 @@ interface ClusterMessage {
   text?: string;
   error?: string;
   record?: DialogueRecord;
+  /** METRICS_LOCAL: the worker's registry as `getMetricsAsJSON` gives it. */
+  metrics?: LocalMetrics;
   /** EPISODE_WRITTEN: written now (true) or already on disk (false); absent with `error`. */
   written?: boolean;
   /** EPISODE_WRITTEN with `error`: the errno code of the failed write (ENOSPC...), for the client's message. */
@@ -57,6 +67,11 @@ export interface ClusterPrimaryOptions {
   onEpisode?: (record: DialogueRecord) => Promise<boolean>;
   /** The recorder's health now; workers are told it at start and at every change ({@link ClusterPrimary.recorderHealthChanged}). */
   recorderHealth?: () => RecorderHealth;
+  /**
+   * Episodes the primary's recorder wrote since it started: /metrics shows this as
+   * aeb_env_episodes_recorded_total instead of the workers' sum, which fell when a worker was replaced.
+   */
+  recordedEpisodes?: () => number;
 }
 
 /** What the primary's caller can do while it runs. */
@@ -81,18 +96,46 @@ export interface ClusterStopped {
  * worker listens (a port in use, a bad flag).
  */
 export function runClusterPrimary(options: ClusterPrimaryOptions): ClusterPrimary {
-  const aggregator = new AggregatorRegistry();
   const listening = new Set<number>();
+  const collections = new Map<number, { waiting: Set<number>; received: LocalMetrics[]; settle: (error?: Error) => void }>();
+  let collectionIds = 0;
+  /**
+   * The sum over the workers that listen (a worker being started is not asked: it could not answer
+   * yet, and prom-client's own collection, which asked every forked worker, failed /metrics for 5 s
+   * after each restart). A worker that exits meanwhile is left out.
+   */
+  const clusterMetrics = () =>
+    new Promise<string>((resolve, reject) => {
+      const id = collectionIds++;
+      const targets = [...listening].map((workerId) => cluster.workers?.[workerId]).filter((worker): worker is Worker => worker !== undefined && worker.isConnected());
+      const collection = {
+        waiting: new Set(targets.map((worker) => worker.id)),
+        received: [] as LocalMetrics[],
+        settle: (error?: Error) => {
+          if (!collections.delete(id)) return;
+          clearTimeout(timer);
+          if (error !== undefined) return reject(error);
+          const recorded = options.recordedEpisodes;
+          const perWorker = recorded === undefined ? collection.received : collection.received.map((metrics) => metrics.filter((metric) => metric.name !== RECORDED_METRIC));
+          const primaryMetrics: LocalMetrics = [];
+          const template = collection.received.flat().find((metric) => metric.name === RECORDED_METRIC);
+          if (recorded !== undefined && template !== undefined) primaryMetrics.push({ ...template, values: [{ value: recorded(), labels: {} }] });
+          AggregatorRegistry.aggregate([...perWorker, primaryMetrics]).metrics().then(resolve, reject);
+        },
+      };
+      const timer = setTimeout(() => collection.settle(new Error(`${collection.waiting.size} worker(s) did not send their metrics within ${METRICS_COLLECT_TIMEOUT_MS / 1000} s`)), METRICS_COLLECT_TIMEOUT_MS);
+      collections.set(id, collection);
+      for (const worker of targets) tell(worker, { type: METRICS_COLLECT, id });
+      if (collection.waiting.size === 0) collection.settle();
+    });
+  const leftCollections = (workerId: number) => {
+    for (const collection of [...collections.values()]) if (collection.waiting.delete(workerId) && collection.waiting.size === 0) collection.settle();
+  };
   let ready = false;
   let stopping = false;
   let clean = true;
 
-  const fork = (): Worker => {
-    const worker = cluster.fork({ ...options.env, [CLUSTER_WORKER_VARIABLE]: "1" });
-    const health = options.recorderHealth?.();
-    if (health !== undefined && health.state !== "ok") worker.once("online", () => tell(worker, { type: RECORDER_HEALTH, health }));
-    return worker;
-  };
+  const fork = (): Worker => cluster.fork({ ...options.env, [CLUSTER_WORKER_VARIABLE]: "1" });
 
   const tell = (worker: Worker, message: ClusterMessage) => {
     // A worker that died meanwhile cannot be told; its client's connection is gone too.
@@ -111,22 +154,35 @@ export function runClusterPrimary(options: ClusterPrimaryOptions): ClusterPrimar
           },
         );
       } else if (message?.type === LISTENING && typeof message.url === "string") {
+        // Told now, not when the worker comes online: a message sent before its listener exists is lost.
+        const health = options.recorderHealth?.();
+        if (health !== undefined && health.state !== "ok") tell(worker, { type: RECORDER_HEALTH, health });
         listening.add(worker.id);
+        if (ready) options.log(`worker ${worker.process.pid} listens (it replaces one that exited)`);
         if (!ready && listening.size >= options.workers) {
           ready = true;
           options.onListening(message.url);
         }
+      } else if (message?.type === METRICS_LOCAL && message.id !== undefined && message.metrics !== undefined) {
+        const collection = collections.get(message.id);
+        if (collection !== undefined && collection.waiting.delete(worker.id)) {
+          collection.received.push(message.metrics);
+          if (collection.waiting.size === 0) collection.settle();
+        }
       } else if (message?.type === METRICS_REQUEST) {
-        aggregator.clusterMetrics().then(
+        clusterMetrics().then(
           (text) => worker.send({ type: METRICS_RESPONSE, id: message.id, text }),
           (error: unknown) => worker.send({ type: METRICS_RESPONSE, id: message.id, error: (error as Error).message }),
         );
       }
     };
     const onExit = (worker: Worker, code: number | null, signal: string | null) => {
-      listening.delete(worker.id);
+      const wasListening = listening.delete(worker.id);
+      leftCollections(worker.id);
       if (stopping) {
-        if (code !== 0 || signal !== null) {
+        // A worker still starting had no request to finish: the signal ended nothing.
+        const cutNothing = !wasListening && signal === "SIGTERM";
+        if ((code !== 0 || signal !== null) && !cutNothing) {
           clean = false;
           options.log(`worker ${worker.process.pid} stopped with ${signal ?? `exit code ${code}`}`);
         }
@@ -194,7 +250,13 @@ let episodeMessages = 0;
 let primaryRecorderHealth: RecorderHealth = { state: "ok" };
 let listeningToPrimary = false;
 
-function listenToPrimary(): void {
+/**
+ * In a worker: starts listening to the primary. Call it when the worker starts: a message that
+ * comes before a listener is dropped, so a worker that listened only once it sent its first
+ * episode missed the recorder's health the primary told it (and showed "ok" on /healthz while
+ * the other worker showed "failing").
+ */
+export function listenToPrimary(): void {
   if (listeningToPrimary) return;
   listeningToPrimary = true;
   process.on("message", (message: ClusterMessage) => {
@@ -266,11 +328,17 @@ export function leaveCluster(): void {
  * (the primary's aggregate over all workers).
  */
 export function clusterMetricsSource(registry: Registry): () => Promise<string> {
-  new AggregatorRegistry(); // registers this worker's answer to the primary's collection requests
-  AggregatorRegistry.setRegistries([registry]);
   let counter = 0;
   const pending = new Map<number, { resolve: (text: string) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
   process.on("message", (message: ClusterMessage) => {
+    if (message?.type === METRICS_COLLECT && message.id !== undefined) {
+      const id = message.id;
+      registry.getMetricsAsJSON().then(
+        (metrics) => process.send?.({ type: METRICS_LOCAL, id, metrics } satisfies ClusterMessage, undefined, undefined, () => undefined),
+        () => undefined,
+      );
+      return;
+    }
     if (message?.type !== METRICS_RESPONSE || message.id === undefined) return;
     const waiting = pending.get(message.id);
     if (waiting === undefined) return;

@@ -31,6 +31,7 @@ export type EnvironmentErrorCode =
   | "shutting_down"
   | "recording_failed"
   | "misdirected_request"
+  | "metrics_unavailable"
   | "internal";
 
 /** One field-level problem in a request, as `path: message`. */

@@ -6,7 +6,7 @@ import { PluginFactory } from "../../runner/plugins.js";
 import { selectScenarios } from "../../runner/run-benchmark.js";
 import { PresetChoiceSchema, RewardModeSchema, type PresetChoice, type RewardMode } from "../../server/api-schemas.js";
 import { assertSafeBinding, buildServer, type EnvironmentServer } from "../../server/app.js";
-import { announceListening, isClusterWorker, leaveCluster, primaryRecorderHealthNow, runClusterPrimary, sendEpisodeToPrimary } from "../../server/cluster.js";
+import { announceListening, isClusterWorker, leaveCluster, listenToPrimary, primaryRecorderHealthNow, runClusterPrimary, sendEpisodeToPrimary } from "../../server/cluster.js";
 import { DelayedSimulatedUser } from "../../server/delayed-user.js";
 import { EpisodeRecorder, type RecorderHealth } from "../../server/episode-recorder.js";
 import { simulatorCapacity } from "../../server/simulator-capacity.js";
@@ -208,7 +208,7 @@ export function registerServeCommand(program: Command): void {
           shutdownTimeoutMs: flags.shutdownTimeout * 1000,
           log: (line) => console.error(`aeb serve: ${line}`),
           onListening: (url) => console.log(describe(url, new PluginFactory({ cacheDir: config.cache?.dir }).simulatedUser(config.simulator).id)),
-          ...(recorder !== undefined ? { onEpisode: (record) => recorder.append(record), recorderHealth: () => recorder.health } : {}),
+          ...(recorder !== undefined ? { onEpisode: (record) => recorder.append(record), recorderHealth: () => recorder.health, recordedEpisodes: () => recorder.count } : {}),
         });
         if (recorder !== undefined) recorder.onHealthChange = (health) => {
           logRecorderHealth(recorder.dir, health);
@@ -231,6 +231,7 @@ export function registerServeCommand(program: Command): void {
       };
       let user = new PluginFactory({ cacheDir: config.cache?.dir, warn: (message) => console.error(`aeb serve: ${message}`), onModelQueued }).simulatedUser(config.simulator);
       if (flags.mockUserLatency !== undefined) user = new DelayedSimulatedUser({ inner: user, latencyMs: flags.mockUserLatency, id: user.id });
+      if (isClusterWorker()) listenToPrimary();
       const recorder = flags.record !== undefined && !isClusterWorker() ? new EpisodeRecorder(flags.record) : undefined;
       if (recorder !== undefined) recorder.onHealthChange = (health) => logRecorderHealth(recorder.dir, health);
       const recording =

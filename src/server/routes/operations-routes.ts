@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { HealthSchema } from "../api-schemas.js";
 import type { RecorderHealth } from "../episode-recorder.js";
+import { EnvironmentError } from "../environment-error.js";
 import type { RouteContext } from "../route-context.js";
 
 /** `/healthz` (no auth, no rate limit; 503 while draining) and `/metrics` (Prometheus). */
@@ -25,6 +26,13 @@ export function registerOperationsRoutes(
   });
 
   app.get("/metrics", { schema: { summary: "Prometheus metrics", tags: ["operations"], hide: false } }, async (_request, reply) => {
-    return reply.header("content-type", metrics.registry.contentType).send(await options.metricsText());
+    let text: string;
+    try {
+      text = await options.metricsText();
+    } catch (error) {
+      // --workers: the primary sums the workers' registries; one that is busy or dying makes a scrape fail, not the server.
+      throw new EnvironmentError(503, "metrics_unavailable", `the metrics could not be collected (${(error as Error).message}); scrape again`, { retryable: true, retryAfterSeconds: 1, cause: error });
+    }
+    return reply.header("content-type", metrics.registry.contentType).send(text);
   });
 }
