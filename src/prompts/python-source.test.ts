@@ -62,6 +62,8 @@ describe("scanPythonPrompts", () => {
     "                    'part two')",
     '        prompt = template.replace("{{planning}}", "objective:\\n" + planning["reason"] + "\\nsubjective:\\n" + planning[\'analyse\']).replace("{{role}}", str(data))',
     "top = 'module level'",
+    "pair = ('a tuple', 'not a string')",
+    "joined = ('a') + suffix",
   ].join("\n");
   const scan = scanPythonPrompts(source);
 

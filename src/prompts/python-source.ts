@@ -8,7 +8,9 @@
  *
  * Why a tokenizer and not regular expressions over the file: a template is a triple-quoted string
  * that may contain quotes, `#`, braces and lines that look like code; only reading the file the way
- * Python reads it finds where each string starts and ends.
+ * Python reads it finds where each string starts and ends. Why not Python's own `ast` through a
+ * script: RLVER's simulator is not valid Python (`ast.parse` fails on it), and `tokenize` would
+ * only replace the string reading (docs/models.md, "Why a Python lexer in TypeScript").
  */
 import { AebError } from "../core/errors.js";
 
@@ -352,9 +354,12 @@ export function scanPythonPrompts(source: string): PythonPromptScan {
       continue;
     }
     if (first?.kind === "name" && second?.kind === "op" && second.value === "=") {
-      const valueStart = third?.kind === "op" && third.value === "(" ? 3 : 2;
-      const strings = joinedStrings(statement, valueStart);
-      if (strings !== null && (strings.end === statement.length || (valueStart === 3 && statement[strings.end]?.kind === "op"))) {
+      const parenthesized = third?.kind === "op" && third.value === "(";
+      const strings = joinedStrings(statement, parenthesized ? 3 : 2);
+      const after = strings === null ? undefined : statement[strings.end];
+      // The strings are the whole value: `x = "a" "b"` or `x = ("a" "b")`, not a tuple `x = ("a", "b")` nor `x = ("a") + y`.
+      const whole = parenthesized ? after?.kind === "op" && after.value === ")" && strings!.end + 1 === statement.length : strings?.end === statement.length;
+      if (strings !== null && whole) {
         scan.strings.push({ scope, name: first.value, value: strings.value, fString: strings.fString, line: first.line });
       }
       if (third?.kind === "op" && third.value === "{") scan.dicts.push({ scope, name: first.value, entries: dictEntries(statement, 3), line: first.line });
