@@ -27,7 +27,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ecsJudgementFailed, hidJudgementFailed } from "../src/core/judgement.js";
 import type { ChatModel, ChatRequest } from "../src/llm/chat-model.js";
-import { policyChatModel } from "../src/mock/policy-chat-model.js";
+import { policyChatModel } from "../src/testing/policy-chat-model.js";
 import { runEpisode } from "../src/episode/step.js";
 import { judgeDialogue, type NamedJudges } from "../src/runner/judge-record.js";
 import { PluginFactory } from "../src/runner/plugins.js";
