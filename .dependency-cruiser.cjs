@@ -57,7 +57,8 @@ const testingImporters = {
   "src/cli/commands/run.ts": "`aeb run --dry-run` plays the plan against the mock's reply policy, to count prompt tokens",
 };
 
-const escape = (text) => text.replace(/[.\-]/g, "\\$&");
+/** A path as a regular expression that matches only it (dots and dashes escaped). */
+const literal = (text) => text.replace(/[.-]/g, "\\$&");
 
 const forbidden = [
   {
@@ -78,18 +79,18 @@ const forbidden = [
     name: "testing-outside-tests",
     severity: "error",
     comment: `src/testing/ (test doubles) is imported by tests and benchmarks; in src/ only by ${Object.keys(testingImporters).join(", ")} (.dependency-cruiser.cjs says why).`,
-    from: { path: "^src/", pathNot: [`^src/testing/`, "\\.test\\.ts$", ...Object.keys(testingImporters).map((file) => `^${escape(file)}$`)] },
+    from: { path: "^src/", pathNot: [`^src/testing/`, "\\.test\\.ts$", ...Object.keys(testingImporters).map((file) => `^${literal(file)}$`)] },
     to: { path: "^src/testing/" },
   },
 ];
 
 for (const [folder, allowed] of Object.entries(imports)) {
-  const ok = [folder, ...allowed].map(escape).join("|");
+  const ok = [folder, ...allowed].map(literal).join("|");
   forbidden.push({
     name: `layer-${folder}`,
     severity: "error",
     comment: `src/${folder}/ imports only from ${allowed.length === 0 ? "itself" : allowed.join(", ")}: a new edge is added to \`imports\` in .dependency-cruiser.cjs, down the tiers of docs/architecture.md.`,
-    from: { path: `^src/${escape(folder)}/`, pathNot: "\\.test\\.ts$" },
+    from: { path: `^src/${literal(folder)}/`, pathNot: "\\.test\\.ts$" },
     to: { path: "^src/[^/]+/", pathNot: `^src/(${ok})/` },
   });
 }

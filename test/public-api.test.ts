@@ -87,4 +87,8 @@ describe("the public faces", () => {
     expect(main).not.toContain("probeRewardHacking");
     expect(namesOf("./server")).toContain("probeRewardHacking");
   });
+
+  it("give aeb/record the readers and schemas README.md names", () => {
+    for (const name of ["readDialogueRecords", "readDialogueRows", "loadRun", "RunSummarySchema", "readSummaryFile", "DIALOGUES_FILE"]) expect(namesOf("./record")).toContain(name);
+  });
 });

@@ -20,4 +20,5 @@ export { RunManifestSchema, InvocationSchema, readManifest, type RunManifest, ty
 export { ProvenanceSchema, type Provenance } from "./provenance.js";
 export { UsageEventSchema, readUsageTotals } from "./usage-log.js";
 export { readSummaryFile } from "./summary-file.js";
+export { RunSummarySchema, type RunSummary } from "../analysis/summary-schema.js";
 export { loadRun, loadRunRecords, readRunSetup, type LoadedRun, type RunSetup } from "./load-run.js";
