@@ -6,7 +6,7 @@
  * `full` suite), in English and in Chinese (the same scenarios with their language set to `zh`, so
  * the zh templates are what is measured), through the real agent, simulated user and judges, with
  * every model replaced by a logging mock: the mock server's AEB reply policy in memory
- * (src/mock/policy-chat-model.ts), which records each request's messages. A request's text is its
+ * (src/testing/policy-chat-model.ts), which records each request's messages. A request's text is its
  * messages in ChatML (`<|im_start|>role\ncontent<|im_end|>\n`), what a Qwen-style chat template
  * gives the server.
  *
