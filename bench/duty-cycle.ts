@@ -15,7 +15,7 @@ import { LlmAgent } from "../src/agents/llm-agent.js";
 import { runEpisode } from "../src/episode/step.js";
 import { LlmEcsJudge, LlmHidJudge } from "../src/judges/llm-judges.js";
 import type { ChatModel, ChatRequest, ChatResponse, UsageTotals } from "../src/llm/chat-model.js";
-import { aebMockReply } from "../src/mock/aeb-mock-policy.js";
+import { aebMockReply } from "../src/testing/aeb-mock-policy.js";
 import { forEachConcurrent } from "../src/runner/concurrency.js";
 import { selectScenarios } from "../src/runner/run-benchmark.js";
 import { judgeDialogue, withNewJudgements } from "../src/runner/judge-record.js";

@@ -6,7 +6,7 @@
  * `full` suite), in English and in Chinese (the same scenarios with their language set to `zh`, so
  * the zh templates are what is measured), through the real agent, simulated user and judges, with
  * every model replaced by a logging mock: the mock server's AEB reply policy in memory
- * (src/mock/policy-chat-model.ts), which records each request's messages. A request's text is its
+ * (src/testing/policy-chat-model.ts), which records each request's messages. A request's text is its
  * messages in ChatML (`<|im_start|>role\ncontent<|im_end|>\n`), what a Qwen-style chat template
  * gives the server.
  *
@@ -27,7 +27,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ecsJudgementFailed, hidJudgementFailed } from "../src/core/judgement.js";
 import type { ChatModel, ChatRequest } from "../src/llm/chat-model.js";
-import { policyChatModel } from "../src/mock/policy-chat-model.js";
+import { policyChatModel } from "../src/testing/policy-chat-model.js";
 import { runEpisode } from "../src/episode/step.js";
 import { judgeDialogue, type NamedJudges } from "../src/runner/judge-record.js";
 import { PluginFactory } from "../src/runner/plugins.js";

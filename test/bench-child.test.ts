@@ -2,8 +2,8 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { startMockLlmServer, type MockLlmServer } from "../src/llm/mock-server.js";
-import { aebMockReply } from "../src/mock/aeb-mock-policy.js";
+import { startMockLlmServer, type MockLlmServer } from "../src/testing/mock-llm-server.js";
+import { aebMockReply } from "../src/testing/aeb-mock-policy.js";
 import type { ChildResult } from "../bench/llm-child.js";
 
 const ROOT = join(import.meta.dirname, "..");

@@ -6,14 +6,14 @@
  * through the environment server's Environment class, in process.
  */
 import { readFileSync } from "node:fs";
-import { scriptedChatModel } from "../src/mock/scripted-chat-model.js";
+import { scriptedChatModel } from "../src/testing/scripted-chat-model.js";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DialogueRecordSchema, type DialogueRecord, type TurnRecord } from "../src/core/dialogue.js";
 import { getPreset } from "../src/core/preset.js";
 import { startEpisode, step } from "../src/episode/step.js";
-import { startMockLlmServer, type MockLlmServer } from "../src/llm/mock-server.js";
-import { aebMockReply, roleOf } from "../src/mock/aeb-mock-policy.js";
+import { startMockLlmServer, type MockLlmServer } from "../src/testing/mock-llm-server.js";
+import { aebMockReply, roleOf } from "../src/testing/aeb-mock-policy.js";
 import { parseRunConfig } from "../src/runner/run-config.js";
 import { runBenchmark } from "../src/runner/run-benchmark.js";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";

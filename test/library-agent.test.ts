@@ -7,11 +7,9 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Agent, AgentInput } from "../src/agents/agent.js";
-import { ConfigError } from "../src/core/errors.js";
-import { readDialogueRecords } from "../src/record/dialogue-reader.js";
-import { parseRunConfig } from "../src/runner/run-config.js";
-import { runBenchmark } from "../src/runner/run-benchmark.js";
+// Through the package's entries (`aeb`, `aeb/record`), as a user's script imports them.
+import { ConfigError, parseRunConfig, runBenchmark, type Agent, type AgentInput } from "../src/index.js";
+import { readDialogueRecords } from "../src/record/index.js";
 import { temporaryDirectory } from "./helpers/cli.js";
 
 const config = (names: string[]) =>

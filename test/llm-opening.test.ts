@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { getPreset } from "../src/core/preset.js";
 import { startEpisode } from "../src/episode/step.js";
-import { startMockLlmServer, type MockLlmServer } from "../src/llm/mock-server.js";
-import { aebMockReply } from "../src/mock/aeb-mock-policy.js";
+import { startMockLlmServer, type MockLlmServer } from "../src/testing/mock-llm-server.js";
+import { aebMockReply } from "../src/testing/aeb-mock-policy.js";
 import { PluginFactory } from "../src/runner/plugins.js";
 import { parseRunConfig } from "../src/runner/run-config.js";
 import { profileToScenario } from "../src/scenarios/sage-profiles.js";

@@ -5,8 +5,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startMockLlmServer, type MockLlmServer } from "../src/llm/mock-server.js";
-import { aebMockReply } from "../src/mock/aeb-mock-policy.js";
+import { startMockLlmServer, type MockLlmServer } from "../src/testing/mock-llm-server.js";
+import { aebMockReply } from "../src/testing/aeb-mock-policy.js";
 import { readDialogueRecords } from "../src/record/dialogue-reader.js";
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
 

@@ -8,7 +8,7 @@ import { appendFileSync, cpSync, existsSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, RunDirectoryError, RunStoppedError } from "../src/core/errors.js";
-import { aebMockReply, roleOf } from "../src/mock/aeb-mock-policy.js";
+import { aebMockReply, roleOf } from "../src/testing/aeb-mock-policy.js";
 import { readManifest } from "../src/record/manifest.js";
 import { readUsageTotals } from "../src/record/usage-log.js";
 import { judgeRun } from "../src/runner/judge-run.js";

@@ -11,7 +11,7 @@ import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "..
 import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";
 import { BatchStepResponseSchema, type ResetResponse, type StepResponse } from "../src/server/api-schemas.js";
 import { buildServer, type EnvironmentServer, type ServerOptions } from "../src/server/app.js";
-import { DelayedSimulatedUser } from "../src/server/delayed-user.js";
+import { DelayedSimulatedUser } from "../src/testing/delayed-user.js";
 import { SOURCE_STEP_WORKER } from "./helpers/source-worker.js";
 
 const scenarios = filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite: "starter" });

@@ -10,7 +10,7 @@ import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "..
 import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";
 import type { ResetResponse, StepResponse } from "../src/server/api-schemas.js";
 import { assertSafeBinding, buildServer, isLoopbackHost, type EnvironmentServer, type ServerOptions } from "../src/server/app.js";
-import { DelayedSimulatedUser, SimulatedModelError } from "../src/server/delayed-user.js";
+import { DelayedSimulatedUser, SimulatedModelError } from "../src/testing/delayed-user.js";
 import { hashHistory, StateTokenCodec, type TokenPayload } from "../src/server/state-token.js";
 
 const scenarios = filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite: "starter" });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { scriptedChatModel } from "../mock/scripted-chat-model.js";
+import { scriptedChatModel } from "../testing/scripted-chat-model.js";
 import { LlmAgent } from "./llm-agent.js";
 
 function model(text: string, reasoning?: string) {

@@ -1,9 +1,10 @@
 /**
  * What `aeb run` says last: the tokens each model role used (and their cost, when the config gives
- * prices per million tokens), then where the report is and the command that browses the run. A
- * pure function of summary.json's usage and the config, so a test can read it.
+ * prices per million tokens), then where the report is and the command that browses the run; and
+ * the judge calls that failed, which `aeb run` and `aeb judge` both count. Pure functions of
+ * summary.json and the config, so a test can read them.
  */
-import type { UsageEntry } from "../analysis/summary-schema.js";
+import type { RunSummary, UsageEntry } from "../analysis/summary-schema.js";
 import type { RunConfig } from "../runner/run-config.js";
 
 const number = (value: number) => value.toLocaleString("en-US");
@@ -38,4 +39,14 @@ export function usageLines(usage: readonly UsageEntry[] | undefined, prices: Run
 /** Where to look next. */
 export function nextStepLines(outDir: string): string[] {
   return [`report: ${outDir}/report.html (and report.md)`, `browse every dialogue: aeb view ${outDir}`];
+}
+
+/** Turns and verdicts the run's judges could not produce (each is retried by a rerun). */
+export function judgeFailureCount(summary: RunSummary): number {
+  let count = 0;
+  for (const condition of summary.conditions) {
+    for (const judge of Object.values(condition.ecsByJudge)) count += judge.judgeErrors;
+    for (const judge of Object.values(condition.hidByJudge)) count += judge.judgeErrors;
+  }
+  return count;
 }

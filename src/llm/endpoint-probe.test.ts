@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { probe } from "./endpoint-probe.js";
 import { ModelProbeError } from "./errors.js";
-import { startMockLlmServer, type MockLlmServer, type MockLlmServerOptions } from "./mock-server.js";
+import { startMockLlmServer, type MockLlmServer, type MockLlmServerOptions } from "../testing/mock-llm-server.js";
 
 const servers: MockLlmServer[] = [];
 afterEach(async () => {

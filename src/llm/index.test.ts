@@ -7,7 +7,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { createOpenAIChatModel, createResponseCache, probe, startMockLlmServer, type ChatModel } from "./index.js";
+import { createOpenAIChatModel, createResponseCache, probe, type ChatModel } from "./index.js";
+import { startMockLlmServer } from "../testing/index.js";
 
 it("runs a simulated-user turn end to end against the mock server", async () => {
   const server = await startMockLlmServer({

@@ -1,7 +1,8 @@
 /**
- * Public surface of the model-client layer. Roles depend on {@link ChatModel};
- * runners build clients with {@link createOpenAIChatModel}, preflight them with
- * {@link probe}, and tests or dry runs point them at {@link startMockLlmServer}.
+ * `aeb/llm`: the model-client layer. Roles depend on {@link ChatModel}; runners
+ * build clients with {@link createOpenAIChatModel} and preflight them with
+ * {@link probe}. The mock OpenAI-compatible server that tests and dry runs point
+ * them at is in `aeb/testing` (src/testing/).
  */
 export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ModelCallEvent, UsageTotals } from "./chat-model.js";
 export {
@@ -34,25 +35,3 @@ export { isRetryableStatus, parseRetryAfterMs } from "./retry-policy.js";
 export { displayEndpoint, redactSecrets } from "./redaction.js";
 export { PLACEHOLDER_API_KEY, type FetchFn } from "./sdk-client.js";
 export type { Clock, RandomFn, SleepFn } from "./clock.js";
-export {
-  startMockLlmServer,
-  type MockChatRequest,
-  type MockFault,
-  type MockFaultTrigger,
-  type MockLatency,
-  type MockLlmServer,
-  type MockLlmServerOptions,
-  type MockRecordedRequest,
-  type MockReply,
-  type MockReplyObject,
-  type MockReplyValue,
-} from "./mock-server.js";
-export {
-  loadMockScript,
-  mockServerOptionsFromCli,
-  MockScriptSchema,
-  runMockLlmServer,
-  type MockLlmCliIo,
-  type MockLlmCliOptions,
-  type MockScript,
-} from "./mock-server-cli.js";

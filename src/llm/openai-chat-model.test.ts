@@ -16,7 +16,7 @@ import {
   ModelResponseError,
   ModelTimeoutError,
 } from "./errors.js";
-import { startMockLlmServer, type MockLlmServer, type MockLlmServerOptions } from "./mock-server.js";
+import { startMockLlmServer, type MockLlmServer, type MockLlmServerOptions } from "../testing/mock-llm-server.js";
 import { createOpenAIChatModel, type OpenAIChatModelOptions } from "./openai-chat-model.js";
 import { createResponseCache } from "./response-cache.js";
 

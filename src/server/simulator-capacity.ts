@@ -12,11 +12,16 @@
  * replicas; where the config sets one, it is kept, and a cap below the expected steps is warned
  * about at start (and counted, while serving, in `aeb_env_simulator_calls_queued_total`).
  */
-import type { SimulatorConfig } from "../runner/run-config.js";
+/**
+ * What the cap is read from and written to: a simulator config (the run config's `simulator`), of
+ * which only an LLM user's replicas and cap matter here. Structural, so the server does not depend
+ * on the runner's config module.
+ */
+export type CappableSimulator = { kind: "offline" } | { kind: "llm"; endpoint: { baseUrls: readonly string[]; maxConcurrencyPerEndpoint?: number | undefined } };
 
-export interface SimulatorCapacity {
+export interface SimulatorCapacity<Simulator extends CappableSimulator> {
   /** The simulator config to build the user from: the cap filled in where it was derived. */
-  simulator: SimulatorConfig;
+  simulator: Simulator;
   /** Model calls in flight allowed per replica in each server process (null: offline user). */
   capPerEndpoint: number | null;
   /** True when the cap was derived here, false when the config set it. */
@@ -29,15 +34,18 @@ export interface SimulatorCapacity {
  * The simulator config with its per-endpoint cap set for `stepsInFlight` steps at once over
  * `workers` processes. An offline user is returned as it is.
  */
-export function simulatorCapacity(simulator: SimulatorConfig, stepsInFlight: number, workers: number): SimulatorCapacity {
+export function simulatorCapacity<Simulator extends CappableSimulator>(simulator: Simulator, stepsInFlight: number, workers: number): SimulatorCapacity<Simulator> {
   if (!Number.isInteger(stepsInFlight) || stepsInFlight < 1) throw new RangeError(`steps in flight must be a positive integer, got ${stepsInFlight}`);
   if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive integer, got ${workers}`);
-  if (simulator.kind !== "llm") return { simulator, capPerEndpoint: null, derived: false };
-  const replicas = simulator.endpoint.baseUrls.length;
+  const llm: CappableSimulator = simulator;
+  if (llm.kind !== "llm") return { simulator, capPerEndpoint: null, derived: false };
+  const replicas = llm.endpoint.baseUrls.length;
   const needed = Math.ceil(stepsInFlight / workers / replicas);
-  const configured = simulator.endpoint.maxConcurrencyPerEndpoint;
+  const configured = llm.endpoint.maxConcurrencyPerEndpoint;
   if (configured === undefined) {
-    return { simulator: { ...simulator, endpoint: { ...simulator.endpoint, maxConcurrencyPerEndpoint: needed } }, capPerEndpoint: needed, derived: true };
+    // The same config with one field set: still a Simulator, which TypeScript cannot follow through the spread.
+    const capped = { ...simulator, endpoint: { ...llm.endpoint, maxConcurrencyPerEndpoint: needed } } as Simulator;
+    return { simulator: capped, capPerEndpoint: needed, derived: true };
   }
   const capacity = configured * replicas * workers;
   return {

@@ -3,7 +3,7 @@
  * preset (`simulatorChangeBound`), and it writes the opening of a scenario that has none.
  */
 import { describe, expect, it } from "vitest";
-import { scriptedChatModel } from "../mock/scripted-chat-model.js";
+import { scriptedChatModel } from "../testing/scripted-chat-model.js";
 import { getPreset } from "../core/preset.js";
 import type { ChatModel } from "../llm/chat-model.js";
 import { profileToScenario } from "../scenarios/sage-profiles.js";

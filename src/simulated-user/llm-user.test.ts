@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { scriptedChatModel, type ScriptedChatModel } from "../mock/scripted-chat-model.js";
+import { scriptedChatModel, type ScriptedChatModel } from "../testing/scripted-chat-model.js";
 import { getPreset } from "../core/preset.js";
 import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
 import { extractJsonObject, parseModelJson } from "../llm/structured-output.js";

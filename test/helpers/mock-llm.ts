@@ -3,8 +3,8 @@
  * after each test of the file that uses it.
  */
 import { afterEach } from "vitest";
-import { startMockLlmServer, type MockLlmServer, type MockLlmServerOptions } from "../../src/llm/mock-server.js";
-import { aebMockReply } from "../../src/mock/aeb-mock-policy.js";
+import { startMockLlmServer, type MockLlmServer, type MockLlmServerOptions } from "../../src/testing/mock-llm-server.js";
+import { aebMockReply } from "../../src/testing/aeb-mock-policy.js";
 
 /** Registers the cleanup in the calling test file and returns the starter. */
 export function useMockLlm(): (options?: Partial<MockLlmServerOptions>) => Promise<MockLlmServer> {

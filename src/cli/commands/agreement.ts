@@ -4,7 +4,7 @@ import { AebError } from "../../core/errors.js";
 import { loadSimulatedUser, parseSimulatedUserArgument } from "../../interop/agreement-sources.js";
 import { renderAgreementText, writeAgreementFiles } from "../../report/agreement-report.js";
 import { positiveInteger, seedValue } from "../options.js";
-import { describeSkippedLine } from "./import.js";
+import { describeSkippedLine } from "../skipped-line.js";
 
 interface AgreementFlags {
   out?: string;

@@ -2,10 +2,11 @@ import type { Command } from "commander";
 import { join } from "node:path";
 import { importSageResults } from "../../interop/import-sage.js";
 import { buildLeaderboard, renderLeaderboard } from "../../interop/leaderboard.js";
-import { SageImportError, type SkippedLine } from "../../interop/sage-results.js";
+import { SageImportError } from "../../interop/sage-results.js";
 import { renderReplay, replayFailures, replaySageResultFile } from "../../interop/sage-replay.js";
 import { simulatedUsersOfDirectory } from "../../interop/simulated-users.js";
 import { displayName } from "../options.js";
+import { describeSkippedLine } from "../skipped-line.js";
 
 interface ImportSageFlags {
   out?: string;
@@ -14,11 +15,6 @@ interface ImportSageFlags {
   verify?: boolean;
   judge: boolean;
   simulator?: string;
-}
-
-/** One skipped line for stderr: file, line number, and the reason indented under it. */
-export function describeSkippedLine(line: SkippedLine): string {
-  return `skipped ${line.file} line ${line.line}: ${line.message.replace(/\n/gu, "\n    ")}`;
 }
 
 export function registerImportCommand(program: Command): void {

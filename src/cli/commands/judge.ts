@@ -4,7 +4,7 @@ import { loadRunConfig } from "../../runner/run-config.js";
 import { readRunSetup } from "../../record/load-run.js";
 import { renderTerminalSummary } from "../../report/terminal-summary.js";
 import { positiveInteger } from "../options.js";
-import { judgeFailureCount } from "./run.js";
+import { judgeFailureCount } from "../run-epilogue.js";
 
 export function registerJudgeCommand(program: Command): void {
   program

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { buildLeaderboard, readLeaderboardSource, renderLeaderboard } from "../../interop/leaderboard.js";
 import { displayName } from "../options.js";
-import { describeSkippedLine } from "./import.js";
+import { describeSkippedLine } from "../skipped-line.js";
 
 const FORMATS = ["text", "markdown", "json"] as const;
 type LeaderboardFormat = (typeof FORMATS)[number];

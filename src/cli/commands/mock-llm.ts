@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { runMockLlmServer } from "../../llm/mock-server-cli.js";
-import { startMockLlmServer } from "../../llm/mock-server.js";
-import { aebMockReply } from "../../mock/aeb-mock-policy.js";
+import { runMockLlmServer } from "../../testing/mock-llm-cli.js";
+import { startMockLlmServer } from "../../testing/mock-llm-server.js";
+import { aebMockReply } from "../../testing/aeb-mock-policy.js";
 import { nonNegativeInteger, seedValue } from "../options.js";
 import { listenFailure } from "../ports.js";
 

@@ -15,7 +15,7 @@ import { invocationArgs } from "../invocation.js";
 import { nonNegativeInteger, positiveInteger, positiveNumber } from "../options.js";
 import { RunProgress } from "../progress.js";
 import { resumeCommand } from "../resume-command.js";
-import { configFromFlags } from "./run.js";
+import { configFromFlags } from "../run-config-flags.js";
 
 interface ProbeFlags {
   out: string;
@@ -84,7 +84,7 @@ export function registerProbeCommand(program: Command): void {
       ].join("\n"),
     )
     .action(async (flags: ProbeFlags) => {
-      const config = configFromFlags({ config: flags.config, scenarios: flags.scenarios, suite: flags.suite, types: flags.types, preset: flags.preset, scenario: flags.scenario, progress: false });
+      const config = configFromFlags({ config: flags.config, scenarios: flags.scenarios, suite: flags.suite, types: flags.types, preset: flags.preset, scenario: flags.scenario });
       const constraints = { require: parseTagList(flags.require, "--require"), exclude: parseTagList(flags.exclude, "--exclude") };
       const pools = loadPools(flags.pool);
       const scenarios = selectScenarios(config);

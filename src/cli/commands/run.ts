@@ -2,15 +2,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { FileWriteError } from "../../record/write-error.js";
-import { AebError, ConfigError, RunStoppedError } from "../../core/errors.js";
-import { PresetName } from "../../core/preset.js";
-import { parseTypeList } from "../../scenarios/load-scenarios.js";
-import type { RunSummary } from "../../analysis/summary-schema.js";
-import { loadRunConfig, parseRunConfig, type RunConfig } from "../../runner/run-config.js";
+import { AebError, RunStoppedError } from "../../core/errors.js";
+import type { RunConfig } from "../../runner/run-config.js";
 import { runBenchmark } from "../../runner/run-benchmark.js";
 import { estimatePlanCost, type PlanCost } from "../../runner/plan-cost.js";
 import { SYSTEM_PROMPT_FILE_HINT } from "../../runner/plugins.js";
-import { policyChatModel } from "../../mock/policy-chat-model.js";
+import { policyChatModel } from "../../testing/policy-chat-model.js";
 import { textTable } from "../../report/format.js";
 import { renderTerminalSummary } from "../../report/terminal-summary.js";
 import { positiveInteger, positiveNumber, seedValue } from "../options.js";
@@ -18,39 +15,18 @@ import { RunProgress } from "../progress.js";
 import { invocationArgs } from "../invocation.js";
 import { resumeCommand } from "../resume-command.js";
 import { offlineUserNote } from "../offline-user-note.js";
-import { nextStepLines, usageLines } from "../run-epilogue.js";
-import { describeSkippedLine } from "./import.js";
+import { judgeFailureCount, nextStepLines, usageLines } from "../run-epilogue.js";
+import { configFromFlags, type RunConfigFlags } from "../run-config-flags.js";
+import { describeSkippedLine } from "../skipped-line.js";
 
-interface RunFlags {
-  config?: string;
+/** `aeb run`'s flags: those of the config (run-config-flags.ts) and those of this invocation. */
+interface RunFlags extends RunConfigFlags {
   out?: string;
-  scenarios?: string;
-  suite?: string;
-  types?: string;
-  repeats?: number;
-  seed?: number;
-  concurrency?: number;
-  tokenizer?: string;
   force?: boolean;
-  skipInvalid?: boolean;
-  preset?: string;
-  scenario?: string[];
   limit?: number;
   dryRun?: boolean;
-  agentUrl?: string;
-  agentModel?: string;
-  agentName?: string;
-  apiKeyEnv?: string;
-  think?: boolean;
   progress: boolean;
   progressInterval?: number;
-}
-
-/** `--preset NAME`: one of the presets of data/presets.yaml. */
-function parsePresetName(value: string): PresetName {
-  const parsed = PresetName.safeParse(value);
-  if (!parsed.success) throw new ConfigError(`--preset: unknown preset "${value}" (known: ${PresetName.options.join(", ")})`);
-  return parsed.data;
 }
 
 /** A fresh directory under runs/, named by the time (the name never enters the results). */
@@ -59,49 +35,6 @@ function freshRunDirectory(): string {
   let candidate = join("runs", stamp);
   for (let suffix = 2; existsSync(candidate); suffix += 1) candidate = join("runs", `${stamp}-${suffix}`);
   return candidate;
-}
-
-/** The condition of `--agent-url URL --agent-model NAME`: one model under test, no config file needed. */
-function agentFromFlags(flags: RunFlags): RunConfig["conditions"] {
-  if (flags.agentUrl === undefined && flags.agentModel === undefined) {
-    for (const [flag, value] of [["--agent-name", flags.agentName], ["--api-key-env", flags.apiKeyEnv], ["--think", flags.think]] as const) {
-      if (value !== undefined) throw new ConfigError(`${flag} goes with --agent-url and --agent-model`);
-    }
-    return [];
-  }
-  if (flags.agentUrl === undefined || flags.agentModel === undefined) throw new ConfigError("give both --agent-url URL and --agent-model NAME (the model's name on that server)");
-  if (flags.config !== undefined) throw new ConfigError("--agent-url runs one agent without a config file; with --config, add the agent to the config's conditions instead");
-  const think = flags.think === true;
-  const name = flags.agentName ?? `${flags.agentModel.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "agent"}${think ? "-think" : ""}`;
-  const parsed = parseRunConfig(
-    { conditions: [{ name, agent: { kind: "llm", think, endpoint: { baseUrl: flags.agentUrl, model: flags.agentModel, ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}) } } }] },
-    "--agent-url/--agent-model",
-  );
-  return parsed.conditions;
-}
-
-export function configFromFlags(flags: RunFlags): RunConfig {
-  const agent = agentFromFlags(flags);
-  const base = flags.config ? loadRunConfig(flags.config) : parseRunConfig({}, "defaults");
-  const scenarios = { ...base.scenarios };
-  if (flags.scenarios !== undefined) {
-    scenarios.path = flags.scenarios;
-    delete scenarios.suite;
-  }
-  if (flags.suite !== undefined) scenarios.suite = flags.suite;
-  if (flags.skipInvalid === true) scenarios.skipInvalid = true;
-  if (flags.types !== undefined) scenarios.types = parseTypeList(flags.types);
-  if (flags.preset !== undefined) scenarios.preset = parsePresetName(flags.preset);
-  if (flags.scenario !== undefined) scenarios.ids = flags.scenario.flatMap((list) => list.split(",")).map((id) => id.trim()).filter(Boolean);
-  return {
-    ...base,
-    ...(agent.length > 0 ? { conditions: agent } : {}),
-    scenarios,
-    ...(flags.repeats !== undefined ? { repeats: flags.repeats } : {}),
-    ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
-    ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
-    ...(flags.tokenizer !== undefined ? { tokenizer: { path: flags.tokenizer } } : {}),
-  };
 }
 
 /** The dry run's plan, as a person reads it. */
@@ -136,16 +69,6 @@ export function renderPlanCost(cost: PlanCost, config: RunConfig): string {
     );
   }
   return lines.join("\n");
-}
-
-/** Turns and verdicts the run's judges could not produce (each is retried by a rerun). */
-export function judgeFailureCount(summary: RunSummary): number {
-  let count = 0;
-  for (const condition of summary.conditions) {
-    for (const judge of Object.values(condition.ecsByJudge)) count += judge.judgeErrors;
-    for (const judge of Object.values(condition.hidByJudge)) count += judge.judgeErrors;
-  }
-  return count;
 }
 
 export function registerRunCommand(program: Command): void {

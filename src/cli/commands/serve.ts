@@ -7,12 +7,12 @@ import { selectScenarios } from "../../runner/run-benchmark.js";
 import { PresetChoiceSchema, RewardModeSchema, type PresetChoice, type RewardMode } from "../../server/api-schemas.js";
 import { assertSafeBinding, buildServer, type EnvironmentServer } from "../../server/app.js";
 import { announceListening, isClusterWorker, leaveCluster, listenToPrimary, primaryRecorderHealthNow, runClusterPrimary, sendEpisodeToPrimary } from "../../server/cluster.js";
-import { DelayedSimulatedUser } from "../../server/delayed-user.js";
+import { DelayedSimulatedUser } from "../../testing/delayed-user.js";
 import { EpisodeRecorder, type RecorderHealth } from "../../server/episode-recorder.js";
 import { simulatorCapacity } from "../../server/simulator-capacity.js";
 import { MIN_SECRET_BYTES, randomSecret } from "../../server/state-token.js";
 import { nonNegativeInteger, positiveInteger } from "../options.js";
-import { configFromFlags } from "./run.js";
+import { configFromFlags } from "../run-config-flags.js";
 import { listenFailure } from "../ports.js";
 
 interface ServeFlags {
@@ -177,7 +177,7 @@ export function registerServeCommand(program: Command): void {
       "\nSecrets come from the environment (or files), never from flags:\n  AEB_SERVER_SECRET  HMAC secret of the state tokens (>= 16 bytes); without it a random one is used\n  AEB_SERVER_TOKEN   bearer token clients must send; required (>= 16 characters) with --host beyond loopback\n\nExamples:\n  aeb serve --suite starter --port 8787\n  AEB_SERVER_SECRET=... AEB_SERVER_TOKEN=... aeb serve --host 0.0.0.0 --workers 2 --config simulator.yaml --record runs/train\n",
     )
     .action(async (flags: ServeFlags) => {
-      const loaded = configFromFlags({ config: flags.config, scenarios: flags.scenarios, suite: flags.suite, types: flags.types, progress: false });
+      const loaded = configFromFlags({ config: flags.config, scenarios: flags.scenarios, suite: flags.suite, types: flags.types });
       // An LLM user's per-endpoint cap follows the steps in flight (src/server/simulator-capacity.ts).
       const capacity = simulatorCapacity(loaded.simulator, flags.stepsInFlight ?? flags.maxBatch, flags.workers);
       const config = { ...loaded, simulator: capacity.simulator };

@@ -3,7 +3,7 @@
  * chunk, each with the injected fault (mock-faults.ts) applied where a real server would fail.
  */
 import type { ServerResponse } from "node:http";
-import type { MockFault } from "./mock-faults.js";
+import type { MockFault } from "./mock-llm-faults.js";
 
 /** Rough token count: whitespace-separated words. Good enough for accounting tests. */
 export function countWords(text: string): number {

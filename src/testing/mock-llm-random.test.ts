@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSeededRandom, logNormalSampler } from "./seeded-random.js";
+import { createSeededRandom, logNormalSampler } from "./mock-llm-random.js";
 
 describe("createSeededRandom", () => {
   it("repeats its sequence for a seed and stays in [0, 1)", () => {

@@ -16,12 +16,12 @@
  */
 import Fastify, { type FastifyInstance } from "fastify";
 import type { AddressInfo } from "node:net";
-import type { RandomFn } from "./clock.js";
-import { pickFault, type MockFault } from "./mock-faults.js";
-import { countWords, errorBody, sendJson, sendPlainCompletion, streamCompletion, type CompletionParts } from "./mock-responses.js";
-import { createSeededRandom, logNormalSampler } from "./seeded-random.js";
+import type { RandomFn } from "../llm/clock.js";
+import { pickFault, type MockFault } from "./mock-llm-faults.js";
+import { countWords, errorBody, sendJson, sendPlainCompletion, streamCompletion, type CompletionParts } from "./mock-llm-responses.js";
+import { createSeededRandom, logNormalSampler } from "./mock-llm-random.js";
 
-export type { MockFault, MockFaultTrigger } from "./mock-faults.js";
+export type { MockFault, MockFaultTrigger } from "./mock-llm-faults.js";
 
 /** A reply with extras; a bare string means `{ content }`. */
 export interface MockReplyObject {

@@ -2,7 +2,7 @@
  * Failures the mock LLM server can inject, and which one fires on a request. Each reproduces a way
  * real servers and proxies fail (see mock-server.ts).
  */
-import type { RandomFn } from "./clock.js";
+import type { RandomFn } from "../llm/clock.js";
 
 /**
  * When a fault fires: on the listed 1-based chat request numbers, with a

@@ -28,7 +28,7 @@ import {
   type MockLlmServer,
   type MockLlmServerOptions,
   type MockReplyValue,
-} from "./mock-server.js";
+} from "./mock-llm-server.js";
 
 const nonNegative = z.number().min(0);
 

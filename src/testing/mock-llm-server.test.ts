@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startMockLlmServer, type MockLlmServer, type MockLlmServerOptions } from "./mock-server.js";
+import { startMockLlmServer, type MockLlmServer, type MockLlmServerOptions } from "./mock-llm-server.js";
 
 const servers: MockLlmServer[] = [];
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { AttunedAgent } from "../agents/reference-agents.js";
 import { detectLanguage } from "../lexicon/lexicon.js";
-import type { MockChatRequest, MockReplyValue } from "../llm/mock-server.js";
+import type { MockChatRequest, MockReplyValue } from "./mock-llm-server.js";
 
 /**
  * A reply policy for the mock OpenAI-compatible server that speaks AEB's protocols, so the whole

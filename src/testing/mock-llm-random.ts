@@ -6,7 +6,7 @@
  * see the same sequence so that a regression is a code change, not luck.
  */
 import { createRng } from "../core/random.js";
-import type { RandomFn } from "./clock.js";
+import type { RandomFn } from "../llm/clock.js";
 
 /** AEB's one seeded generator (core/random.ts, mulberry32) as a plain `() => number`. */
 export function createSeededRandom(seed: number): RandomFn {

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { MockLlmServer } from "./mock-server.js";
-import { mockServerOptionsFromCli, runMockLlmServer } from "./mock-server-cli.js";
+import type { MockLlmServer } from "./mock-llm-server.js";
+import { mockServerOptionsFromCli, runMockLlmServer } from "./mock-llm-cli.js";
 
 const servers: MockLlmServer[] = [];
 const dirs: string[] = [];

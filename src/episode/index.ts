@@ -1,3 +1,0 @@
-export * from "./episode-state.js";
-export * from "./end-rules.js";
-export * from "./step.js";

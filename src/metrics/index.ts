@@ -1,3 +1,0 @@
-export * from "./dialogue-metrics.js";
-
-export * from "./dialogue-row.js";
