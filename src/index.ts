@@ -54,7 +54,8 @@ export { DelayedSimulatedUser, SimulatedModelError } from "./server/delayed-user
 export { REWARD_HACKING_ATTEMPTS, probeRewardHacking, type RewardHackingAttempt, type HackProbe } from "./server/reward-hacking.js";
 export { renderHtmlReport } from "./report/html-report.js";
 export { renderMarkdownReport } from "./report/markdown-report.js";
-export { writeReportFiles, writeRunOutputs, type RunOutputOptions } from "./report/write-reports.js";
+export { writeReportFiles } from "./report/write-reports.js";
+export { writeRunOutputs, type RunOutputOptions } from "./runner/run-outputs.js";
 export { reportInputOfRecords, type ReportInput } from "./report/report-model.js";
 export { loadRunForReport, reportInputOf, type LoadedReport } from "./report/load-run.js";
 export { chartDefinitions, renderCharts, type ChartDefinition, type RenderedChart } from "./report/charts/index.js";

@@ -6,6 +6,6 @@ export { JudgementLineSchema, foldJudgementLine, readJudgements, withJudgements,
 export { RunManifestSchema, InvocationSchema, readManifest, describeDefiningChanges, type RunManifest, type Invocation } from "./manifest.js";
 export { ProvenanceSchema, currentProvenance, type Provenance } from "./provenance.js";
 export { UsageEventSchema, readUsageTotals } from "./usage-log.js";
-export { readSummaryFile, writeSummaryFile } from "./summary-file.js";
+export { readSummaryFile, savedSummary, writeSummaryFile, type SavedSummary } from "./summary-file.js";
 export { loadRun, loadRunFromRows, loadRunRecords, readRunSetup, readConditionOrder, type LoadedRun, type RunSetup } from "./load-run.js";
 export { RunDirectory, redactConfig, type RunDirectoryState } from "./run-directory.js";
