@@ -16,7 +16,7 @@ import type { SavedSummary } from "../record/summary-file.js";
 import { typeOrder } from "./charts/chart-data.js";
 import { cellValue } from "./format.js";
 import { heuristicOf, readReport, type ReportInput, type ReportReading } from "./report-reading.js";
-import { REPORT_SECTIONS, type ReportSection } from "./sections/index.js";
+import { REPORT_SECTIONS, type ReportSection, type SectionPart } from "./sections/index.js";
 import { transcriptIds } from "./worst-dialogues.js";
 
 export type { ReportInput } from "./report-reading.js";
@@ -111,4 +111,11 @@ export function sectionOf(model: ReportModel, id: string): ReportSection {
   const section = model.sections.find((candidate) => candidate.id === id);
   if (section === undefined) throw new Error(`the report has no section ${id} (sections: ${model.sections.map((candidate) => candidate.id).join(", ")})`);
   return section;
+}
+
+/** The parts of one kind of a report section, in order (what the viewer and tests pick out). */
+export function partsOf<K extends SectionPart["kind"]>(model: ReportModel, id: string, kind: K): Array<Extract<SectionPart, { kind: K }>> {
+  return sectionOf(model, id)
+    .lines.flat()
+    .filter((part): part is Extract<SectionPart, { kind: K }> => part.kind === kind);
 }

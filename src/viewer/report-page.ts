@@ -14,7 +14,7 @@ import { AebError } from "../core/errors.js";
 import { loadRunFromRows, type LoadedRun } from "../record/load-run.js";
 import { chartDefinitions } from "../report/charts/index.js";
 import { sortedById } from "../metrics/dialogue-row.js";
-import { buildReportModel, sectionOf, transcriptIds, type ReportModel, type ReportSection, type SectionPart, type Table } from "../report/report-model.js";
+import { buildReportModel, partsOf, transcriptIds, type ReportModel, type Table } from "../report/report-model.js";
 import { classifyEcsJudges, type EcsJudgeKinds } from "../analysis/ecs-judges.js";
 import { simulatorHidLabel } from "../report/hid-label.js";
 import type { ReportPage } from "./api-schemas.js";
@@ -33,12 +33,6 @@ const SVG_NAMESPACE = "http://www.w3.org/2000/svg";
 /** A chart as a standalone SVG document (the report inlines it without its namespace; an image needs it back). */
 export function standaloneSvg(svg: string): string {
   return svg.replace(/^<svg\b/, `<svg xmlns="${SVG_NAMESPACE}"`);
-}
-
-/** The parts of one kind of a report section, in order. */
-function partsOf<K extends SectionPart["kind"]>(model: ReportModel, id: string, kind: K): Array<Extract<SectionPart, { kind: K }>> {
-  const section: ReportSection = sectionOf(model, id);
-  return section.lines.flat().filter((part): part is Extract<SectionPart, { kind: K }> => part.kind === kind);
 }
 
 /** The first table of a report section (the headline's, the per-type one). */
