@@ -3,8 +3,11 @@
  * worst dialogues with whole transcripts, escaping of hostile transcript text, no external
  * resource, and the same bytes for the same input.
  */
-import { savedSummary } from "../src/record/summary-file.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { readSummaryFile, savedSummary, writeSummaryFile } from "../src/record/summary-file.js";
 import type { DialogueRecord } from "../src/core/dialogue.js";
 import type { TrajectoryType } from "../src/core/trajectory-type.js";
 import { NO_ECS_MESSAGE } from "../src/report/charts/index.js";
@@ -459,5 +462,41 @@ describe("report.md", () => {
     const text = renderMarkdownReport(summary);
     expect(text).toContain("## Headline (per condition)");
     expect(text).not.toContain("## Worst dialogues per condition");
+  });
+});
+
+describe("the report's sections", () => {
+  it("are one ordered list both reports lay out: the page in its order (its links too), report.md in its own, an empty section in neither", async () => {
+    const report = input(mixedRun());
+    const model = buildReportModel(report);
+    expect(model.sections.map((section) => section.id)).toEqual(["headline", "charts", "by-type", "ecs", "hid", "comparisons", "length-confound", "errors", "usage", "procedure", "notes", "worst"]);
+    const shown = model.sections.filter((section) => section.lines.some((line) => line.length > 0));
+    // No independent HID judge and no model call: those sections have no part and are not shown; the errored dialogue's cause is.
+    expect(shown.map((section) => section.id)).toEqual(["headline", "charts", "by-type", "ecs", "comparisons", "length-confound", "errors", "procedure", "notes", "worst"]);
+    const page = await renderHtmlReport(report);
+    expect([...page.matchAll(/<section id="([^"]+)">/g)].map((match) => match[1])).toEqual(shown.map((section) => section.id));
+    expect([...page.matchAll(/<a href="#([^"]+)">/g)].map((match) => match[1])).toEqual(shown.map((section) => section.id));
+    expect(page).toContain('<section id="errors">\n<h2>Errors</h2>\n<p class="note">Dialogues that ended in error, by cause');
+    expect(page).toContain("<td>timeout</td><td>agent</td><td>1</td><td>yes</td>");
+    const markdown = renderMarkdownReport(report);
+    const headings = [...markdown.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+    expect(headings).toEqual(["How the dialogues were run", "Headline (per condition)", "Final score by trajectory type", "ECS by judge", "Errors", "Pairwise comparisons", "Length confound", "Notes", "Worst dialogues per condition"]);
+    // The page's own explanations stay out of report.md; the sentences of the record are in both.
+    expect(page).toContain("FS: mean final score (final emotion / 100)");
+    expect(markdown).not.toContain("FS: mean final score (final emotion / 100)");
+    for (const text of partsOf(model, "headline", "note").map((part) => part.text)) expect(markdown).toContain(text);
+  });
+
+  it("read the summary as summary.json holds it: written and read back it is the same, and one the schema refuses names the field", () => {
+    const summary = summariseRun(mixedRun().map(dialogueRow), { conditionOrder: [], seed: 5, repeats: 4 });
+    const dir = mkdtempSync(join(tmpdir(), "aeb-summary-"));
+    try {
+      const written = writeSummaryFile(dir, summary);
+      expect(readSummaryFile(dir)).toEqual(written);
+      expect(savedSummary(summary)).toEqual(written);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(() => savedSummary({ ...summary, seed: -1 })).toThrow(/the summary is not a run summary:\n {2}- seed: .*\n\(run aeb report with --recompute/);
   });
 });
