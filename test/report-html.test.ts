@@ -3,7 +3,7 @@
  * worst dialogues with whole transcripts, escaping of hostile transcript text, no external
  * resource, and the same bytes for the same input.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -492,8 +492,12 @@ describe("the report's sections", () => {
     const dir = mkdtempSync(join(tmpdir(), "aeb-summary-"));
     try {
       const written = writeSummaryFile(dir, summary);
+      const bytes = readFileSync(join(dir, "summary.json"), "utf8");
       expect(readSummaryFile(dir)).toEqual(written);
       expect(savedSummary(summary)).toEqual(written);
+      // Written again (aeb report --write-summary of a recomputed summary), a saved summary gives the same bytes: its keys keep their order.
+      writeSummaryFile(dir, savedSummary(summary));
+      expect(readFileSync(join(dir, "summary.json"), "utf8")).toBe(bytes);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

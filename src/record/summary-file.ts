@@ -32,7 +32,10 @@ function parseSummaryText(text: string, where: string): SavedSummary {
   if (!parsed.success) {
     throw new RunDirectoryError(`${where} is not a run summary:\n${formatIssues(parsed.error.issues)}\n(run aeb report with --recompute to rebuild it from the dialogues)`);
   }
-  return parsed.data as SavedSummary;
+  // The value as the text has it, not zod's copy: the schema has no default or transform, so they
+  // are equal, and the text's key order stays (zod's copy is in the schema's order), so writing a
+  // saved summary again gives the same bytes.
+  return value as SavedSummary;
 }
 
 /** A summary in memory (summariseRun's) as summary.json would hold it, validated: what a report of it renders. */
