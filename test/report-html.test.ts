@@ -3,14 +3,18 @@
  * worst dialogues with whole transcripts, escaping of hostile transcript text, no external
  * resource, and the same bytes for the same input.
  */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { readSummaryFile, savedSummary, writeSummaryFile } from "../src/record/summary-file.js";
 import type { DialogueRecord } from "../src/core/dialogue.js";
 import type { TrajectoryType } from "../src/core/trajectory-type.js";
 import { NO_ECS_MESSAGE } from "../src/report/charts/index.js";
 import { fixed, formatP } from "../src/report/format.js";
 import { renderHtmlReport } from "../src/report/html-report.js";
 import { renderMarkdownReport } from "../src/report/markdown-report.js";
-import { buildReportModel, reportInputOfRecords, type ReportInput } from "../src/report/report-model.js";
+import { buildReportModel, partsOf, reportInputOfRecords, type ReportInput } from "../src/report/report-model.js";
 import { summariseRun } from "../src/analysis/run-summary.js";
 import type { RunSummary } from "../src/analysis/summary-schema.js";
 import { dialogueRow } from "../src/metrics/dialogue-row.js";
@@ -75,7 +79,7 @@ function ecsEntry(judge: string, score: number, before: number | null, after: nu
  */
 function input(records: DialogueRecord[], extra: Record<string, unknown> = {}): ReportInput {
   const summary = { ...summariseRun(records.map(dialogueRow), { conditionOrder: [], seed: 5, repeats: 4 }), ...extra } as RunSummary;
-  return reportInputOfRecords(summary, records, { setup: { conditions: [{ name: "base", agent: { kind: "reference", id: "formulaic" } }], simulator: { kind: "offline" } } });
+  return reportInputOfRecords(savedSummary(summary), records, { setup: { conditions: [{ name: "base", agent: { kind: "reference", id: "formulaic" } }], simulator: { kind: "offline" } } });
 }
 
 /** Four dialogues of `base`, two of `tuned`, one of `solo`, and one errored `base` dialogue. */
@@ -164,11 +168,11 @@ describe("report.html", () => {
     expect(realSection.match(/<details class="comparison">/g)).toHaveLength(new Set(real.summary.comparisons.map((row) => row.metric)).size - 1);
     expect(real.summary.comparisons.find((row) => row.metric === "fs" && row.test === "mannwhitney")).toMatchObject({ a: "base", b: "tuned", n: 6 });
     // A summary.json of an older shape (no family, no difference): both tests of a pair on one row, Holm said to be over every pair.
+    const older = { effectR: null, meanA: null, meanB: null };
     const comparisons = [
-      { metric: "fs", test: "mannwhitney", a: "base", b: "tuned", n: 6, p: 0.0123, pHolm: 0.0246, r: -0.75, extra: "ignored" },
-      { metric: "fs", test: "wilcoxon", a: "base", b: "tuned", n: 2, p: 3e-13, pHolm: 6e-13, r: 1 },
-      { metric: "hid", test: "mannwhitney", a: "base", b: "<tuned>", n: 6, p: null, pHolm: null, r: null },
-      { metric: "fs" },
+      { metric: "fs", test: "mannwhitney", a: "base", b: "tuned", n: 6, p: 0.0123, pHolm: 0.0246, r: -0.75, ...older },
+      { metric: "fs", test: "wilcoxon", a: "base", b: "tuned", n: 2, p: 3e-13, pHolm: 6e-13, r: 1, ...older },
+      { metric: "hid", test: "mannwhitney", a: "base", b: "<tuned>", n: 6, p: 0.5, pHolm: 0.5, r: null, ...older },
     ];
     const page = await renderHtmlReport(input(mixedRun(), { comparisons }));
     expect(page).not.toMatch(/No comparisons/);
@@ -180,7 +184,9 @@ describe("report.html", () => {
     );
     expect(page).toContain("&lt;tuned&gt;");
     expect(page).toContain("this summary.json predates the reference family");
-    expect(page).toContain("1 comparison entry could not be read (missing metric, test, a, b or p) and is not shown.");
+    // An entry without test, a, b or p, or with a field the schema does not know, is no run summary: refused, naming the field.
+    expect(() => input(mixedRun(), { comparisons: [...comparisons, { metric: "fs" }] })).toThrow(/comparisons\.\[3\]\.test/);
+    expect(() => input(mixedRun(), { comparisons: [{ ...comparisons[0], extra: "unknown" }] })).toThrow(/comparisons\.\[0\].*extra/);
   });
 
   it("compares every condition against the reference first, with the CI of each difference, and never calls not significant no difference", async () => {
@@ -226,33 +232,29 @@ describe("report.html", () => {
   });
 
   it("shows the length-confound table when summary.json has one, and a sentence when not", async () => {
-    // A summary.json written before the length-confound analysis existed has no such field.
-    const without = await renderHtmlReport(input(mixedRun(), { lengthConfound: undefined }));
-    expect(without).toContain("summary.json has no length-confound analysis");
+    // No pair of conditions to test.
+    const without = await renderHtmlReport(input(mixedRun(), { lengthConfound: [] }));
+    expect(without).toContain("The length-confound analysis in summary.json is empty (no pair of conditions to test).");
     // summariseRun's own rows (one pair, base and tuned, has two dialogues or more on each side).
     const real = input(mixedRun());
     expect(real.summary.lengthConfound.map((row) => [row.a, row.b])).toEqual([["base", "tuned"]]);
     const realPage = await renderHtmlReport(real);
-    expect(realPage).not.toContain("summary.json has no length-confound analysis");
+    expect(realPage).not.toContain("The length-confound analysis in summary.json is empty");
     const realRow = real.summary.lengthConfound[0]!;
     expect(realPage).toContain(`<td>base</td><td>tuned</td><td class="num">${fixed(realRow.coefficient)}</td><td class="num">${formatP(realRow.p)}</td>`);
     const lengthConfound = [{ a: "base", b: "tuned", coefficient: 0.41, p: 0.0004, coefficientAdjusted: 0.38, pAdjusted: 0.002, rhoA: 0.12, rhoB: -0.3 }];
     const page = await renderHtmlReport(input(mixedRun(), { lengthConfound }));
-    expect(page).not.toContain("summary.json has no length-confound analysis");
+    expect(page).not.toContain("The length-confound analysis in summary.json is empty");
     expect(page).toContain("coef. adjusted for length");
     expect(page).toContain('<td class="num">0.410</td><td class="num">4.0e-4</td><td class="num">0.380</td><td class="num">0.002</td><td class="num">0.120</td><td class="num">-0.300</td>');
-    // An entry of another shape (e.g. nested results) is counted, not shown as a row of n/a.
-    const nested = await renderHtmlReport(input(mixedRun(), { lengthConfound: [...lengthConfound, { a: "base", b: "solo", unadjusted: { coefficient: 0.2 } }] }));
-    expect(nested).toContain("1 length-confound entry could not be read (missing a, b, coefficient or p) and is not shown.");
-    const section = nested.slice(nested.indexOf('<section id="length-confound">'), nested.indexOf('<section id="procedure">'));
-    expect(section).toContain("<td>base</td><td>tuned</td>");
-    expect(section).not.toContain("<td>solo</td>");
+    // An entry of another shape (e.g. nested results) is no run summary: refused, naming the field.
+    expect(() => input(mixedRun(), { lengthConfound: [...lengthConfound, { a: "base", b: "solo", unadjusted: { coefficient: 0.2 } }] })).toThrow(/lengthConfound\.\[1\]\.coefficient/);
   });
 
   it("prints the three lowest-FS dialogues per condition with whole transcripts, never errored ones", async () => {
     const records = mixedRun();
     const model = buildReportModel(input(records));
-    expect(model.worst.map((group) => [group.condition, group.dialogues.map((record) => record.final.fs)])).toEqual([
+    expect(partsOf(model, "worst", "dialogues")[0]!.groups.map((group) => [group.condition, group.dialogues.map((record) => record.final.fs)])).toEqual([
       ["base", [0.09, 0.3, 0.54]],
       ["solo", [0.65]],
       ["tuned", [0.8, 0.96]],
@@ -279,8 +281,8 @@ describe("report.html", () => {
     expect(plain).toContain(NO_ECS_MESSAGE);
     expect(plain).toContain("No ECS judge ran.");
     const judged = mixedRun().map((record, index) => ({ ...record, ecs: { "cross-family": ecsEntry("cross-family", 0.4 + index / 50, 0.6, 0.5) } }));
-    // Judged dialogues beside a summary.json made before judges existed (no ECS means, no judges).
-    const page = await renderHtmlReport({ ...input(unjudged, { judges: undefined }), ...reportInputOfRecords(input(unjudged, { judges: undefined }).summary, judged) });
+    // Judged dialogues beside a summary.json that names no judge (no ECS means).
+    const page = await renderHtmlReport(reportInputOfRecords(input(unjudged, { judges: { ecs: [], hid: [] } }).summary, judged));
     expect(page).not.toContain(NO_ECS_MESSAGE);
     expect(page).toContain("summary.json has no ECS means, although the dialogues carry scores from cross-family");
     expect(page.match(/<figure class="chart"/g)).toHaveLength(6);
@@ -312,7 +314,7 @@ describe("report.html", () => {
       { model: "qwen-7b", role: "agent:base", calls: 20, cachedCalls: 2, failedCalls: 0, requests: 21, retries: 1, promptTokens: 12000, completionTokens: 3400 },
       { model: "gpt-judge", role: "judge:llm-judge", calls: 40, cachedCalls: 0, failedCalls: 1, requests: 42, retries: 2, promptTokens: 30000, completionTokens: 800 },
     ];
-    const report: ReportInput = reportInputOfRecords({ ...summary, usage }, records);
+    const report: ReportInput = reportInputOfRecords(savedSummary({ ...summary, usage }), records);
     const page = await renderHtmlReport(report);
     const markdown = renderMarkdownReport(report);
     const base = summary.conditions.find((condition) => condition.name === "base")!;
@@ -362,7 +364,7 @@ describe("report.html", () => {
     expect(metrics).toContain("ecs:offline-lexicon");
     expect(summary.comparisons.find((row) => row.metric === "ecs")?.meanA).toBeCloseTo(base.ecsByJudge["llm-judge"]!.mean!.mean!, 12);
     const headlineCell = `| ${fixed(base.ecs!.mean)} [${fixed(base.ecs!.ci95![0])}, ${fixed(base.ecs!.ci95![1])}] |`;
-    expect(renderMarkdownReport(reportInputOfRecords(summary, records))).toContain(headlineCell);
+    expect(renderMarkdownReport(reportInputOfRecords(savedSummary(summary), records))).toContain(headlineCell);
 
     // The same dialogues under a summary.json of the older kind: no headlineEcs, `ecs` the first judge's (the baseline's), its comparisons named `ecs`.
     const older = structuredClone(summary) as RunSummary;
@@ -370,7 +372,7 @@ describe("report.html", () => {
     delete older.judges.heuristicEcs;
     for (const condition of older.conditions) condition.ecs = condition.ecsByJudge["offline-lexicon"]!.mean;
     older.comparisons = older.comparisons.map((row) => ({ ...row, metric: row.metric === "ecs" ? "ecs:llm-judge" : row.metric === "ecs:offline-lexicon" ? "ecs" : row.metric }));
-    const markdown = renderMarkdownReport(reportInputOfRecords(older, records));
+    const markdown = renderMarkdownReport(reportInputOfRecords(savedSummary(older), records));
     expect(markdown).toContain(headlineCell);
     expect(markdown).not.toContain(`| ${fixed(base.ecsByJudge["offline-lexicon"]!.mean!.mean)} [${fixed(base.ecsByJudge["offline-lexicon"]!.mean!.ci95![0])}, ${fixed(base.ecsByJudge["offline-lexicon"]!.mean!.ci95![1])}] | 4 |`);
     expect(markdown).toContain("### llm-judge (the headline ECS)");
@@ -384,7 +386,7 @@ describe("report.html", () => {
     const oldLexicon = summariseRun(lexiconOnly.map(dialogueRow), { conditionOrder: ["base", "tuned", "solo"], seed: 5, repeats: 4 });
     delete oldLexicon.judges.headlineEcs;
     for (const condition of oldLexicon.conditions) condition.ecs = condition.ecsByJudge["offline-lexicon"]!.mean;
-    const oldMarkdown = renderMarkdownReport(reportInputOfRecords(oldLexicon, lexiconOnly));
+    const oldMarkdown = renderMarkdownReport(reportInputOfRecords(savedSummary(oldLexicon), lexiconOnly));
     expect(oldMarkdown).toMatch(/^\| base \| 4 \| [^|]+\| [^|]+\| [^|]+\| n\/a \(no model judge\) \|/m);
     expect(oldMarkdown).toContain("ECS is n/a (no model judge): offline-lexicon is the ECS lexicon baseline");
   });
@@ -392,8 +394,8 @@ describe("report.html", () => {
   it("labels HID as the reward's move test under the offline user, and not under an LLM user; an independent HID judge keeps its name", async () => {
     const records = mixedRun().map((record) => (record.status === "error" ? record : { ...record, hid: { "hid-judge": { judge: "hid-judge", verdict: "yes" as const, value: 1, turn: 1, evidence: "reply" } } }));
     const summary = summariseRun(records.map(dialogueRow), { conditionOrder: [], seed: 5, repeats: 4, judges: { ecs: [], hid: ["hid-judge"] } });
-    const offline = reportInputOfRecords(summary, records, { setup: { simulator: { kind: "offline" } } });
-    const llm = reportInputOfRecords(summary, records, { setup: { simulator: { kind: "llm", endpoint: { baseUrl: "http://127.0.0.1:1/v1", model: "qwen" } } } });
+    const offline = reportInputOfRecords(savedSummary(summary), records, { setup: { simulator: { kind: "offline" } } });
+    const llm = reportInputOfRecords(savedSummary(summary), records, { setup: { simulator: { kind: "llm", endpoint: { baseUrl: "http://127.0.0.1:1/v1", model: "qwen" } } } });
     const offlinePage = await renderHtmlReport(offline);
     const offlineMarkdown = renderMarkdownReport(offline);
     expect(offlinePage).toContain(">HID (offline: move test)</th>");
@@ -421,14 +423,14 @@ describe("report.html", () => {
 
 describe("report.md", () => {
   it("has the same tables as report.html, no charts, and the worst dialogues in short", () => {
-    // A summary.json with one comparison and no length-confound analysis (written before it existed).
-    const text = renderMarkdownReport(input(mixedRun(), { comparisons: [{ metric: "fs", test: "mannwhitney", a: "base", b: "tuned", n: 6, p: 0.0123, pHolm: 0.0246, r: -0.75 }], lengthConfound: undefined }));
+    // A summary.json with one comparison of the older shape (no family) and no pair to test for the length confound.
+    const text = renderMarkdownReport(input(mixedRun(), { comparisons: [{ metric: "fs", test: "mannwhitney", a: "base", b: "tuned", n: 6, p: 0.0123, pHolm: 0.0246, r: -0.75, effectR: null, meanA: null, meanB: null }], lengthConfound: [] }));
     expect(text).toContain("# AEB run report");
     expect(text).toContain("| condition | n | FS [95% CI] | collapse [95% CI] | HID (offline: move test) | ECS | reply chars | errors |");
     expect(text).toContain("0.650 (n=1: no CI)");
     expect(text).toContain("| a | b | scenarios | a − b [95% CI] (matched) | Wilcoxon p / Holm p | r | dialogues | Mann-Whitney p / Holm p | r | reading (Holm p &lt; 0.05) |");
     expect(text).toContain("| base | tuned | n/a | n/a | n/a | n/a | 6 | 0.012 / 0.025 | -0.750 | tuned higher |");
-    expect(text).toContain("summary.json has no length-confound analysis");
+    expect(text).toContain("The length-confound analysis in summary.json is empty (no pair of conditions to test).");
     expect(text).toContain("## Worst dialogues per condition");
     expect(text).toContain("- base/escalation-landlord/1 (escalation): FS 0.090, collapse after 2 turn(s); emotion 50 → 45 → 9.");
     expect(text).not.toContain("<svg");
@@ -460,5 +462,45 @@ describe("report.md", () => {
     const text = renderMarkdownReport(summary);
     expect(text).toContain("## Headline (per condition)");
     expect(text).not.toContain("## Worst dialogues per condition");
+  });
+});
+
+describe("the report's sections", () => {
+  it("are one ordered list both reports lay out: the page in its order (its links too), report.md in its own, an empty section in neither", async () => {
+    const report = input(mixedRun());
+    const model = buildReportModel(report);
+    expect(model.sections.map((section) => section.id)).toEqual(["headline", "charts", "by-type", "ecs", "hid", "comparisons", "length-confound", "errors", "usage", "procedure", "notes", "worst"]);
+    const shown = model.sections.filter((section) => section.lines.some((line) => line.length > 0));
+    // No independent HID judge and no model call: those sections have no part and are not shown; the errored dialogue's cause is.
+    expect(shown.map((section) => section.id)).toEqual(["headline", "charts", "by-type", "ecs", "comparisons", "length-confound", "errors", "procedure", "notes", "worst"]);
+    const page = await renderHtmlReport(report);
+    expect([...page.matchAll(/<section id="([^"]+)">/g)].map((match) => match[1])).toEqual(shown.map((section) => section.id));
+    expect([...page.matchAll(/<a href="#([^"]+)">/g)].map((match) => match[1])).toEqual(shown.map((section) => section.id));
+    expect(page).toContain('<section id="errors">\n<h2>Errors</h2>\n<p class="note">Dialogues that ended in error, by cause');
+    expect(page).toContain("<td>timeout</td><td>agent</td><td>1</td><td>yes</td>");
+    const markdown = renderMarkdownReport(report);
+    const headings = [...markdown.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+    expect(headings).toEqual(["How the dialogues were run", "Headline (per condition)", "Final score by trajectory type", "ECS by judge", "Errors", "Pairwise comparisons", "Length confound", "Notes", "Worst dialogues per condition"]);
+    // The page's own explanations stay out of report.md; the sentences of the record are in both.
+    expect(page).toContain("FS: mean final score (final emotion / 100)");
+    expect(markdown).not.toContain("FS: mean final score (final emotion / 100)");
+    for (const text of partsOf(model, "headline", "note").map((part) => part.text)) expect(markdown).toContain(text);
+  });
+
+  it("read the summary as summary.json holds it: written and read back it is the same, and one the schema refuses names the field", () => {
+    const summary = summariseRun(mixedRun().map(dialogueRow), { conditionOrder: [], seed: 5, repeats: 4 });
+    const dir = mkdtempSync(join(tmpdir(), "aeb-summary-"));
+    try {
+      const written = writeSummaryFile(dir, summary);
+      const bytes = readFileSync(join(dir, "summary.json"), "utf8");
+      expect(readSummaryFile(dir)).toEqual(written);
+      expect(savedSummary(summary)).toEqual(written);
+      // Written again (aeb report --write-summary of a recomputed summary), a saved summary gives the same bytes: its keys keep their order.
+      writeSummaryFile(dir, savedSummary(summary));
+      expect(readFileSync(join(dir, "summary.json"), "utf8")).toBe(bytes);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(() => savedSummary({ ...summary, seed: -1 })).toThrow(/the summary is not a run summary:\n {2}- seed: .*\n\(run aeb report with --recompute/);
   });
 });

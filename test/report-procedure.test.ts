@@ -6,6 +6,10 @@
  * - the procedure section: each preset's loop read from data/presets.yaml, the LLM user's prompt
  *   pack, the ECS judges' imputed and excluded turns, and the pointer to docs/fidelity.md.
  */
+import { savedSummary } from "../src/record/summary-file.js";
+import { readReport } from "../src/report/report-reading.js";
+import { ecsJudgeTables, ecsPhaseNote } from "../src/report/sections/ecs-by-judge.js";
+import { procedureEntries } from "../src/report/sections/procedure.js";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +22,7 @@ import { dialogueRow } from "../src/metrics/dialogue-row.js";
 import { renderHtmlReport } from "../src/report/html-report.js";
 import { renderMarkdownReport } from "../src/report/markdown-report.js";
 import { presetLine } from "../src/report/procedure.js";
-import { buildReportModel, reportInputOfRecords } from "../src/report/report-model.js";
+import { reportInputOfRecords } from "../src/report/report-model.js";
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
 
 const SAGE_FILE = join(packageRoot, "..", "shared", "data", "sage", "results-deepseek-v3-simulator", "gpt-4.1_result.jsonl");
@@ -101,22 +105,22 @@ describe.skipIf(!hasSage)("an imported SAGE result file", () => {
     const mixed = [...adversarial, ...records];
     const conditionOrder = [...new Set(mixed.map((record) => record.condition))];
     const summary = summariseRun(mixed.map(dialogueRow), { conditionOrder, seed: 1, repeats: 1 });
-    const input = reportInputOfRecords(summary, mixed);
-    const model = buildReportModel(input);
-    const lexicon = model.ecsByJudge.find((table) => table.judge === "offline-lexicon")!;
+    const input = reportInputOfRecords(savedSummary(summary), mixed);
+    const reading = readReport(input);
+    const lexicon = ecsJudgeTables(reading).find((table) => table.judge === "offline-lexicon")!;
     expect(lexicon.table.header).toContain("before manipulation");
     const cell = (condition: string) => lexicon.table.rows.find((row) => row[0] === condition)!;
     expect(cell("gpt-4.1").slice(2, 5)).toEqual(["n/a (cooperative)", "n/a (cooperative)", "n/a (cooperative)"]);
     expect(cell("attuned")[2]).toMatch(/^\d\.\d{3}$/);
-    expect(model.ecsPhaseNote).toBe(`A ${COOPERATIVE} has no manipulation turn: a condition of such dialogues only shows "n/a (cooperative)" before and after.`);
+    expect(ecsPhaseNote(reading)).toBe(`A ${COOPERATIVE} has no manipulation turn: a condition of such dialogues only shows "n/a (cooperative)" before and after.`);
     // One condition holding both kinds keeps its numbers, and the note says what its "after" counts.
     const merged = [...adversarial, ...records.map((record) => ({ ...record, id: record.id.replace(/^gpt-4\.1\//, "attuned/"), condition: "attuned" }))];
-    const mergedModel = buildReportModel(reportInputOfRecords(summariseRun(merged.map(dialogueRow), { conditionOrder: [], seed: 1, repeats: 1 }), merged));
-    expect(mergedModel.ecsPhaseNote).toContain('; in attuned, which mix them with adversarial dialogues, "after" also counts every judged turn of the cooperative ones.');
-    expect(mergedModel.ecsByJudge[0]!.table.rows.find((row) => row[0] === "attuned")![2]).toMatch(/^\d\.\d{3}$/);
+    const mergedReading = readReport(reportInputOfRecords(savedSummary(summariseRun(merged.map(dialogueRow), { conditionOrder: [], seed: 1, repeats: 1 })), merged));
+    expect(ecsPhaseNote(mergedReading)).toContain('; in attuned, which mix them with adversarial dialogues, "after" also counts every judged turn of the cooperative ones.');
+    expect(ecsJudgeTables(mergedReading)[0]!.table.rows.find((row) => row[0] === "attuned")![2]).toMatch(/^\d\.\d{3}$/);
     // Both loops, each with the conditions that ran it.
-    expect(model.procedure.find(([label]) => label === "dialogue loop aeb")![1]).toBe(`${presetLine(getPreset("aeb"))} (conditions formulaic, sycophant, advice, labeler, attuned)`);
-    expect(model.procedure.find(([label]) => label === "dialogue loop sage")![1]).toBe(`${presetLine(getPreset("sage"))} (conditions gpt-4.1)`);
+    expect(procedureEntries(reading).find(([label]) => label === "dialogue loop aeb")![1]).toBe(`${presetLine(getPreset("aeb"))} (conditions formulaic, sycophant, advice, labeler, attuned)`);
+    expect(procedureEntries(reading).find(([label]) => label === "dialogue loop sage")![1]).toBe(`${presetLine(getPreset("sage"))} (conditions gpt-4.1)`);
     const page = await renderHtmlReport(input);
     const transcripts = worstSection(page).split('<details class="dialogue"').slice(1);
     const cooperative = transcripts.filter((transcript) => transcript.includes(COOPERATIVE));
@@ -176,14 +180,14 @@ describe("the procedure section", () => {
   it("counts the turns each ECS judge imputed (p=50, c=0) and excluded", () => {
     const records = judgedRecords();
     const summary = summariseRun(records.map(dialogueRow), { conditionOrder: [], seed: 1, repeats: 1 });
-    const model = buildReportModel(reportInputOfRecords(summary, records));
-    const entry = (judge: string) => model.procedure.find(([label]) => label === `ECS judge ${judge}: unreadable turns`)?.[1];
+    const reading = readReport(reportInputOfRecords(savedSummary(summary), records));
+    const entry = (judge: string) => procedureEntries(reading).find(([label]) => label === `ECS judge ${judge}: unreadable turns`)?.[1];
     const imputed = records.filter((_, index) => index % 2 === 0).length;
     const excluded = records.filter((_, index) => index % 3 === 0).length;
     expect(entry("paper")).toBe(`${imputed + excluded} unreadable turn(s) over ${records.length} dialogue(s): ${imputed} imputed (p=50, c=0, the AEB paper's option), ${excluded} excluded from the scores`);
     expect(entry("strict")).toBe(`1 unreadable turn(s) over ${records.length} dialogue(s): 0 imputed (p=50, c=0, the AEB paper's option), 1 excluded from the scores`);
     expect(entry("offline-lexicon")).toBe("no unreadable turn");
-    const markdown = renderMarkdownReport(reportInputOfRecords(summary, records));
+    const markdown = renderMarkdownReport(reportInputOfRecords(savedSummary(summary), records));
     expect(procedureRow(markdown, "ECS judge paper: unreadable turns")).toContain(`${imputed} imputed`);
   });
 
@@ -191,15 +195,15 @@ describe("the procedure section", () => {
     const records = readRecords(adversarialDir);
     const summary = summariseRun(records.map(dialogueRow), { conditionOrder: [], seed: 1, repeats: 1 });
     const packOf = (simulator: unknown) =>
-      buildReportModel(reportInputOfRecords(summary, records, { setup: { simulator } })).procedure.find(([label]) => label === "simulator prompt pack")?.[1];
+      procedureEntries(readReport(reportInputOfRecords(savedSummary(summary), records, { setup: { simulator } }))).find(([label]) => label === "simulator prompt pack")?.[1];
     const endpoint = { baseUrl: "http://127.0.0.1:9/v1", model: "sim-model", apiKeyEnv: "SECRET_KEY_VAR" };
     expect(packOf({ kind: "llm", endpoint, promptPack: "aeb-paper" })).toBe("aeb-paper");
     expect(packOf({ kind: "llm", endpoint, promptPack: { dir: "my-packs/strict" } })).toBe("a pack of the user's own, from my-packs/strict");
     expect(packOf({ kind: "llm", endpoint })).toBe("none named, so each preset's own: aeb-json for the aeb preset");
     expect(packOf({ kind: "offline" })).toBeUndefined();
     // Never an endpoint.
-    const page = buildReportModel(reportInputOfRecords(summary, records, { setup: { simulator: { kind: "llm", endpoint } } }));
-    expect(JSON.stringify(page.procedure)).not.toMatch(/127\.0\.0\.1|SECRET_KEY_VAR/);
+    const procedure = procedureEntries(readReport(reportInputOfRecords(savedSummary(summary), records, { setup: { simulator: { kind: "llm", endpoint } } })));
+    expect(JSON.stringify(procedure)).not.toMatch(/127\.0\.0\.1|SECRET_KEY_VAR/);
   });
 
   it("reads each loop from data/presets.yaml and says when a record names a preset this version does not have", () => {
@@ -212,7 +216,7 @@ describe("the procedure section", () => {
     expect(presetLine({ ...getPreset("aeb"), name: "custom", endsOn: [] })).toBe("custom: 8 agent replies, all appraised; start 50, the change clamped to ±10; never ends early (always the full turn limit)");
     const records = readRecords(adversarialDir).map((record) => ({ ...record, preset: "old-loop" }));
     const summary = summariseRun(records.map(dialogueRow), { conditionOrder: [], seed: 1, repeats: 1 });
-    const loop = buildReportModel(reportInputOfRecords(summary, records)).procedure.find(([label]) => label === "dialogue loop")![1];
+    const loop = procedureEntries(readReport(reportInputOfRecords(savedSummary(summary), records))).find(([label]) => label === "dialogue loop")![1];
     expect(loop).toBe("old-loop: not a preset of this AEB version (data/presets.yaml has aeb, aeb-plus, sage, rlver)");
   });
 });

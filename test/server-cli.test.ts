@@ -99,7 +99,14 @@ describe("aeb serve", () => {
     const url = await server.url;
     const reset = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers: json, body: JSON.stringify({ seed: 3 }) })).json()) as ResetResponse;
     const inFlight = fetch(`${url}/v1/step`, { method: "POST", headers: json, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }) });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // SIGTERM once a worker plays the step (a fixed wait lost the race on a loaded machine: the
+    // signal came before the request, so nothing was in flight and the test proved nothing).
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      const metrics = await (await fetch(`${url}/metrics`, { headers: { connection: "close" } })).text();
+      if (/^aeb_env_steps_in_flight [1-9]/m.test(metrics)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     server.child.kill("SIGTERM");
     expect((await inFlight).status).toBe(200);
     expect(await server.exited).toBe(0);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DialogueRecord } from "../src/core/dialogue.js";
 import { readDialogueRecords } from "../src/record/dialogue-reader.js";
-import { buildReportModel } from "../src/report/report-model.js";
+import { buildReportModel, partsOf } from "../src/report/report-model.js";
 import { loadRunForReport } from "../src/report/load-run.js";
 import type { DialoguePage, DialogueResponse, ReportPage, RunList, SideBySideResponse } from "../src/viewer/api-schemas.js";
 import { buildViewer, type Viewer } from "../src/viewer/viewer-app.js";
@@ -227,10 +227,10 @@ describe("aeb view: dialogues, side by side, the report", () => {
       const run = loadRunForReport(plain);
       return buildReportModel({ summary: run.summary, rows: run.rows, transcripts: run.transcripts, readingNotes: run.readingNotes, ...(run.setup ? { setup: run.setup } : {}) });
     })();
-    expect(body.headline).toEqual(model.headline);
-    expect(body.byType).toEqual(model.byType);
+    expect(body.headline).toEqual(partsOf(model, "headline", "table")[0]!.table);
+    expect(body.byType).toEqual(partsOf(model, "by-type", "table")[0]!.table);
     // The facts say how the dialogues were run, as the report does.
-    expect(body.facts).toEqual([...model.facts, ...model.procedure]);
+    expect(body.facts).toEqual([...model.facts, ...partsOf(model, "procedure", "entries")[0]!.entries]);
     expect(body.facts.find(([label]) => label === "dialogue loop")?.[1]).toMatch(/^aeb: 8 agent replies, all appraised/);
     expect(body.summarySource).toBe("summary.json");
     expect(body.charts.map((chart) => chart.id)).toEqual(["chart-fs", "chart-type-heatmap", "chart-emotion-trajectory", "chart-ecs-vs-fs", "chart-ecs-phase", "chart-length-vs-fs"]);

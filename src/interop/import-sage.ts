@@ -73,8 +73,7 @@ async function importInto(outDir: string, files: ReturnType<typeof readSageResul
   const records: DialogueRecord[] = options.judge === false ? files.flatMap((file) => file.records) : await withOfflineEcs(files.flatMap((file) => file.records));
   writeDialogues(outDir, records);
   const summary = summariseRun(records.map(dialogueRow), { conditionOrder: files.map((file) => file.condition), seed: IMPORT_SUMMARY_SEED, repeats: 1 });
-  writeSummaryFile(outDir, summary);
-  await writeReportFiles(outDir, reportInputOfRecords(summary, records));
+  await writeReportFiles(outDir, reportInputOfRecords(writeSummaryFile(outDir, summary), records));
   const manifest: ImportManifest = {
     format: 1,
     source: "sage-results",

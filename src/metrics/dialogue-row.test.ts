@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { savedSummary } from "../record/summary-file.js";
 import { createReferenceAgent } from "../agents/reference-agents.js";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { getPreset } from "../core/preset.js";
@@ -77,7 +78,7 @@ describe("DialogueRow", () => {
   it("gives reports that need only the worst dialogues' records", async () => {
     const records = await starterRecords();
     const summary = summariseRun(records.map(dialogueRow), { conditionOrder: ["formulaic", "attuned"], seed: 1, repeats: 2, judges: { ecs: ["offline-lexicon"], hid: [] } });
-    const input = reportInputOfRecords(summary, records, { setup: { conditions: [{ name: "formulaic" }, { name: "attuned" }] } });
+    const input = reportInputOfRecords(savedSummary(summary), records, { setup: { conditions: [{ name: "formulaic" }, { name: "attuned" }] } });
     expect(transcriptIds(summary, input.rows).size).toBe(6);
     expect(input.transcripts.size).toBe(6);
     const markdown = renderMarkdownReport(input);

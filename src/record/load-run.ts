@@ -15,7 +15,7 @@ import type { DialogueRow } from "../metrics/dialogue-row.js";
 import { readDialogueRecords, readDialogueRows } from "./dialogue-reader.js";
 import { DIALOGUES_FILE, MANIFEST_FILE, SUMMARY_FILE } from "./files.js";
 import { manifestConfig, readManifest, type Invocation } from "./manifest.js";
-import { readSummaryFile } from "./summary-file.js";
+import { readSummaryFile, savedSummary, type SavedSummary } from "./summary-file.js";
 import { readUsageTotals } from "./usage-log.js";
 
 /** What the results of a run need to know of its config (run.json's `config`). */
@@ -39,7 +39,8 @@ export interface RunSetup {
 
 export interface LoadedRun {
   dir: string;
-  summary: RunSummary;
+  /** Validated, as summary.json holds it (read from the file, or recomputed and put in that form). */
+  summary: SavedSummary;
   /** Every readable dialogue as a compact row (metrics/dialogue-row.ts), errored ones included, judgements merged. */
   rows: DialogueRow[];
   setup?: RunSetup;
@@ -166,13 +167,13 @@ export function loadRunFromRows(dir: string, read: { rows: DialogueRow[]; tornTa
   } catch (error) {
     readingNotes.push(`${(error as Error).message}; the recomputed summary has no token usage.`);
   }
-  const summary = summariseRun(rows, {
+  const summary = savedSummary(summariseRun(rows, {
     conditionOrder: config?.conditions?.map((condition) => condition.name) ?? [...new Set(rows.map((row) => row.condition))],
     seed,
     repeats: config?.repeats ?? rows.reduce((most, row) => Math.max(most, row.repeat), 0) + 1,
     ...(config?.judges !== undefined ? { judges: { ecs: (config.judges.ecs ?? []).map((judge) => judge.name), hid: (config.judges.hid ?? []).map((judge) => judge.name) } } : {}),
     ...(usage !== undefined ? { usage } : {}),
     ...((options.reference ?? config?.report?.reference) !== undefined ? { reference: (options.reference ?? config?.report?.reference) as string } : {}),
-  });
+  }));
   return { dir, summary, rows, ...(setup !== undefined ? { setup } : {}), readingNotes, summarySource: "recomputed" };
 }

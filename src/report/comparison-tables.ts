@@ -8,7 +8,7 @@
  * A Holm p at or above 0.05 is read as "not significant", never as "no difference": the interval
  * says which differences the data still allow.
  */
-import type { ComparisonRow } from "./summary-sections.js";
+import type { Comparison as ComparisonRow } from "../analysis/summary-schema.js";
 import { fixed, formatP } from "./format.js";
 
 /** The level at which the "reading" column calls a difference significant (after Holm). */

@@ -75,8 +75,8 @@ export function ecsJudgesOfRows(rows: readonly DialogueRow[]): string[] {
  */
 export function reportEcsKinds(summary: RunSummary, rows: readonly DialogueRow[], judges: readonly string[]): EcsJudgeKinds {
   const kinds = classifyEcsJudges(rows, judges);
-  const recorded = (summary as unknown as { judges?: { headlineEcs?: unknown } }).judges?.headlineEcs;
-  if (recorded === null || typeof recorded === "string") return { ...kinds, headline: recorded };
+  const recorded = summary.judges.headlineEcs;
+  if (recorded !== undefined) return { ...kinds, headline: recorded };
   return kinds;
 }
 

@@ -9,8 +9,8 @@ import { dialogueKindLabel, isCooperative } from "./cooperative.js";
 import { sortedById } from "../metrics/dialogue-row.js";
 import { fixed, signed } from "./format.js";
 import { html, rawHtml, type SafeHtml } from "./html.js";
-import type { ComparisonTableModel } from "./comparison-tables.js";
-import { buildReportModel, ERRORS_NOTE, WORST_PER_CONDITION, type ReportInput, type Table } from "./report-model.js";
+import { buildReportModel, type ReportInput, type ReportSection, type SectionPart, type Table } from "./report-model.js";
+import { isShown } from "./sections/index.js";
 
 /** The page style of the reports (report.html, agreement.html): generic fonts only, nothing loaded. */
 export const REPORT_STYLE = `
@@ -143,18 +143,6 @@ ${record.turns.map((turn) => turnHtml(turn, cooperative ? null : record.manipula
 </details>`;
 }
 
-/**
- * One compact comparison table: the first (FS against the reference, or FS's every pair) open,
- * every other folded, so the section is one table tall until a reader opens more.
- */
-function comparisonHtml(comparison: ComparisonTableModel, index: number): SafeHtml {
-  // The last column, the reading, is words.
-  const body = html`<div class="comparison-table">${tableHtml(comparison.table, 2, 1)}</div>`;
-  if (index === 0) return html`<h3>${comparison.title}</h3>${body}`;
-  return html`<details class="comparison"><summary>${comparison.title}</summary>${body}</details>
-`;
-}
-
 function chartHtml(chart: RenderedChart): SafeHtml {
   return html`<figure class="chart" id="${chart.id}">
 <h3>${chart.title}</h3>
@@ -163,127 +151,67 @@ function chartHtml(chart: RenderedChart): SafeHtml {
 </figure>`;
 }
 
+/** A table part: a plain table (under its title, if any), or a compact one of a series whose first is open and the others fold away. */
+function tablePartHtml(part: Extract<SectionPart, { kind: "table" }>): SafeHtml {
+  const table = tableHtml(part.table, part.textColumns, part.trailingText);
+  if (part.fold === undefined) return part.title === undefined ? table : html`<h3>${part.title}</h3>${table}`;
+  const body = html`<div class="comparison-table">${table}</div>`;
+  if (part.fold === "open") return html`<h3>${part.title}</h3>${body}`;
+  return html`<details class="comparison"><summary>${part.title}</summary>${body}</details>
+`;
+}
+
+function partHtml(part: SectionPart, charts: readonly RenderedChart[]): SafeHtml {
+  switch (part.kind) {
+    case "table":
+      return tablePartHtml(part);
+    case "entries":
+      return html`<dl class="facts">${part.entries.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>`;
+    case "note":
+      return part.only === "markdown" ? rawHtml("") : html`<p class="note">${part.text}</p>`;
+    case "page-note":
+      return html`<p class="note">${part.html}</p>`;
+    case "list":
+      return part.items.length === 0 ? html`<p class="note">${part.empty}</p>` : html`<ul class="notes">${part.items.map((item) => html`<li>${item}</li>`)}</ul>`;
+    case "charts":
+      return html`${charts.map(chartHtml)}`;
+    case "dialogues":
+      if (part.groups.length === 0) return html`<p class="note">${part.empty}</p>`;
+      return html`${part.groups.map(
+        ({ condition, dialogues }) => html`<h3>${condition}</h3>
+${dialogues.map((record, index) => dialogueHtml(record, index === 0))}`,
+      )}`;
+  }
+}
+
+/**
+ * A section: its heading, then its parts line by line. A section with nothing to show leaves one
+ * empty line where it would be, as the page has always been laid out.
+ */
+function sectionHtml(section: ReportSection, charts: readonly RenderedChart[]): SafeHtml {
+  if (!isShown(section)) return rawHtml("\n");
+  const lines = section.lines.map((line) => html`${line.map((part) => partHtml(part, charts))}`.value);
+  return html`
+
+<section id="${section.id}">
+<h2>${section.title}</h2>
+${rawHtml(lines.join("\n"))}
+</section>`;
+}
+
 /** Renders report.html from the saved record. Deterministic: the same input gives the same bytes. */
 export async function renderHtmlReport(input: ReportInput): Promise<string> {
   const model = buildReportModel(input);
   // In id order, as the model's tables: sums over dialogues do not depend on the order they finished in.
   const charts = await renderCharts(input.summary, sortedById(input.rows));
-  // The headline, then the pictures, then the tables (issue 24: a reader sees the results at a glance).
-  const sections: Array<[string, string]> = [
-    ["headline", "Headline"],
-    ["charts", "Charts"],
-    ["by-type", "By type"],
-    ["ecs", "ECS"],
-    ...(model.hidJudges === null ? [] : ([["hid", "HID judges"]] as Array<[string, string]>)),
-    ...(model.errorCauses === null ? [] : ([["errors", "Errors"]] as Array<[string, string]>)),
-    ["comparisons", "Comparisons"],
-    ["length-confound", "Length confound"],
-    ...(model.usage === null && model.usageNote === null ? [] : ([["usage", "Token usage"]] as Array<[string, string]>)),
-    ["procedure", "Procedure"],
-    ["notes", "Notes"],
-    ["worst", "Worst dialogues"],
-  ];
+  const shown = model.sections.filter(isShown);
   const page = html`${pageHead(model.title)}
 <body>
 <main>
 <h1>${model.title}</h1>
 <p class="lede">Adversarial Empathy Benchmark. Every number below is computed from this run's summary.json and dialogues.jsonl.</p>
 <dl class="facts">${model.facts.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>
-<nav>${sections.map(([id, label]) => html`<a href="#${id}">${label}</a>`)}</nav>
-
-<section id="headline">
-<h2>Headline (per condition)</h2>
-${tableHtml(model.headline)}
-<p class="note">FS: mean final score (final emotion / 100) with a seeded percentile-bootstrap 95% CI. Collapse: share of dialogues that ended in failure, with a Wilson 95% CI. ${model.hidLabel}: hidden-intention detection by the simulator's verdicts, from the manipulation turn on (from the first reply for a cooperative user, which has none). ECS: emotional consistency under the headline ECS judge, the first that is a model (a heuristic such as the lexicon baseline is never shown here; it is in the ECS section under its own name). Reply chars: mean visible reply length. Errors: dialogues that ended in error, excluded from every statistic.</p>
-${model.headlineNotes.map((note) => html`<p class="note">${note}</p>`)}
-</section>
-
-<section id="charts">
-<h2>Charts</h2>
-${charts.map(chartHtml)}
-</section>
-
-<section id="by-type">
-<h2>Final score by trajectory type</h2>
-${tableHtml(model.byType)}
-</section>
-
-<section id="ecs">
-<h2>ECS by judge</h2>
-${model.ecsByJudge.map(({ title, table }) => html`<h3>${title}</h3>${tableHtml(table)}`)}
-${model.ecsByJudge.length > 0 ? html`<p class="note">ECS: how well the judge, reading only the visible conversation, predicted the emotion the user reported after each reply (1 is perfect), with a seeded bootstrap 95% CI over dialogues.${model.ecsByPhase ? " Before / after: over the turns before the manipulation turn and from it on; drop: before minus after." : ""} Judged: dialogues the judge scored; judge errors: turns it could not read (see the procedure below for whether they were left out or imputed).</p>` : ""}
-${model.ecsPhaseNote === null ? "" : html`<p class="note">${model.ecsPhaseNote}</p>`}
-${model.ecsByJudgeNote === null ? "" : html`<p class="note">${model.ecsByJudgeNote}</p>`}
-</section>
-${
-  model.hidJudges === null
-    ? ""
-    : html`
-<section id="hid">
-<h2>HID: the simulated user and the independent judges</h2>
-${tableHtml(model.hidJudges)}
-<p class="note">Simulator ${model.hidLabel}: the simulated user's own verdicts from the manipulation turn on. Each independent judge read the whole transcript and the hidden intention, and had to quote evidence from the agent's replies (1 yes, 0.5 partial, 0 no). Judged: dialogues with a usable verdict; errors: verdicts left out (no quotable evidence, unreadable output). They are reported beside the simulator's HID, never instead of it.</p>
-</section>`
-}
-
-<section id="comparisons">
-<h2>Pairwise comparisons</h2>
-${model.comparisons.map(comparisonHtml)}
-${model.comparisonsNote === null ? "" : html`<p class="note">${model.comparisonsNote}</p>`}
-${model.comparisonsLegend === null ? "" : html`<p class="note">${model.comparisonsLegend}</p>`}
-</section>
-
-<section id="length-confound">
-<h2>Length confound</h2>
-${model.lengthConfound === null ? "" : tableHtml(model.lengthConfound, 2)}
-${model.lengthConfound === null ? "" : html`<p class="note">OLS of FS on a condition indicator (b vs a), without and with standardized reply length as covariate. A coefficient that shrinks toward 0 once length is in the model means length explains the gap. rho: Spearman correlation of reply length and FS within each condition.</p>`}
-${model.lengthConfoundNote === null ? "" : html`<p class="note">${model.lengthConfoundNote}</p>`}
-</section>
-${
-  model.errorCauses === null
-    ? ""
-    : html`
-<section id="errors">
-<h2>Errors</h2>
-<p class="note">${ERRORS_NOTE}</p>
-${tableHtml(model.errorCauses, 5)}
-</section>`
-}
-${
-  model.usage === null && model.usageNote === null
-    ? ""
-    : html`
-<section id="usage">
-<h2>Token usage</h2>
-${model.usage === null ? "" : tableHtml(model.usage, 2)}
-${model.usage === null ? "" : html`<p class="note">Per model role, over every invocation on this run directory. Calls: answered by a server; cached: answered from the response cache (no tokens); failed: ended in error after retries; requests: HTTP attempts including retries. Tokens count successful, non-cached calls only.</p>`}
-${model.usageNote === null ? "" : html`<p class="note">${model.usageNote}</p>`}
-</section>`
-}
-
-<section id="procedure">
-<h2>How the dialogues were run</h2>
-<dl class="facts">${model.procedure.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>
-<p class="note">Scores are comparable only between runs of the same procedure: the same preset, the same simulated user and prompt pack, and judges that treat unreadable turns alike.</p>
-</section>
-
-<section id="notes">
-<h2>Notes</h2>
-${model.notes.length === 0 ? html`<p class="note">None.</p>` : html`<ul class="notes">${model.notes.map((note) => html`<li>${note}</li>`)}</ul>`}
-</section>
-
-<section id="worst">
-<h2>Worst dialogues per condition</h2>
-<p class="note">The ${WORST_PER_CONDITION} lowest-FS scored dialogues of each condition, worst first, with the whole transcript. Each user reply shows the emotion after it, the actual change (after adjustments and the preset's clamp), the simulator's own proposed change, the deterministic adjustments and the flags.</p>
-${
-  model.worst.length === 0
-    ? html`<p class="note">No scored dialogues.</p>`
-    : model.worst.map(
-        ({ condition, dialogues }) => html`<h3>${condition}</h3>
-${dialogues.map((record, index) => dialogueHtml(record, index === 0))}`,
-      )
-}
-</section>
+<nav>${shown.map((section) => html`<a href="#${section.id}">${section.navLabel}</a>`)}</nav>${model.sections.map((section) => sectionHtml(section, charts))}
 
 <footer>Made by aeb report from the saved record; this page loads nothing and runs no script.</footer>
 </main>

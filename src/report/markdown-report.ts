@@ -1,16 +1,24 @@
 /**
- * `report.md`: the report's tables and a short account of the worst dialogues, as markdown (no
+ * `report.md`: the report's sections as markdown, and a short account of the worst dialogues (no
  * charts; they are in report.html). A pure function of the saved record; transcript text is
  * escaped so it can neither break a table nor smuggle markup into a rendered page.
  */
 import type { DialogueRecord } from "../core/dialogue.js";
-import type { RunSummary } from "../analysis/summary-schema.js";
+import type { SavedSummary } from "../record/summary-file.js";
 import { dialogueKindLabel } from "./cooperative.js";
 import { fixed, markdownTable, markdownText, truncate } from "./format.js";
-import { buildReportModel, ERRORS_NOTE, WORST_PER_CONDITION, type ReportInput } from "./report-model.js";
+import { buildReportModel, sectionOf, type ReportInput, type ReportSection, type SectionPart } from "./report-model.js";
+import { isShown } from "./sections/index.js";
 
 /** How much of the last user reply the short account quotes. */
 const QUOTE_CHARS = 160;
+
+/**
+ * report.md's order of the sections: the procedure first, errors and usage before the
+ * comparisons, no charts. It predates the page's reordering (issue 24) and is kept so that a
+ * run's report.md stays byte for byte what it was.
+ */
+const MARKDOWN_ORDER = ["procedure", "headline", "by-type", "ecs", "hid", "errors", "usage", "comparisons", "length-confound", "notes", "worst"];
 
 function worstLine(record: DialogueRecord): string {
   const path = [record.opening.emotion, ...record.turns.map((turn) => turn.user.emotion)].join(" → ");
@@ -23,64 +31,48 @@ function worstLine(record: DialogueRecord): string {
   );
 }
 
+/** A part as markdown lines, each block followed by an empty line; the page's own parts (its prose, the charts) give none. */
+function partLines(part: SectionPart): string[] {
+  switch (part.kind) {
+    case "table":
+      return [...(part.title === undefined ? [] : [`### ${markdownText(part.title)}`, ""]), markdownTable(part.table.header, part.table.rows), ""];
+    case "entries":
+      return [markdownTable(part.header, part.entries), ""];
+    case "note":
+      return [markdownText(part.text), ""];
+    case "list":
+      return part.items.length === 0 ? [part.empty, ""] : [...part.items.map((item) => `- ${markdownText(item)}`), ""];
+    case "dialogues":
+      if (part.groups.length === 0) return [part.empty, ""];
+      return part.groups.flatMap(({ condition, dialogues }) => [`### ${markdownText(condition)}`, "", ...dialogues.map(worstLine), ""]);
+    case "page-note":
+    case "charts":
+      return [];
+  }
+}
+
+function sectionLines(section: ReportSection): string[] {
+  if (!isShown(section)) return [];
+  return [`## ${markdownText(section.title)}`, "", ...section.lines.flat().flatMap(partLines)];
+}
+
 /**
  * Renders report.md. Accepts the summary alone (tables only) or the whole report input (tables,
  * notes and the worst dialogues).
  */
-export function renderMarkdownReport(input: RunSummary | ReportInput): string {
+export function renderMarkdownReport(input: SavedSummary | ReportInput): string {
   const reportInput: ReportInput = "rows" in input ? input : { summary: input, rows: [], transcripts: new Map() };
   const model = buildReportModel(reportInput);
   const { summary } = reportInput;
-  const lines = [
+  return [
     `# ${markdownText(model.title)}`,
     "",
     `${summary.dialogues} dialogues over ${summary.scenarios} scenarios, ${summary.repeats} repeat(s), seed ${summary.seed}; ${summary.errors} ended in error.`,
     "",
     markdownTable(["fact", "value"], model.facts),
     "",
-    "## How the dialogues were run",
+    ...MARKDOWN_ORDER.flatMap((id) => sectionLines(sectionOf(model, id))),
+    "Charts: see report.html.",
     "",
-    markdownTable(["procedure", "value"], model.procedure),
-    "",
-    "Scores are comparable only between runs of the same procedure: the same preset, the same simulated user and prompt pack, and judges that treat unreadable turns alike.",
-    "",
-    "## Headline (per condition)",
-    "",
-    markdownTable(model.headline.header, model.headline.rows),
-    "",
-    ...model.headlineNotes.flatMap((note) => [markdownText(note), ""]),
-    "## Final score by trajectory type",
-    "",
-    markdownTable(model.byType.header, model.byType.rows),
-    "",
-    "## ECS by judge",
-    "",
-  ];
-  for (const { title, table } of model.ecsByJudge) lines.push(`### ${markdownText(title)}`, "", markdownTable(table.header, table.rows), "");
-  if (model.ecsByJudgeNote !== null) lines.push(markdownText(model.ecsByJudgeNote), "");
-  if (model.ecsPhaseNote !== null) lines.push(markdownText(model.ecsPhaseNote), "");
-  if (model.hidJudges !== null) lines.push("## HID: the simulated user and the independent judges", "", markdownTable(model.hidJudges.header, model.hidJudges.rows), "");
-  if (model.errorCauses !== null) lines.push("## Errors", "", ERRORS_NOTE, "", markdownTable(model.errorCauses.header, model.errorCauses.rows), "");
-  if (model.usage !== null || model.usageNote !== null) {
-    lines.push("## Token usage", "");
-    if (model.usage !== null) lines.push(markdownTable(model.usage.header, model.usage.rows), "");
-    if (model.usageNote !== null) lines.push(markdownText(model.usageNote), "");
-  }
-  lines.push("## Pairwise comparisons", "");
-  for (const { title, table } of model.comparisons) lines.push(`### ${markdownText(title)}`, "", markdownTable(table.header, table.rows), "");
-  if (model.comparisonsNote !== null) lines.push(markdownText(model.comparisonsNote), "");
-  if (model.comparisonsLegend !== null) lines.push(markdownText(model.comparisonsLegend), "");
-  lines.push("## Length confound", "");
-  if (model.lengthConfound !== null) lines.push(markdownTable(model.lengthConfound.header, model.lengthConfound.rows), "");
-  if (model.lengthConfoundNote !== null) lines.push(markdownText(model.lengthConfoundNote), "");
-  lines.push("## Notes", "");
-  if (model.notes.length === 0) lines.push("None.", "");
-  else lines.push(...model.notes.map((note) => `- ${markdownText(note)}`), "");
-  if (reportInput.rows.length > 0) {
-    lines.push("## Worst dialogues per condition", "", `The ${WORST_PER_CONDITION} lowest-FS scored dialogues of each condition; whole transcripts are in report.html.`, "");
-    if (model.worst.length === 0) lines.push("No scored dialogues.", "");
-    for (const { condition, dialogues } of model.worst) lines.push(`### ${markdownText(condition)}`, "", ...dialogues.map(worstLine), "");
-  }
-  lines.push("Charts: see report.html.", "");
-  return lines.join("\n");
+  ].join("\n");
 }

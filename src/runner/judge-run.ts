@@ -5,7 +5,7 @@ import { detectLanguage } from "../lexicon/lexicon.js";
 import { scanDialogues } from "../record/dialogue-reader.js";
 import { readRunSetup } from "../record/load-run.js";
 import { RunDirectory } from "../record/run-directory.js";
-import { writeRunOutputs } from "../report/write-reports.js";
+import { writeRunOutputs } from "./run-outputs.js";
 import { FileWriteError } from "../record/write-error.js";
 import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
 import { loadScenarioSource } from "../scenarios/scenario-source.js";

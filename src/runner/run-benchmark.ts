@@ -10,7 +10,7 @@ import { loadReplyTokenizer, type ReplyTokenizer } from "../metrics/reply-tokeni
 import { scanDialogues } from "../record/dialogue-reader.js";
 import type { RecorderRepair } from "../record/dialogue-recorder.js";
 import { RunDirectory } from "../record/run-directory.js";
-import { writeRunOutputs } from "../report/write-reports.js";
+import { writeRunOutputs } from "./run-outputs.js";
 import { FileWriteError } from "../record/write-error.js";
 import { filterScenarios } from "../scenarios/load-scenarios.js";
 import type { SkippedProfileLine } from "../scenarios/sage-profiles.js";

@@ -14,7 +14,7 @@ import { AebError } from "../core/errors.js";
 import { loadRunFromRows, type LoadedRun } from "../record/load-run.js";
 import { chartDefinitions } from "../report/charts/index.js";
 import { sortedById } from "../metrics/dialogue-row.js";
-import { buildReportModel, transcriptIds } from "../report/report-model.js";
+import { buildReportModel, partsOf, transcriptIds, type ReportModel, type Table } from "../report/report-model.js";
 import { classifyEcsJudges, type EcsJudgeKinds } from "../analysis/ecs-judges.js";
 import { simulatorHidLabel } from "../report/hid-label.js";
 import type { ReportPage } from "./api-schemas.js";
@@ -33,6 +33,13 @@ const SVG_NAMESPACE = "http://www.w3.org/2000/svg";
 /** A chart as a standalone SVG document (the report inlines it without its namespace; an image needs it back). */
 export function standaloneSvg(svg: string): string {
   return svg.replace(/^<svg\b/, `<svg xmlns="${SVG_NAMESPACE}"`);
+}
+
+/** The first table of a report section (the headline's, the per-type one). */
+function firstTable(model: ReportModel, id: string): Table {
+  const [part] = partsOf(model, id, "table");
+  if (part === undefined) throw new Error(`the report's ${id} section has no table`);
+  return part.table;
 }
 
 /** The report part of one run, made once. */
@@ -98,11 +105,11 @@ export class RunReport {
       label: this.index.label,
       title: model.title,
       // The report's facts, then how the dialogues were run (the preset's loop, the prompt pack, unreadable judge turns).
-      facts: [...model.facts, ...model.procedure],
-      headline: model.headline,
-      headlineNotes: model.headlineNotes,
-      byType: model.byType,
-      notes: model.notes,
+      facts: [...model.facts, ...partsOf(model, "procedure", "entries").flatMap((part) => part.entries)],
+      headline: firstTable(model, "headline"),
+      headlineNotes: partsOf(model, "headline", "note").map((part) => part.text),
+      byType: firstTable(model, "by-type"),
+      notes: partsOf(model, "notes", "list").flatMap((part) => part.items),
       summarySource: run.summarySource,
       charts: chartDefinitions(run.summary, []).map((chart) => ({ id: chart.id, title: chart.title, caption: chart.caption, url: `/api/runs/${this.index.run}/charts/${chart.id}.svg` })),
     };

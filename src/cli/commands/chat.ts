@@ -7,7 +7,7 @@ import { readDialogueRows } from "../../record/dialogue-reader.js";
 import { readRunSetup } from "../../record/load-run.js";
 import { RunDirectory } from "../../record/run-directory.js";
 import { aebVersion } from "../../record/provenance.js";
-import { writeRunOutputs } from "../../report/write-reports.js";
+import { writeRunOutputs } from "../../runner/run-outputs.js";
 import { PluginFactory } from "../../runner/plugins.js";
 import { definingPluginConfig, packageDataFileHashes } from "../../runner/result-definition.js";
 import { loadRunConfig, parseRunConfig } from "../../runner/run-config.js";
