@@ -34,7 +34,6 @@ export type { RunSummary } from "./analysis/summary-schema.js";
 export { loadRunForReport, reportInputOf } from "./report/load-run.js";
 export type { ReportInput } from "./report/report-model.js";
 export { renderMarkdownReport } from "./report/markdown-report.js";
-<<<<<<< HEAD
 export { renderHtmlReport } from "./report/html-report.js";
 export { writeReportFiles } from "./report/write-reports.js";
 export { compareRuns, renderComparisonMarkdown, type RunComparison } from "./report/compare-runs.js";
@@ -44,17 +43,3 @@ export { buildServer, type ServerOptions, type EnvironmentServer } from "./serve
 
 // Errors a caller can tell apart (`AebError.isInstance(error)` and `error.name`).
 export { AebError, ConfigError, ScenarioError, RunDirectoryError, RunStoppedError } from "./core/errors.js";
-=======
-export { writeReportFiles } from "./report/write-reports.js";
-export { writeRunOutputs, type RunOutputOptions } from "./runner/run-outputs.js";
-export { reportInputOfRecords, type ReportInput } from "./report/report-model.js";
-export { loadRunForReport, reportInputOf, type LoadedReport } from "./report/load-run.js";
-export { chartDefinitions, renderCharts, type ChartDefinition, type RenderedChart } from "./report/charts/index.js";
-export { compareRuns, renderComparisonText, renderComparisonMarkdown, type RunComparison, type ConditionComparison } from "./report/compare-runs.js";
-export { runProbe, CHECKPOINT_FILE, type ProbeOptions, type ProbeOutcome, type ProbeEvents } from "./probe/run-probe.js";
-export { ProbeResultSchema, ProbeDefinitionSchema, CheckpointSchema, type ProbeResult, type ProbeDefinition } from "./probe/probe-schema.js";
-export { PoolFileSchema, POOL_TAGS, type PoolTag, type PoolFile } from "./probe/pool-schema.js";
-export { loadPools, loadPoolFile, BUILTIN_POOL_DIR, type FragmentPool } from "./probe/pools.js";
-export { parseTagList, type ProbeConstraints } from "./probe/constraints.js";
-export { TARGET_GAP } from "./probe/probe-report.js";
->>>>>>> reportmodel

@@ -19,12 +19,6 @@ export { JudgementLineSchema, readJudgements, withJudgements, type FoldedJudgeme
 export { RunManifestSchema, InvocationSchema, readManifest, type RunManifest, type Invocation } from "./manifest.js";
 export { ProvenanceSchema, type Provenance } from "./provenance.js";
 export { UsageEventSchema, readUsageTotals } from "./usage-log.js";
-<<<<<<< HEAD
-export { readSummaryFile } from "./summary-file.js";
+export { readSummaryFile, savedSummary, writeSummaryFile, type SavedSummary } from "./summary-file.js";
 export { RunSummarySchema, type RunSummary } from "../analysis/summary-schema.js";
 export { loadRun, loadRunRecords, readRunSetup, type LoadedRun, type RunSetup } from "./load-run.js";
-=======
-export { readSummaryFile, savedSummary, writeSummaryFile, type SavedSummary } from "./summary-file.js";
-export { loadRun, loadRunFromRows, loadRunRecords, readRunSetup, readConditionOrder, type LoadedRun, type RunSetup } from "./load-run.js";
-export { RunDirectory, redactConfig, type RunDirectoryState } from "./run-directory.js";
->>>>>>> reportmodel
