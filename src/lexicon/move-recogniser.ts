@@ -2,6 +2,7 @@ import { loadLexicon, MOVE_IDS, type Lexicon } from "./lexicon.js";
 import { heldOutVoices, loadMoveCorpus, SENTENCE_CLASSES, type CorpusVoice, type SentenceClass } from "./move-corpus.js";
 import { memoByText } from "./memo.js";
 import { sentenceFeatures, stemWord } from "./sentence-features.js";
+import { defaultModelPath, readSavedRecogniser, recogniserKey, savedRecogniser, writeSavedRecogniser, type SavedRecogniser } from "./recogniser-model-file.js";
 import { DEFAULT_TRAINING, SoftmaxClassifier, type LabelledExample } from "./softmax-classifier.js";
 
 /** What the recogniser hears in one sentence. */
@@ -61,13 +62,32 @@ export function examplesOf(voices: readonly CorpusVoice[]): LabelledExample[] {
   return examples;
 }
 
+/** What a recogniser is made of: the classifier and the features common in its corpus. */
+interface RecogniserModel {
+  classifier: SoftmaxClassifier;
+  /** Word and Han-bigram features in at least COMMON_IN training sentences. */
+  commonFeatures: ReadonlySet<string>;
+  trainedOn: readonly string[];
+}
+
 /** Trains a recogniser on these corpus files (deterministic: same files, same model). */
 export function trainRecogniser(voices: readonly CorpusVoice[]): MoveRecogniser {
+  return recogniserOf(trainModel(voices));
+}
+
+function trainModel(voices: readonly CorpusVoice[]): RecogniserModel {
   const examples = examplesOf(voices);
   const classifier = SoftmaxClassifier.train(examples, SENTENCE_CLASSES.length, DEFAULT_TRAINING);
   const sentencesWith = new Map<string, number>();
   for (const example of examples) for (const feature of new Set(example.features)) sentencesWith.set(feature, (sentencesWith.get(feature) ?? 0) + 1);
-  const knowsWord = (word: string) => (sentencesWith.get(/^[a-z]/.test(word) ? `W_${stemWord(word)}` : `C2_${word}`) ?? 0) >= COMMON_IN;
+  const commonFeatures = new Set<string>();
+  for (const [feature, count] of sentencesWith) if (count >= COMMON_IN && (feature.startsWith("W_") || feature.startsWith("C2_"))) commonFeatures.add(feature);
+  return { classifier, commonFeatures, trainedOn: voices.map((voice) => voice.file) };
+}
+
+function recogniserOf(model: RecogniserModel): MoveRecogniser {
+  const { classifier, commonFeatures } = model;
+  const knowsWord = (word: string) => commonFeatures.has(/^[a-z]/.test(word) ? `W_${stemWord(word)}` : `C2_${word}`);
   const read = memoByText((sentence: string): SentenceReading => {
     const { probabilities, knownShare } = classifier.predict(recogniserFeatures(sentence));
     const ranked = SENTENCE_CLASSES.map((label, index) => ({ label, probability: probabilities[index] as number }))
@@ -76,19 +96,44 @@ export function trainRecogniser(voices: readonly CorpusVoice[]): MoveRecogniser 
     const top = ranked[0] ?? { label: "off_topic" as SentenceClass, probability: 0 };
     return { best: top.label, probability: top.probability, ranked, knownShare };
   });
-  return { read, trainedOn: voices.map((voice) => voice.file), knowsWord };
+  return { read, trainedOn: model.trainedOn, knowsWord };
 }
 
 let shipped: MoveRecogniser | undefined;
 
 /**
- * The offline user's recogniser: trained once per process (memoised) on every corpus file under
- * data/move-corpus/ except the held-out ones (data/move-corpus/held-out.yaml), which only measure it.
+ * The offline user's recogniser: trained on every corpus file under data/move-corpus/ except the
+ * held-out ones (data/move-corpus/held-out.yaml), which only measure it. Once per process
+ * (memoised), and loaded from the model the build saved when its key matches (training takes
+ * seconds; recogniser-model-file.ts).
  */
 export function shippedRecogniser(): MoveRecogniser {
   if (shipped === undefined) {
-    const heldOut = new Set(heldOutVoices());
-    shipped = trainRecogniser(loadMoveCorpus().filter((voice) => !heldOut.has(voice.file)));
+    const key = recogniserKey(DEFAULT_TRAINING);
+    const saved = readSavedRecogniser(defaultModelPath(), key);
+    shipped = recogniserOf(saved !== undefined ? modelOfSaved(saved) : trainShipped());
   }
   return shipped;
+}
+
+/** Trains the shipped recogniser and saves it at `path` (the build's step; returns the key). */
+export function saveShippedRecogniser(path: string = defaultModelPath()): string {
+  const key = recogniserKey(DEFAULT_TRAINING);
+  const model = trainShipped();
+  writeSavedRecogniser(path, savedRecogniser(key, [...model.trainedOn], [...model.commonFeatures], model.classifier.toSnapshot()));
+  return key;
+}
+
+function trainShipped(): RecogniserModel {
+  const heldOut = new Set(heldOutVoices());
+  return trainModel(loadMoveCorpus().filter((voice) => !heldOut.has(voice.file)));
+}
+
+/** A recogniser from a saved model (what shippedRecogniser does when the key matches). */
+export function recogniserFromSaved(saved: SavedRecogniser): MoveRecogniser {
+  return recogniserOf(modelOfSaved(saved));
+}
+
+function modelOfSaved(saved: SavedRecogniser): RecogniserModel {
+  return { classifier: SoftmaxClassifier.fromSnapshot(saved.classifier), commonFeatures: new Set(saved.commonFeatures), trainedOn: saved.trainedOn };
 }

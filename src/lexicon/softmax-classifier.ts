@@ -29,8 +29,8 @@ export interface Prediction {
 /**
  * Multinomial logistic regression over sparse binary features scaled to unit length (so a long
  * sentence is not more confident than a short one for having more features), trained by stochastic gradient
- * descent in a seeded order: small, fast to train at load time (tens of milliseconds on a few
- * thousand sentences), and its probabilities are calibrated well enough to threshold. Features the
+ * descent in a seeded order: small, seconds to train on the shipped corpus (so the build saves the trained model: see
+ * recogniser-model-file.ts), and its probabilities are calibrated well enough to threshold. Features the
  * model never saw are ignored at prediction time.
  */
 export class SoftmaxClassifier {
@@ -90,6 +90,29 @@ export class SoftmaxClassifier {
     return new SoftmaxClassifier(classCount, vocabulary, weights, bias);
   }
 
+  /**
+   * The trained model as plain JSON (weights and bias as the bytes of their Float64Arrays in
+   * base64): {@link SoftmaxClassifier.fromSnapshot} gives back a classifier that predicts the same
+   * numbers, bit for bit, as this one.
+   */
+  toSnapshot(): ClassifierSnapshot {
+    return {
+      classCount: this.classCount,
+      vocabulary: [...this.vocabulary.keys()],
+      weights: Buffer.from(this.weights.buffer, this.weights.byteOffset, this.weights.byteLength).toString("base64"),
+      bias: Buffer.from(this.bias.buffer, this.bias.byteOffset, this.bias.byteLength).toString("base64"),
+    };
+  }
+
+  static fromSnapshot(snapshot: ClassifierSnapshot): SoftmaxClassifier {
+    const weights = float64Array(snapshot.weights);
+    const bias = float64Array(snapshot.bias);
+    if (bias.length !== snapshot.classCount || weights.length !== snapshot.vocabulary.length * snapshot.classCount) {
+      throw new Error(`a saved classifier's sizes do not agree (${snapshot.vocabulary.length} features, ${snapshot.classCount} classes, ${weights.length} weights, ${bias.length} biases)`);
+    }
+    return new SoftmaxClassifier(snapshot.classCount, new Map(snapshot.vocabulary.map((feature, index) => [feature, index])), weights, bias);
+  }
+
   predict(features: readonly string[]): Prediction {
     const known: number[] = [];
     const distinct = new Set(features);
@@ -102,6 +125,24 @@ export class SoftmaxClassifier {
     softmaxInPlace(probabilities);
     return { probabilities, knownShare: distinct.size === 0 ? 0 : known.length / distinct.size };
   }
+}
+
+/** A trained classifier as JSON (see {@link SoftmaxClassifier.toSnapshot}). */
+export interface ClassifierSnapshot {
+  classCount: number;
+  /** The features in index order. */
+  vocabulary: string[];
+  /** Float64Array bytes, base64. */
+  weights: string;
+  bias: string;
+}
+
+function float64Array(base64: string): Float64Array {
+  const bytes = Buffer.from(base64, "base64");
+  // A copy into an aligned buffer: a Float64Array needs an offset that is a multiple of 8.
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float64Array(copy.buffer, 0, Math.floor(bytes.byteLength / 8));
 }
 
 /** Class scores of binary features scaled to unit length (each present feature weighs `scale`, 1/√n). */
