@@ -1,9 +1,10 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Appraisal, AppraisalInput, OpeningInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
+import type { StageTiming } from "../episode/dialogue-error.js";
 
 /** Which API a step came through. */
 export type StepApi = "stateless" | "session" | "batch";
 
+const SIMULATOR_STAGE_LABELS: Partial<Record<StageTiming["stage"], string>> = { appraisal: "appraise", user_reply: "reply" };
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const REWARD_BUCKETS = [-0.3, -0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1];
 
@@ -123,30 +124,15 @@ export class EnvironmentMetrics {
     this.httpDuration.observe({ route, method, status: `${Math.floor(statusCode / 100)}xx` }, seconds);
   }
 
-  observeSimulatorCall(stage: "appraise" | "reply", outcome: "ok" | "error", seconds: number): void {
-    this.simulatorCalls.inc({ stage, outcome });
-    this.simulatorDuration.observe({ stage }, seconds);
+  /**
+   * A call of the simulated user during a step (the episode's `onStage`), under the stage labels the
+   * metrics have always had (`appraise`, `reply`). The opening, written once per reset when a
+   * scenario has none, is not a step's call and is not counted.
+   */
+  observeSimulatorCall({ stage, ok, seconds }: StageTiming): void {
+    const label = SIMULATOR_STAGE_LABELS[stage];
+    if (label === undefined) return;
+    this.simulatorCalls.inc({ stage: label, outcome: ok ? "ok" : "error" });
+    this.simulatorDuration.observe({ stage: label }, seconds);
   }
-}
-
-/** Wraps a simulated user so every call is counted and timed (the "model calls" of an LLM user). */
-export function instrumentUser(user: SimulatedUser, metrics: EnvironmentMetrics): SimulatedUser {
-  const timed = async <T>(stage: "appraise" | "reply", call: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      const result = await call();
-      metrics.observeSimulatorCall(stage, "ok", (performance.now() - started) / 1000);
-      return result;
-    } catch (error) {
-      metrics.observeSimulatorCall(stage, "error", (performance.now() - started) / 1000);
-      throw error;
-    }
-  };
-  return {
-    id: user.id,
-    appraise: (input: AppraisalInput): Promise<Appraisal> => timed("appraise", () => user.appraise(input)),
-    reply: (input: ReplyInput): Promise<UserReply> => timed("reply", () => user.reply(input)),
-    // The opening (written once per reset when a scenario has none) is passed through untimed.
-    ...(user.open !== undefined ? { open: (input: OpeningInput): Promise<string> => user.open!(input) } : {}),
-  };
 }
