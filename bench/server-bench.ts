@@ -6,7 +6,10 @@
  * 1. short: autocannon drives POST /v1/step with 64 connections, cycling through real step
  *    requests (tokens, histories and replies recorded from episodes played by the reference agents;
  *    replaying a token with its own history is legitimate and deterministic), with one server
- *    process and with `--workers <cores>`. Steps/s, p50/p99 latency, and the server's CPU per step.
+ *    process and with `--workers <cores>`. Steps/s, p50/p99 latency, and the server's CPU per step,
+ *    also as a multiple of the floor's: a bare fastify server (`floor-server.ts`) parsing the same
+ *    bodies and answering similar JSON, measured in the same round, just before (BENCH_ROUNDS rounds,
+ *    default 1, interleaved).
  * 2. long: the same with replies of 20,000 characters (the API's maximum).
  * 3. batch: one server process while 5 MB batches of 256 long replies are sent back to back to
  *    /v1/step/batch; meanwhile a closed loop asks /healthz every 10 ms and another sends single
@@ -25,6 +28,7 @@
  * default short,long,batch,linear,mock), BENCH_CLI (the aeb CLI to measure, default this checkout's
  * dist/cli/main.js: point it at another build to compare), BENCH_SERVE_ARGS (extra `aeb serve`
  * flags), BENCH_CPU_PROF (a directory: one-process servers write a V8 CPU profile there),
+ * BENCH_ROUNDS (rounds of the short rows, floor and servers interleaved; default 1),
  * BENCH_JSON (a file for the results as JSON).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -44,6 +48,8 @@ const mockLatencyMs = Number(process.env.BENCH_MOCK_LATENCY_MS ?? 25);
 const sections = new Set((process.env.BENCH_SECTIONS ?? "short,long,batch,linear,mock").split(","));
 const serveArgs = (process.env.BENCH_SERVE_ARGS ?? "").split(" ").filter(Boolean);
 const cpuProfileDir = process.env.BENCH_CPU_PROF;
+const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
+const floorServer = join(dirname(fileURLToPath(import.meta.url)), "floor-server.js");
 /** Server processes to measure with the offline user: one, and one per core. */
 const workerCounts = [...new Set([1, Math.max(1, cpus().length)])];
 const LONG_REPLY_CHARS = 20_000;
@@ -74,7 +80,12 @@ interface Served {
 async function serve(extra: string[]): Promise<Served> {
   const workers = extra.includes("--workers") ? Number(extra[extra.indexOf("--workers") + 1]) : 1;
   const profile = cpuProfileDir !== undefined && workers === 1 ? ["--cpu-prof", "--cpu-prof-dir", cpuProfileDir] : [];
-  const child = spawn(process.execPath, [...profile, cli, "serve", "--suite", "starter", "--port", "0", "--log-level", "warn", ...serveArgs, ...extra], {
+  return spawnServer([...profile, cli, "serve", "--suite", "starter", "--port", "0", "--log-level", "warn", ...serveArgs, ...extra]);
+}
+
+/** Starts a server process and waits for its "listening on URL" line. */
+async function spawnServer(args: string[]): Promise<Served> {
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, AEB_SERVER_SECRET: secret, AEB_SERVER_TOKEN: bearer },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -245,6 +256,12 @@ async function scrape(url: string): Promise<Map<string, number>> {
 
 const sumOf = (metrics: Map<string, number>, prefix: string) => [...metrics.entries()].filter(([name]) => name.startsWith(prefix)).reduce((sum, [, value]) => sum + value, 0);
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 function percentile(sorted: number[], fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] as number;
@@ -254,6 +271,9 @@ const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
 interface ThroughputRow {
   replies: "short" | "long";
+  /** `aeb serve`, or the bare fastify floor. */
+  server: "aeb" | "floor";
+  round: number;
   workers: number;
   stepsPerSecond: number;
   latencyMs: { p50: number; p99: number; mean: number };
@@ -262,9 +282,19 @@ interface ThroughputRow {
   errors: number;
 }
 
+/** Sends one step and waits for its answer. */
+async function firstStep(url: string, body: string): Promise<void> {
+  const response = await fetch(`${url}/v1/step`, { method: "POST", headers, body });
+  if (!response.ok) throw new Error(`the first step was answered ${response.status}: ${await response.text()}`);
+}
+
 /** autocannon at `connections` connections against one server configuration. */
-async function throughput(replies: "short" | "long", workers: number, bodies: string[]): Promise<ThroughputRow> {
-  const served = await serve(["--workers", String(workers)]);
+async function throughput(replies: "short" | "long", workers: number, bodies: string[], server: ThroughputRow["server"] = "aeb", round = 1): Promise<ThroughputRow> {
+  const served = server === "floor" ? await spawnServer([floorServer]) : await serve(["--workers", String(workers)]);
+  // The first step of a process pays one-time work (the offline user trains its recogniser: seconds
+  // on a busy machine); it is answered before the timed warm-up starts, so no row measures it.
+  // With --workers, several on their own connections, so every process gets one.
+  await Promise.all(Array.from({ length: 4 * workers }, () => firstStep(served.url, bodies[0] as string)));
   await cannon(served.url, bodies, Math.min(3, duration)); // warm-up
   const cpuBefore = treeCpuSeconds(served.child.pid as number);
   const result = await cannon(served.url, bodies, duration);
@@ -272,6 +302,8 @@ async function throughput(replies: "short" | "long", workers: number, bodies: st
   await stop(served);
   return {
     replies,
+    server,
+    round,
     workers,
     stepsPerSecond: result.requests.average,
     latencyMs: { p50: result.latency.p50, p99: result.latency.p99, mean: result.latency.average },
@@ -285,10 +317,13 @@ function printThroughput(rows: ThroughputRow[], replies: "short" | "long"): void
   const chosen = rows.filter((row) => row.replies === replies);
   if (chosen.length === 0) return;
   console.log(`## Offline simulated user, ${replies === "long" ? `${LONG_REPLY_CHARS.toLocaleString("en")}-character` : "reference-agent"} replies: POST /v1/step, ${connections} connections, ${duration} s per row (autocannon)\n`);
-  console.log("| server processes | steps/s (mean) | latency p50 | latency p99 | latency mean | server CPU per step | non-2xx | errors |");
-  console.log("|---|---|---|---|---|---|---|---|");
+  console.log("| round | server | processes | steps/s (mean) | latency p50 | latency p99 | latency mean | server CPU per step | CPU / floor's | non-2xx | errors |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const row of chosen) {
-    console.log(`| ${row.workers} | ${Math.round(row.stepsPerSecond)} | ${row.latencyMs.p50} ms | ${row.latencyMs.p99} ms | ${fixed(row.latencyMs.mean)} ms | ${fixed(row.serverCpuMsPerStep, 3)} ms | ${row.non2xx} | ${row.errors} |`);
+    const floor = chosen.find((candidate) => candidate.server === "floor" && candidate.round === row.round);
+    const ratio = floor === undefined ? "-" : `${fixed(row.serverCpuMsPerStep / floor.serverCpuMsPerStep, 1)}x`;
+    const name = row.server === "floor" ? "bare fastify (floor)" : "aeb serve";
+    console.log(`| ${row.round} | ${name} | ${row.workers} | ${Math.round(row.stepsPerSecond)} | ${row.latencyMs.p50} ms | ${row.latencyMs.p99} ms | ${fixed(row.latencyMs.mean)} ms | ${fixed(row.serverCpuMsPerStep, 3)} ms | ${ratio} | ${row.non2xx} | ${row.errors} |`);
   }
   console.log("");
 }
@@ -442,8 +477,23 @@ async function main(): Promise<void> {
   await stop(recorder);
 
   const rows: ThroughputRow[] = [];
-  if (sections.has("short")) for (const workers of workerCounts) rows.push(await throughput("short", workers, bodies));
+  if (sections.has("short")) {
+    for (let round = 1; round <= rounds; round += 1) {
+      rows.push(await throughput("short", 1, bodies, "floor", round));
+      for (const workers of workerCounts) rows.push(await throughput("short", workers, bodies, "aeb", round));
+    }
+  }
   printThroughput(rows, "short");
+  if (sections.has("short") && rounds > 1) {
+    for (const workers of workerCounts) {
+      const ratios = Array.from({ length: rounds }, (_, index) => index + 1).map((round) => {
+        const find = (server: ThroughputRow["server"], processes: number) => rows.find((row) => row.replies === "short" && row.server === server && row.workers === processes && row.round === round) as ThroughputRow;
+        return find("aeb", workers).serverCpuMsPerStep / find("floor", 1).serverCpuMsPerStep;
+      });
+      console.log(`aeb serve with ${workers} process(es): CPU per short step ${fixed(median(ratios), 1)}x the floor's (median of ${rounds} rounds: ${ratios.map((ratio) => fixed(ratio, 1)).join(", ")})`);
+    }
+    console.log("");
+  }
   if (sections.has("short")) console.log(`(${bodies.length} distinct step requests recorded from episodes of the reference agents, replayed in turn; server CPU = all its processes)\n`);
   if (sections.has("long")) for (const workers of workerCounts) rows.push(await throughput("long", workers, longBodies));
   printThroughput(rows, "long");

@@ -3,7 +3,7 @@ import { getPreset, type Preset } from "../core/preset.js";
 import { createRng, deriveSeed } from "../core/random.js";
 import { StepError, type StageTiming } from "../episode/dialogue-error.js";
 import { summarizeTurn } from "../episode/episode-record.js";
-import { EpisodeError, startEpisode, step } from "../episode/step.js";
+import { EpisodeError, startEpisode, step, type StepContext } from "../episode/step.js";
 import type { EpisodeState } from "../episode/episode-state.js";
 import { loadLexicon } from "../lexicon/lexicon.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
@@ -14,7 +14,7 @@ import { rewardOf, type RewardMode } from "../reward/reward-mode.js";
 import type { Message, PresetChoice, ResetRequest, ResetResponse, ScenarioSummary, StepRequest, StepResponse } from "./api-schemas.js";
 import { EnvironmentError } from "./environment-error.js";
 import { finishedEpisodeRecord } from "./episode-record.js";
-import { hashHistory, StateTokenCodec, type RecordingState, type TokenPayload } from "./state-token.js";
+import { hashHistory, HistoryHash, StateTokenCodec, type RecordingState, type TokenPayload } from "./state-token.js";
 
 export interface EnvironmentOptions {
   /** The scenarios this server plays (ids must be unique, as the loaders guarantee). */
@@ -40,6 +40,8 @@ export interface EnvironmentOptions {
   /** Told how long each call of the simulated user took (the server's metrics, the step pool's stage times). */
   onStage?: (timing: StageTiming) => void;
 }
+
+type StepResult = Awaited<ReturnType<typeof step>>;
 
 /** What identifies an episode in responses. */
 export type EpisodeFields = Pick<ResetResponse, "episodeId" | "scenario" | "preset" | "rewardMode" | "seed" | "repeat" | "episodeSeed" | "maxTurns">;
@@ -167,36 +169,19 @@ export class Environment {
     if (payload.done) {
       throw new EnvironmentError(409, "episode_done", `the episode is over (${payload.endReason ?? "done"}) after ${payload.turnIndex} turn(s); reset to start another`);
     }
-    this.checkHistory(payload, request.messages);
+    const historyHash = this.checkHistory(payload, request.messages);
     const preset = getPreset(payload.preset);
     // The payload is the episode state without its history; the token's own fields ride along untouched.
     const state: EpisodeState = { ...payload, history: request.messages };
 
-    // One controller per step: aborted by the timeout or by the caller (a client that went away).
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new DOMException(`step timed out after ${this.stepTimeoutMs} ms`, "TimeoutError"));
-    }, this.stepTimeoutMs);
-    const forward = () => controller.abort(signal?.reason);
-    if (signal?.aborted) forward();
-    else signal?.addEventListener("abort", forward, { once: true });
-    let result: Awaited<ReturnType<typeof step>>;
-    try {
-      result = await raceAbort(step(state, { text: request.reply }, { scenario, preset, user: this.user, dialogueId: payload.episodeId, signal: controller.signal, onStage: this.onStage }), controller.signal);
-    } catch (error) {
-      throw this.stepFailure(error, timedOut);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", forward);
-    }
+    const context: StepContext = { scenario, preset, user: this.user, dialogueId: payload.episodeId, onStage: this.onStage };
+    const result = this.user.cpuBound === true ? await this.playNow(state, request.reply, context) : await this.playWithDeadline(state, request.reply, context, signal);
 
     const { turn, state: next } = result;
     const reward = rewardOf(payload.rewardMode, payload.emotion, next.emotion, next.done);
     const record: RecordingState | undefined = payload.record === undefined ? undefined : { ...payload.record, turns: [...payload.record.turns, summarizeTurn(turn)] };
     const { history: nextHistory, ...advanced } = next;
-    const nextPayload: TokenPayload = { ...payload, ...advanced, historyHash: hashHistory(nextHistory), ...(record !== undefined ? { record } : {}) };
+    const nextPayload: TokenPayload = { ...payload, ...advanced, historyHash: historyHash.append(nextHistory.slice(request.messages.length)).digest(), ...(record !== undefined ? { record } : {}) };
     return {
       rewardMode: payload.rewardMode,
       ...(record !== undefined && next.done ? { finished: finishedEpisodeRecord({ payload: nextPayload, record, scenario, preset, history: nextHistory }) } : {}),
@@ -216,6 +201,39 @@ export class Environment {
         token: this.codec.sign(nextPayload),
       },
     };
+  }
+
+  /**
+   * A CPU-bound user's step runs to its end on this thread before a timer or an abort event could
+   * fire, so it is played without a controller, a timer or a race (they cost a tenth of a short step).
+   */
+  private async playNow(state: EpisodeState, reply: string, context: StepContext): Promise<StepResult> {
+    try {
+      return await step(state, { text: reply }, context);
+    } catch (error) {
+      throw this.stepFailure(error, false);
+    }
+  }
+
+  /** A step that waits on its user (a model server): aborted by the timeout or by the caller (a client that went away). */
+  private async playWithDeadline(state: EpisodeState, reply: string, context: StepContext, signal: AbortSignal | undefined): Promise<StepResult> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException(`step timed out after ${this.stepTimeoutMs} ms`, "TimeoutError"));
+    }, this.stepTimeoutMs);
+    const forward = () => controller.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    else signal?.addEventListener("abort", forward, { once: true });
+    try {
+      return await raceAbort(step(state, { text: reply }, { ...context, signal: controller.signal }), controller.signal);
+    } catch (error) {
+      throw this.stepFailure(error, timedOut);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", forward);
+    }
   }
 
   /** The recording state a reset starts: a fresh nonce, the condition, the trainer's step and tags. */
@@ -278,8 +296,8 @@ export class Environment {
     return scenario;
   }
 
-  /** The messages must be exactly the history the token was issued for. */
-  private checkHistory(payload: TokenPayload, messages: readonly Message[]): void {
+  /** The messages must be exactly the history the token was issued for; their hash goes on with the step's new turn. */
+  private checkHistory(payload: TokenPayload, messages: readonly Message[]): HistoryHash {
     const expected = 2 * payload.turnIndex + 1;
     if (messages.length !== expected) {
       throw new EnvironmentError(409, "history_mismatch", `the token is for turn ${payload.turnIndex}, which needs ${expected} message(s) (the opening and ${payload.turnIndex} assistant/user pair(s)); got ${messages.length}`);
@@ -288,9 +306,11 @@ export class Environment {
     if (misplaced !== -1) {
       throw new EnvironmentError(409, "history_mismatch", `messages[${misplaced}] should have role ${misplaced % 2 === 0 ? "user" : "assistant"} (the opening, then alternating assistant and user turns)`);
     }
-    if (hashHistory(messages) !== payload.historyHash) {
+    const hash = new HistoryHash(messages);
+    if (hash.digest() !== payload.historyHash) {
       throw new EnvironmentError(409, "history_mismatch", "the messages differ from the history the token was issued for (send the messages exactly as they were played)");
     }
+    return hash;
   }
 
   private stepFailure(error: unknown, timedOut: boolean): Error {

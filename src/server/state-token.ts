@@ -64,10 +64,44 @@ export const TokenPayloadSchema = EpisodeStateSchema.omit({ history: true }).ext
 });
 export type TokenPayload = z.infer<typeof TokenPayloadSchema>;
 
+type HistoryMessage = { role: string; content: string };
+
 /** The canonical encoding of a history: a JSON array of [role, content] pairs (key order cannot vary). */
-export function hashHistory(messages: ReadonlyArray<{ role: string; content: string }>): string {
-  const canonical = JSON.stringify(messages.map((message) => [message.role, message.content]));
-  return createHash("sha256").update(canonical, "utf8").digest("base64url");
+export function hashHistory(messages: readonly HistoryMessage[]): string {
+  return new HistoryHash(messages).digest();
+}
+
+/**
+ * The hash of a history that can go on with the messages a step adds, so a step reads its history
+ * once: the digest of the messages it was sent (checked against the token), then of those followed
+ * by the new turn (signed into the next token). The same encoding as `hashHistory`: the array's
+ * JSON is `[` + each pair's JSON joined by `,` + `]`, and SHA-256 is fed it in pieces, the closing
+ * bracket on a copy of the running hash.
+ */
+export class HistoryHash {
+  private readonly hash = createHash("sha256");
+  private empty = true;
+
+  constructor(messages: readonly HistoryMessage[]) {
+    this.hash.update("[");
+    this.append(messages);
+  }
+
+  /** Adds messages after the ones hashed so far. */
+  append(messages: readonly HistoryMessage[]): this {
+    let text = "";
+    for (const message of messages) {
+      text += `${this.empty ? "" : ","}${JSON.stringify([message.role, message.content])}`;
+      this.empty = false;
+    }
+    if (text !== "") this.hash.update(text, "utf8");
+    return this;
+  }
+
+  /** The digest of the messages so far (base64url); hashing may go on after it. */
+  digest(): string {
+    return this.hash.copy().update("]").digest("base64url");
+  }
 }
 
 /** A fresh random secret (for a single replica started without one). */
