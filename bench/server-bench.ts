@@ -278,6 +278,8 @@ interface ThroughputRow {
   stepsPerSecond: number;
   latencyMs: { p50: number; p99: number; mean: number };
   serverCpuMsPerStep: number;
+  /** This process's CPU (autocannon) per request. */
+  clientCpuMsPerStep: number;
   non2xx: number;
   errors: number;
 }
@@ -297,7 +299,9 @@ async function throughput(replies: "short" | "long", workers: number, bodies: st
   await Promise.all(Array.from({ length: 4 * workers }, () => firstStep(served.url, bodies[0] as string)));
   await cannon(served.url, bodies, Math.min(3, duration)); // warm-up
   const cpuBefore = treeCpuSeconds(served.child.pid as number);
+  const clientBefore = process.cpuUsage();
   const result = await cannon(served.url, bodies, duration);
+  const clientCpu = process.cpuUsage(clientBefore);
   const cpuSeconds = treeCpuSeconds(served.child.pid as number) - cpuBefore;
   await stop(served);
   return {
@@ -308,6 +312,7 @@ async function throughput(replies: "short" | "long", workers: number, bodies: st
     stepsPerSecond: result.requests.average,
     latencyMs: { p50: result.latency.p50, p99: result.latency.p99, mean: result.latency.average },
     serverCpuMsPerStep: (cpuSeconds * 1000) / Math.max(1, result.requests.total),
+    clientCpuMsPerStep: (clientCpu.user + clientCpu.system) / 1000 / Math.max(1, result.requests.total),
     non2xx: result.non2xx,
     errors: result.errors,
   };
@@ -317,13 +322,13 @@ function printThroughput(rows: ThroughputRow[], replies: "short" | "long"): void
   const chosen = rows.filter((row) => row.replies === replies);
   if (chosen.length === 0) return;
   console.log(`## Offline simulated user, ${replies === "long" ? `${LONG_REPLY_CHARS.toLocaleString("en")}-character` : "reference-agent"} replies: POST /v1/step, ${connections} connections, ${duration} s per row (autocannon)\n`);
-  console.log("| round | server | processes | steps/s (mean) | latency p50 | latency p99 | latency mean | server CPU per step | CPU / floor's | non-2xx | errors |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("| round | server | processes | steps/s (mean) | latency p50 | latency p99 | latency mean | server CPU per step | CPU / floor's | autocannon CPU per request | non-2xx | errors |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const row of chosen) {
     const floor = chosen.find((candidate) => candidate.server === "floor" && candidate.round === row.round);
     const ratio = floor === undefined ? "-" : `${fixed(row.serverCpuMsPerStep / floor.serverCpuMsPerStep, 1)}x`;
     const name = row.server === "floor" ? "bare fastify (floor)" : "aeb serve";
-    console.log(`| ${row.round} | ${name} | ${row.workers} | ${Math.round(row.stepsPerSecond)} | ${row.latencyMs.p50} ms | ${row.latencyMs.p99} ms | ${fixed(row.latencyMs.mean)} ms | ${fixed(row.serverCpuMsPerStep, 3)} ms | ${ratio} | ${row.non2xx} | ${row.errors} |`);
+    console.log(`| ${row.round} | ${name} | ${row.workers} | ${Math.round(row.stepsPerSecond)} | ${row.latencyMs.p50} ms | ${row.latencyMs.p99} ms | ${fixed(row.latencyMs.mean)} ms | ${fixed(row.serverCpuMsPerStep, 3)} ms | ${ratio} | ${fixed(row.clientCpuMsPerStep, 3)} ms | ${row.non2xx} | ${row.errors} |`);
   }
   console.log("");
 }
