@@ -29,6 +29,8 @@
  * dist/cli/main.js: point it at another build to compare), BENCH_SERVE_ARGS (extra `aeb serve`
  * flags), BENCH_CPU_PROF (a directory: one-process servers write a V8 CPU profile there),
  * BENCH_ROUNDS (rounds of the short rows, floor and servers interleaved; default 1),
+ * the section `overhead` (not in the default list: CPU per in-process Environment.step over the
+ * recorded short steps, with the offline user and with a user that answers at once),
  * BENCH_JSON (a file for the results as JSON).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -70,6 +72,7 @@ interface AebLibrary {
   getPreset(name: string): unknown;
   startEpisode(scenario: unknown, preset: unknown, seed: number): Promise<unknown>;
   step(state: unknown, reply: { text: string }, context: { scenario: unknown; preset: unknown; user: unknown; dialogueId: string }): Promise<unknown>;
+  Environment: new (options: { scenarios: unknown[]; user: unknown; secret: string }) => { step(request: unknown): Promise<unknown> };
 }
 
 interface Served {
@@ -469,6 +472,37 @@ async function mockLlm(bodies: string[]): Promise<Array<Record<string, number>>>
   return rows;
 }
 
+/**
+ * What the server adds around the simulated user, without HTTP: CPU per `Environment.step` over the
+ * recorded short steps, with the offline user and with a user that answers at once (same id, so the
+ * tokens verify), interleaved rounds; the minimum of the rounds is the least disturbed figure.
+ */
+async function stepOverhead(library: AebLibrary, bodies: string[]): Promise<{ offlineUs: number[]; noUserUs: number[] }> {
+  const scenarios = library.filterScenarios(library.loadScenarioDirectory(library.BUILTIN_SCENARIO_DIR), { suite: "starter" });
+  const answersAtOnce = {
+    id: "offline",
+    cpuBound: true,
+    appraise: async (input: { memory: Record<string, unknown> }) => ({ simulatorDelta: 1, details: {}, memory: input.memory }),
+    reply: async () => ({ text: "I see.", left: false }),
+  };
+  const environments = { offline: new library.Environment({ scenarios, user: new library.OfflineSimulatedUser(), secret }), noUser: new library.Environment({ scenarios, user: answersAtOnce, secret }) };
+  const microsPerStep = async (environment: { step(request: unknown): Promise<unknown> }, count: number) => {
+    const started = process.cpuUsage();
+    for (let index = 0; index < count; index += 1) await environment.step(JSON.parse(bodies[index % bodies.length] as string));
+    const used = process.cpuUsage(started);
+    return (used.user + used.system) / count;
+  };
+  await microsPerStep(environments.offline, bodies.length); // training and warm-up
+  await microsPerStep(environments.noUser, bodies.length);
+  const offlineUs: number[] = [];
+  const noUserUs: number[] = [];
+  for (let round = 0; round < Math.max(3, rounds); round += 1) {
+    offlineUs.push(await microsPerStep(environments.offline, bodies.length));
+    noUserUs.push(await microsPerStep(environments.noUser, bodies.length));
+  }
+  return { offlineUs, noUserUs };
+}
+
 async function main(): Promise<void> {
   const library = (await import(pathToFileURL(join(dirname(cli), "..", "index.js")).href)) as AebLibrary;
   const loadBefore = loadavg()[0] ?? 0;
@@ -500,6 +534,17 @@ async function main(): Promise<void> {
     console.log("");
   }
   if (sections.has("short")) console.log(`(${bodies.length} distinct step requests recorded from episodes of the reference agents, replayed in turn; server CPU = all its processes)\n`);
+  let overhead: { offlineUs: number[]; noUserUs: number[] } | undefined;
+  if (sections.has("overhead")) {
+    overhead = await stepOverhead(library, bodies);
+    const floors = rows.filter((row) => row.server === "floor").map((row) => row.serverCpuMsPerStep * 1000);
+    const shown = (values: number[]) => `${fixed(Math.min(...values), 0)} µs (rounds: ${values.map((value) => fixed(value, 0)).join(", ")})`;
+    console.log(`## In-process Environment.step over the same ${bodies.length} requests (no HTTP), CPU per step\n`);
+    console.log(`- offline user: ${shown(overhead.offlineUs)}`);
+    console.log(`- a user that answers at once (what the server adds around the user): ${shown(overhead.noUserUs)}`);
+    if (floors.length > 0) console.log(`- that, over the floor's whole HTTP step (${fixed(median(floors), 0)} µs, median): ${fixed(Math.min(...overhead.noUserUs) / median(floors), 1)}x`);
+    console.log("");
+  }
   if (sections.has("long")) for (const workers of workerCounts) rows.push(await throughput("long", workers, longBodies));
   printThroughput(rows, "long");
 
@@ -552,6 +597,7 @@ async function main(): Promise<void> {
     throughput: rows,
     underBatches: batch,
     stepCpuMs: linear,
+    stepOverheadUs: overhead,
     mockLlm: sections.has("mock") ? { latencyPerCallMs: mockLatencyMs, rows: mockRows } : undefined,
   };
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(summary, null, 2)}\n`);
