@@ -6,7 +6,10 @@
  * 1. short: autocannon drives POST /v1/step with 64 connections, cycling through real step
  *    requests (tokens, histories and replies recorded from episodes played by the reference agents;
  *    replaying a token with its own history is legitimate and deterministic), with one server
- *    process and with `--workers <cores>`. Steps/s, p50/p99 latency, and the server's CPU per step.
+ *    process and with `--workers <cores>`. Steps/s, p50/p99 latency, and the server's CPU per step,
+ *    also as a multiple of the floor's: a bare fastify server (`floor-server.ts`) parsing the same
+ *    bodies and answering similar JSON, measured in the same round, just before (BENCH_ROUNDS rounds,
+ *    default 1, interleaved).
  * 2. long: the same with replies of 20,000 characters (the API's maximum).
  * 3. batch: one server process while 5 MB batches of 256 long replies are sent back to back to
  *    /v1/step/batch; meanwhile a closed loop asks /healthz every 10 ms and another sends single
@@ -25,6 +28,9 @@
  * default short,long,batch,linear,mock), BENCH_CLI (the aeb CLI to measure, default this checkout's
  * dist/cli/main.js: point it at another build to compare), BENCH_SERVE_ARGS (extra `aeb serve`
  * flags), BENCH_CPU_PROF (a directory: one-process servers write a V8 CPU profile there),
+ * BENCH_ROUNDS (rounds of the short rows, floor and servers interleaved; default 1),
+ * the section `overhead` (not in the default list: CPU per in-process Environment.step over the
+ * recorded short steps, with the offline user and with a user that answers at once),
  * BENCH_JSON (a file for the results as JSON).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -44,6 +50,8 @@ const mockLatencyMs = Number(process.env.BENCH_MOCK_LATENCY_MS ?? 25);
 const sections = new Set((process.env.BENCH_SECTIONS ?? "short,long,batch,linear,mock").split(","));
 const serveArgs = (process.env.BENCH_SERVE_ARGS ?? "").split(" ").filter(Boolean);
 const cpuProfileDir = process.env.BENCH_CPU_PROF;
+const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
+const floorServer = join(dirname(fileURLToPath(import.meta.url)), "floor-server.js");
 /** Server processes to measure with the offline user: one, and one per core. */
 const workerCounts = [...new Set([1, Math.max(1, cpus().length)])];
 const LONG_REPLY_CHARS = 20_000;
@@ -64,6 +72,7 @@ interface AebLibrary {
   getPreset(name: string): unknown;
   startEpisode(scenario: unknown, preset: unknown, seed: number): Promise<unknown>;
   step(state: unknown, reply: { text: string }, context: { scenario: unknown; preset: unknown; user: unknown; dialogueId: string }): Promise<unknown>;
+  Environment: new (options: { scenarios: unknown[]; user: unknown; secret: string }) => { step(request: unknown): Promise<unknown> };
 }
 
 interface Served {
@@ -74,7 +83,12 @@ interface Served {
 async function serve(extra: string[]): Promise<Served> {
   const workers = extra.includes("--workers") ? Number(extra[extra.indexOf("--workers") + 1]) : 1;
   const profile = cpuProfileDir !== undefined && workers === 1 ? ["--cpu-prof", "--cpu-prof-dir", cpuProfileDir] : [];
-  const child = spawn(process.execPath, [...profile, cli, "serve", "--suite", "starter", "--port", "0", "--log-level", "warn", ...serveArgs, ...extra], {
+  return spawnServer([...profile, cli, "serve", "--suite", "starter", "--port", "0", "--log-level", "warn", ...serveArgs, ...extra]);
+}
+
+/** Starts a server process and waits for its "listening on URL" line. */
+async function spawnServer(args: string[]): Promise<Served> {
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, AEB_SERVER_SECRET: secret, AEB_SERVER_TOKEN: bearer },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -245,6 +259,12 @@ async function scrape(url: string): Promise<Map<string, number>> {
 
 const sumOf = (metrics: Map<string, number>, prefix: string) => [...metrics.entries()].filter(([name]) => name.startsWith(prefix)).reduce((sum, [, value]) => sum + value, 0);
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 function percentile(sorted: number[], fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] as number;
@@ -254,28 +274,48 @@ const fixed = (value: number, digits = 2) => value.toFixed(digits);
 
 interface ThroughputRow {
   replies: "short" | "long";
+  /** `aeb serve`, or the bare fastify floor. */
+  server: "aeb" | "floor";
+  round: number;
   workers: number;
   stepsPerSecond: number;
   latencyMs: { p50: number; p99: number; mean: number };
   serverCpuMsPerStep: number;
+  /** This process's CPU (autocannon) per request. */
+  clientCpuMsPerStep: number;
   non2xx: number;
   errors: number;
 }
 
+/** Sends one step and waits for its answer. */
+async function firstStep(url: string, body: string): Promise<void> {
+  const response = await fetch(`${url}/v1/step`, { method: "POST", headers, body });
+  if (!response.ok) throw new Error(`the first step was answered ${response.status}: ${await response.text()}`);
+}
+
 /** autocannon at `connections` connections against one server configuration. */
-async function throughput(replies: "short" | "long", workers: number, bodies: string[]): Promise<ThroughputRow> {
-  const served = await serve(["--workers", String(workers)]);
+async function throughput(replies: "short" | "long", workers: number, bodies: string[], server: ThroughputRow["server"] = "aeb", round = 1): Promise<ThroughputRow> {
+  const served = server === "floor" ? await spawnServer([floorServer]) : await serve(["--workers", String(workers)]);
+  // The first step of a process pays one-time work (the offline user trains its recogniser: seconds
+  // on a busy machine); it is answered before the timed warm-up starts, so no row measures it.
+  // With --workers, several on their own connections, so every process gets one.
+  await Promise.all(Array.from({ length: 4 * workers }, () => firstStep(served.url, bodies[0] as string)));
   await cannon(served.url, bodies, Math.min(3, duration)); // warm-up
   const cpuBefore = treeCpuSeconds(served.child.pid as number);
+  const clientBefore = process.cpuUsage();
   const result = await cannon(served.url, bodies, duration);
+  const clientCpu = process.cpuUsage(clientBefore);
   const cpuSeconds = treeCpuSeconds(served.child.pid as number) - cpuBefore;
   await stop(served);
   return {
     replies,
+    server,
+    round,
     workers,
     stepsPerSecond: result.requests.average,
     latencyMs: { p50: result.latency.p50, p99: result.latency.p99, mean: result.latency.average },
     serverCpuMsPerStep: (cpuSeconds * 1000) / Math.max(1, result.requests.total),
+    clientCpuMsPerStep: (clientCpu.user + clientCpu.system) / 1000 / Math.max(1, result.requests.total),
     non2xx: result.non2xx,
     errors: result.errors,
   };
@@ -285,10 +325,13 @@ function printThroughput(rows: ThroughputRow[], replies: "short" | "long"): void
   const chosen = rows.filter((row) => row.replies === replies);
   if (chosen.length === 0) return;
   console.log(`## Offline simulated user, ${replies === "long" ? `${LONG_REPLY_CHARS.toLocaleString("en")}-character` : "reference-agent"} replies: POST /v1/step, ${connections} connections, ${duration} s per row (autocannon)\n`);
-  console.log("| server processes | steps/s (mean) | latency p50 | latency p99 | latency mean | server CPU per step | non-2xx | errors |");
-  console.log("|---|---|---|---|---|---|---|---|");
+  console.log("| round | server | processes | steps/s (mean) | latency p50 | latency p99 | latency mean | server CPU per step | CPU / floor's | autocannon CPU per request | non-2xx | errors |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const row of chosen) {
-    console.log(`| ${row.workers} | ${Math.round(row.stepsPerSecond)} | ${row.latencyMs.p50} ms | ${row.latencyMs.p99} ms | ${fixed(row.latencyMs.mean)} ms | ${fixed(row.serverCpuMsPerStep, 3)} ms | ${row.non2xx} | ${row.errors} |`);
+    const floor = chosen.find((candidate) => candidate.server === "floor" && candidate.round === row.round);
+    const ratio = floor === undefined ? "-" : `${fixed(row.serverCpuMsPerStep / floor.serverCpuMsPerStep, 1)}x`;
+    const name = row.server === "floor" ? "bare fastify (floor)" : "aeb serve";
+    console.log(`| ${row.round} | ${name} | ${row.workers} | ${Math.round(row.stepsPerSecond)} | ${row.latencyMs.p50} ms | ${row.latencyMs.p99} ms | ${fixed(row.latencyMs.mean)} ms | ${fixed(row.serverCpuMsPerStep, 3)} ms | ${ratio} | ${fixed(row.clientCpuMsPerStep, 3)} ms | ${row.non2xx} | ${row.errors} |`);
   }
   console.log("");
 }
@@ -429,6 +472,37 @@ async function mockLlm(bodies: string[]): Promise<Array<Record<string, number>>>
   return rows;
 }
 
+/**
+ * What the server adds around the simulated user, without HTTP: CPU per `Environment.step` over the
+ * recorded short steps, with the offline user and with a user that answers at once (same id, so the
+ * tokens verify), interleaved rounds; the minimum of the rounds is the least disturbed figure.
+ */
+async function stepOverhead(library: AebLibrary, bodies: string[]): Promise<{ offlineUs: number[]; noUserUs: number[] }> {
+  const scenarios = library.filterScenarios(library.loadScenarioDirectory(library.BUILTIN_SCENARIO_DIR), { suite: "starter" });
+  const answersAtOnce = {
+    id: "offline",
+    cpuBound: true,
+    appraise: async (input: { memory: Record<string, unknown> }) => ({ simulatorDelta: 1, details: {}, memory: input.memory }),
+    reply: async () => ({ text: "I see.", left: false }),
+  };
+  const environments = { offline: new library.Environment({ scenarios, user: new library.OfflineSimulatedUser(), secret }), noUser: new library.Environment({ scenarios, user: answersAtOnce, secret }) };
+  const microsPerStep = async (environment: { step(request: unknown): Promise<unknown> }, count: number) => {
+    const started = process.cpuUsage();
+    for (let index = 0; index < count; index += 1) await environment.step(JSON.parse(bodies[index % bodies.length] as string));
+    const used = process.cpuUsage(started);
+    return (used.user + used.system) / count;
+  };
+  await microsPerStep(environments.offline, bodies.length); // training and warm-up
+  await microsPerStep(environments.noUser, bodies.length);
+  const offlineUs: number[] = [];
+  const noUserUs: number[] = [];
+  for (let round = 0; round < Math.max(3, rounds); round += 1) {
+    offlineUs.push(await microsPerStep(environments.offline, bodies.length));
+    noUserUs.push(await microsPerStep(environments.noUser, bodies.length));
+  }
+  return { offlineUs, noUserUs };
+}
+
 async function main(): Promise<void> {
   const library = (await import(pathToFileURL(join(dirname(cli), "..", "index.js")).href)) as AebLibrary;
   const loadBefore = loadavg()[0] ?? 0;
@@ -442,9 +516,35 @@ async function main(): Promise<void> {
   await stop(recorder);
 
   const rows: ThroughputRow[] = [];
-  if (sections.has("short")) for (const workers of workerCounts) rows.push(await throughput("short", workers, bodies));
+  if (sections.has("short")) {
+    for (let round = 1; round <= rounds; round += 1) {
+      rows.push(await throughput("short", 1, bodies, "floor", round));
+      for (const workers of workerCounts) rows.push(await throughput("short", workers, bodies, "aeb", round));
+    }
+  }
   printThroughput(rows, "short");
+  if (sections.has("short") && rounds > 1) {
+    for (const workers of workerCounts) {
+      const ratios = Array.from({ length: rounds }, (_, index) => index + 1).map((round) => {
+        const find = (server: ThroughputRow["server"], processes: number) => rows.find((row) => row.replies === "short" && row.server === server && row.workers === processes && row.round === round) as ThroughputRow;
+        return find("aeb", workers).serverCpuMsPerStep / find("floor", 1).serverCpuMsPerStep;
+      });
+      console.log(`aeb serve with ${workers} process(es): CPU per short step ${fixed(median(ratios), 1)}x the floor's (median of ${rounds} rounds: ${ratios.map((ratio) => fixed(ratio, 1)).join(", ")})`);
+    }
+    console.log("");
+  }
   if (sections.has("short")) console.log(`(${bodies.length} distinct step requests recorded from episodes of the reference agents, replayed in turn; server CPU = all its processes)\n`);
+  let overhead: { offlineUs: number[]; noUserUs: number[] } | undefined;
+  if (sections.has("overhead")) {
+    overhead = await stepOverhead(library, bodies);
+    const floors = rows.filter((row) => row.server === "floor").map((row) => row.serverCpuMsPerStep * 1000);
+    const shown = (values: number[]) => `${fixed(Math.min(...values), 0)} µs (rounds: ${values.map((value) => fixed(value, 0)).join(", ")})`;
+    console.log(`## In-process Environment.step over the same ${bodies.length} requests (no HTTP), CPU per step\n`);
+    console.log(`- offline user: ${shown(overhead.offlineUs)}`);
+    console.log(`- a user that answers at once (what the server adds around the user): ${shown(overhead.noUserUs)}`);
+    if (floors.length > 0) console.log(`- that, over the floor's whole HTTP step (${fixed(median(floors), 0)} µs, median): ${fixed(Math.min(...overhead.noUserUs) / median(floors), 1)}x`);
+    console.log("");
+  }
   if (sections.has("long")) for (const workers of workerCounts) rows.push(await throughput("long", workers, longBodies));
   printThroughput(rows, "long");
 
@@ -497,6 +597,7 @@ async function main(): Promise<void> {
     throughput: rows,
     underBatches: batch,
     stepCpuMs: linear,
+    stepOverheadUs: overhead,
     mockLlm: sections.has("mock") ? { latencyPerCallMs: mockLatencyMs, rows: mockRows } : undefined,
   };
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(summary, null, 2)}\n`);

@@ -23,6 +23,7 @@ export type { TrajectoryType } from "./core/trajectory-type.js";
 
 // One episode in process, turn by turn (what the server serves over HTTP).
 export { startEpisode, step, EpisodeError, type StepContext } from "./episode/step.js";
+export { StepError, type StepStage } from "./episode/dialogue-error.js";
 export type { EpisodeState } from "./episode/episode-state.js";
 export type { DialogueRecord, TurnRecord } from "./core/dialogue.js";
 

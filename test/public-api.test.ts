@@ -61,7 +61,7 @@ describe("the public faces", () => {
         "Agent", "AgentInput", "AgentReply", "createReferenceAgent", "REFERENCE_AGENT_IDS", "ReferenceAgentId",
         "SimulatedUser", "OfflineSimulatedUser", "LlmSimulatedUser", "LlmUserOptions",
         "Scenario", "BUILTIN_SCENARIO_DIR", "loadScenarioDirectory", "filterScenarios", "getPreset", "PresetName", "Preset", "TrajectoryType",
-        "startEpisode", "step", "EpisodeError", "StepContext", "EpisodeState", "DialogueRecord", "TurnRecord",
+        "startEpisode", "step", "EpisodeError", "StepContext", "StepError", "StepStage", "EpisodeState", "DialogueRecord", "TurnRecord",
         // judging
         "judgeRun", "JudgeRunOptions", "JudgeRunResult",
         // reporting

@@ -1,20 +1,20 @@
 /**
- * A dialogue's error as a value: the kind read off what was thrown, the stage off where, and old
- * records' "Name: message" strings still read.
+ * A dialogue's error as a value: the kind read off what was thrown, the stage off the StepError
+ * around it, stage timings told to `onStage`, and old records' "Name: message" strings still read.
  */
 import { describe, expect, it } from "vitest";
 import { DialogueRecordSchema } from "../core/dialogue.js";
 import { ModelHttpError, ModelTimeoutError } from "../llm/errors.js";
 import { SimulatedUserError } from "../simulated-user/simulated-user.js";
-import { atStage, dialogueErrorOf } from "./dialogue-error.js";
+import { dialogueErrorOf, inStage, StepError, type StageTiming } from "./dialogue-error.js";
 
-async function thrownAt(stage: Parameters<typeof atStage>[0], error: unknown): Promise<unknown> {
+async function thrownAt(stage: Parameters<typeof inStage>[0], error: unknown): Promise<unknown> {
   try {
-    await atStage(stage, () => Promise.reject(error));
+    await inStage(stage, () => Promise.reject(error));
   } catch (caught) {
     return caught;
   }
-  throw new Error("atStage swallowed the error");
+  throw new Error("inStage swallowed the error");
 }
 
 describe("dialogueErrorOf", () => {
@@ -30,6 +30,20 @@ describe("dialogueErrorOf", () => {
     expect(dialogueErrorOf(await thrownAt("agent", inner))).toMatchObject({ kind: "unusable-output", stage: "user_reply", retryable: true });
     expect(dialogueErrorOf(await thrownAt("agent", new TypeError("returned number")))).toEqual({ kind: "agent-error", stage: "agent", message: "returned number", retryable: false });
     expect(dialogueErrorOf("a string")).toEqual({ kind: "unexpected", stage: "unknown", message: "a string", retryable: false });
+  });
+
+  it("throws a StepError naming the stage, with the original error as its cause, and times each stage", async () => {
+    const timings: StageTiming[] = [];
+    const cause = new SimulatedUserError("no Change: section");
+    const thrown = await inStage("appraisal", () => Promise.reject(cause), (timing) => timings.push(timing)).catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(StepError);
+    expect(thrown).toMatchObject({ stage: "appraisal", cause, message: "appraisal failed: no Change: section" });
+    expect(await inStage("user_reply", () => Promise.resolve("fine"), (timing) => timings.push(timing))).toBe("fine");
+    expect(timings.map(({ stage, ok }) => [stage, ok])).toEqual([
+      ["appraisal", false],
+      ["user_reply", true],
+    ]);
+    expect(timings.every((timing) => timing.seconds >= 0)).toBe(true);
   });
 
   it("reads a record written with the old 'Name: message' error string", () => {

@@ -1,20 +1,50 @@
 /**
- * A dialogue's failure as a value: what kind of failure, at which stage of the turn, whether a
- * rerun can help. The run summarises errors by kind and stage and stops early on a systematic
- * one, so the kind must be read off the thrown error, and the stage off where it was thrown.
+ * A dialogue's failure, thrown and as a value. A step throws `StepError { stage, cause }` when
+ * something it called failed (the agent, the simulated user's opening, appraisal or reply), so every
+ * driver knows where without wrapping the user itself; `dialogueErrorOf` turns what was thrown into
+ * the record's `{ kind, stage, message, retryable }`. The run summarises errors by kind and stage
+ * and stops early on a systematic one, so the kind is read off the cause, and the stage off the
+ * StepError around it.
  */
 import type { DialogueError, DialogueErrorStage } from "../core/dialogue.js";
+import { AebError } from "../core/errors.js";
 import { SimulatedUserError } from "../simulated-user/simulated-user.js";
 
-const STAGE: unique symbol = Symbol.for("aeb.episode.stage") as never;
+/** The stages of an episode that call out (to the agent or the simulated user), in the order of a turn. */
+export type StepStage = Extract<DialogueErrorStage, "opening" | "agent" | "appraisal" | "user_reply">;
 
-/** Marks an error with the stage it was thrown in (the first mark wins); the error itself is rethrown unchanged. */
-export async function atStage<T>(stage: DialogueErrorStage, work: () => Promise<T>): Promise<T> {
+/** How long one stage took and whether it succeeded, as told to an `onStage` hook. */
+export interface StageTiming {
+  stage: StepStage;
+  seconds: number;
+  ok: boolean;
+}
+
+/** A failure inside one stage of an episode: `cause` is what the agent or the simulated user threw. */
+export class StepError extends AebError {
+  override readonly name = "StepError";
+  constructor(
+    readonly stage: StepStage,
+    override readonly cause: unknown,
+  ) {
+    super(`${stage.replace("_", " ")} failed: ${messageOf(cause)}`, { cause });
+  }
+}
+
+/**
+ * Runs one stage: its time goes to `onStage`, and a failure is rethrown as a StepError of this
+ * stage (a StepError from a stage nested inside, such as an agent that plays an episode itself,
+ * keeps its own, innermost stage).
+ */
+export async function inStage<T>(stage: StepStage, work: () => Promise<T>, onStage?: (timing: StageTiming) => void): Promise<T> {
+  const started = onStage === undefined ? 0 : performance.now();
   try {
-    return await work();
+    const result = await work();
+    onStage?.({ stage, seconds: (performance.now() - started) / 1000, ok: true });
+    return result;
   } catch (error) {
-    if (typeof error === "object" && error !== null && !(STAGE in error) && Object.isExtensible(error)) Object.defineProperty(error, STAGE, { value: stage, enumerable: false });
-    throw error;
+    onStage?.({ stage, seconds: (performance.now() - started) / 1000, ok: false });
+    throw error instanceof StepError ? error : new StepError(stage, error);
   }
 }
 
@@ -25,10 +55,15 @@ function modelCallFailure(error: unknown): { kind: string; isRetryable: boolean 
   return typeof kind === "string" && typeof isRetryable === "boolean" ? { kind, isRetryable } : undefined;
 }
 
-/** The structured error of a dialogue that failed with `error` (thrown in the stage `atStage` marked). */
-export function dialogueErrorOf(error: unknown): DialogueError {
-  const stage = typeof error === "object" && error !== null && STAGE in error ? (error as { [STAGE]: DialogueErrorStage })[STAGE] : "unknown";
-  const message = error instanceof Error ? error.message : String(error);
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The structured error of a dialogue that failed with `error`: the stage from the StepError around it, the rest from its cause. */
+export function dialogueErrorOf(thrown: unknown): DialogueError {
+  const stage: DialogueErrorStage = thrown instanceof StepError ? thrown.stage : "unknown";
+  const error = thrown instanceof StepError ? thrown.cause : thrown;
+  const message = messageOf(error);
   const model = modelCallFailure(error);
   if (model !== undefined) return { kind: model.kind, stage, message, retryable: model.isRetryable };
   if (error instanceof Error && error.name === "ChatEnded") return { kind: "stopped", stage, message, retryable: false };

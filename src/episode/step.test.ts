@@ -10,6 +10,7 @@ import { getPreset, maxAppraisedReplies } from "../core/preset.js";
 import { profileToScenario } from "../scenarios/sage-profiles.js";
 import { ScenarioSchema, type Scenario } from "../scenarios/scenario-schema.js";
 import type { Appraisal, AppraisalInput, OpeningInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
+import { StepError, type StageTiming } from "./dialogue-error.js";
 import { runEpisode, startEpisode, step } from "./step.js";
 
 const PROFILE = { id: "p1", player: "* 姓名：李明\n* 性别：男性\n* 年龄：30岁", scene: "李明最近和同事闹了矛盾，同事在会上当众批评了他。", task: "你希望对方用心倾听你的情绪宣泄", main_cha: "被动型" };
@@ -181,5 +182,22 @@ describe("the state machine", () => {
     expect([state.done, state.endReason, state.turnIndex, state.history.length]).toEqual([true, "max_turns", 10, 20]);
     await expect(step(state, { text: "more" }, { scenario, preset, user, dialogueId: "d" })).rejects.toThrow(/already over/);
     await expect(step({ ...state, done: false, history: [...state.history, { role: "user", content: "x" }] }, { text: "more" }, { scenario, preset, user, dialogueId: "d" })).rejects.toThrow(/past the turn limit/);
+  });
+
+  it("tells onStage each call of the simulated user, and names the stage that failed in a StepError", async () => {
+    const preset = getPreset("rlver");
+    const scenario = scenarioOf();
+    const timings: StageTiming[] = [];
+    const state = await startEpisode(scenario, preset, 1);
+    await step(state, { text: "r0" }, { scenario, preset, user: new ScriptedUser({}), dialogueId: "d", detectors: [], onStage: (timing) => timings.push(timing) });
+    expect(timings.map(({ stage, ok }) => `${stage}:${ok}`)).toEqual(["appraisal:true", "user_reply:true"]);
+
+    const broken = new Error("the model server is down");
+    const failing: SimulatedUser = { id: "failing", appraise: async () => ({ simulatorDelta: 1, details: {}, memory: {} }), reply: () => Promise.reject(broken) };
+    const thrown = await step(state, { text: "r0" }, { scenario, preset, user: failing, dialogueId: "d", detectors: [] }).catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(StepError);
+    expect(thrown).toMatchObject({ stage: "user_reply", cause: broken });
+    const record = await runEpisode({ dialogueId: "c/s/0", condition: "c", scenario, preset, repeat: 0, seed: 1, agent, user: failing, detectors: [] });
+    expect(record.error).toEqual({ kind: "unexpected", stage: "user_reply", message: "the model server is down", retryable: false });
   });
 });

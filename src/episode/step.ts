@@ -10,7 +10,8 @@ import type { Detector } from "../reward/detector.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { manipulationTurnOf } from "../scenarios/type-defaults.js";
 import type { SimulatedUser } from "../simulated-user/simulated-user.js";
-import { atStage, dialogueErrorOf } from "./dialogue-error.js";
+import { dialogueErrorOf, inStage, type StageTiming } from "./dialogue-error.js";
+import { dialogueRecord } from "./episode-record.js";
 import { endReasonOf, goodbyeWordIn, type EndRule } from "./end-rules.js";
 import type { EpisodeState } from "./episode-state.js";
 
@@ -23,6 +24,8 @@ export interface StepContext {
   detectors?: readonly Detector[];
   endRules?: readonly EndRule[];
   signal?: AbortSignal;
+  /** Told how long each call of the simulated user took and whether it succeeded (the server's metrics, the step pool's stage times). */
+  onStage?(timing: StageTiming): void;
 }
 
 /** A step on a finished episode, or any other misuse of the state machine. */
@@ -36,6 +39,7 @@ export interface StartOptions {
   user?: SimulatedUser;
   dialogueId?: string;
   signal?: AbortSignal;
+  onStage?(timing: StageTiming): void;
 }
 
 /**
@@ -44,7 +48,7 @@ export interface StartOptions {
  * message the simulated user writes from the scenario, as RLVER's simulator does.
  */
 export async function startEpisode(scenario: Scenario, preset: Preset, seed: number, options: StartOptions = {}): Promise<EpisodeState> {
-  const opening = scenario.opening ?? (await atStage("opening", () => writeOpening(scenario, preset, seed, options)));
+  const opening = scenario.opening ?? (await inStage("opening", () => writeOpening(scenario, preset, seed, options), options.onStage));
   return {
     scenarioId: scenario.id,
     preset: preset.name,
@@ -73,7 +77,9 @@ async function writeOpening(scenario: Scenario, preset: Preset, seed: number, op
  * appraises the agent's reply, the deterministic adjustments apply on top, the emotion moves
  * (clamped by the preset), the user answers in persona, and the end rules decide. Under a preset
  * that does not appraise the reply at its turn limit (sage), that reply is recorded as it is and
- * ends the dialogue, with no appraisal, no change and no user answer.
+ * ends the dialogue, with no appraisal, no change and no user answer. A failure of the simulated
+ * user is thrown as a StepError naming the stage (`appraisal`, `user_reply`); a misuse of the state
+ * machine (a finished episode, another scenario's state) as an EpisodeError.
  */
 export async function step(state: EpisodeState, agentReply: AgentReply, context: StepContext): Promise<{ state: EpisodeState; turn: TurnRecord }> {
   if (state.done) throw new EpisodeError(`episode ${context.dialogueId} is already over (${state.endReason})`);
@@ -99,7 +105,7 @@ export async function step(state: EpisodeState, agentReply: AgentReply, context:
     dialogueId: context.dialogueId,
     signal: context.signal,
   };
-  const appraisal = await atStage("appraisal", () => user.appraise(userInput));
+  const appraisal = await inStage("appraisal", () => user.appraise(userInput), context.onStage);
 
   const previousReplies = state.history.filter((turn) => turn.role === "assistant").map((turn) => turn.content);
   const detected = computeAdjustments({ reply: agentReply.text, userText: lastUser.content, previousReplies, lexicon }, context.detectors);
@@ -107,7 +113,7 @@ export async function step(state: EpisodeState, agentReply: AgentReply, context:
   const { adjustments, total: adjustmentTotal } = forceChange(detected, appraisal.simulatorDelta, preset.clamp);
   const { emotion, delta } = applyChange(state.emotion, appraisal.simulatorDelta, adjustmentTotal, preset);
 
-  const reply = appraisal.fusedReply ?? (await atStage("user_reply", () => user.reply({ ...userInput, appraisal, emotionAfter: emotion })));
+  const reply = appraisal.fusedReply ?? (await inStage("user_reply", () => user.reply({ ...userInput, appraisal, emotionAfter: emotion }), context.onStage));
   const endReason = endReasonOf({ emotion, turnsPlayed, userLeft: reply.left, userText: reply.text, preset }, context.endRules);
   // A goodbye read from the words of the reply (not the user's structured decision) is marked, so a reader sees why it ended.
   const goodbyeFlag = endReason === "user_left" && !reply.left && goodbyeWordIn(reply.text, preset) !== null ? ["goodbye_words"] : [];
@@ -178,6 +184,8 @@ export interface EpisodeSpec {
   signal?: AbortSignal;
   /** Told of every turn as it is played, with the state after it (`aeb chat` shows the emotion moving). */
   onTurn?(turn: TurnRecord, state: EpisodeState): void;
+  /** Told how long each call of the agent and the simulated user took. */
+  onStage?(timing: StageTiming): void;
 }
 
 /**
@@ -185,23 +193,20 @@ export interface EpisodeSpec {
  * with the reason; it is never scored as a success or a collapse.
  */
 export async function runEpisode(spec: EpisodeSpec): Promise<DialogueRecord> {
-  const { scenario, preset } = spec;
+  const { scenario, preset, onStage } = spec;
   let state: EpisodeState | undefined;
   const turns: TurnRecord[] = [];
   let error: DialogueError | undefined;
   try {
-    state = await startEpisode(scenario, preset, spec.seed, { user: spec.user, dialogueId: spec.dialogueId, signal: spec.signal });
+    state = await startEpisode(scenario, preset, spec.seed, { user: spec.user, dialogueId: spec.dialogueId, signal: spec.signal, onStage });
     while (!state.done) {
       const current = state;
-      const agentReply = await atStage("agent", () => spec.agent.reply({
-        history: current.history,
-        language: scenario.language,
-        turnIndex: current.turnIndex,
-        seed: spec.seed,
-        dialogueId: spec.dialogueId,
-        signal: spec.signal,
-      }));
-      const result = await step(state, agentReply, { scenario, preset, user: spec.user, dialogueId: spec.dialogueId, detectors: spec.detectors, signal: spec.signal });
+      const agentReply = await inStage(
+        "agent",
+        () => spec.agent.reply({ history: current.history, language: scenario.language, turnIndex: current.turnIndex, seed: spec.seed, dialogueId: spec.dialogueId, signal: spec.signal }),
+        onStage,
+      );
+      const result = await step(state, agentReply, { scenario, preset, user: spec.user, dialogueId: spec.dialogueId, detectors: spec.detectors, signal: spec.signal, onStage });
       state = result.state;
       turns.push(result.turn);
       spec.onTurn?.(result.turn, state);
@@ -209,20 +214,5 @@ export async function runEpisode(spec: EpisodeSpec): Promise<DialogueRecord> {
   } catch (caught) {
     error = dialogueErrorOf(caught);
   }
-  return {
-    id: spec.dialogueId,
-    condition: spec.condition,
-    scenarioId: scenario.id,
-    type: scenario.type,
-    repeat: spec.repeat,
-    seed: spec.seed,
-    status: error === undefined ? "done" : "error",
-    endReason: error === undefined ? (state?.endReason ?? "max_turns") : "error",
-    ...(error !== undefined ? { error } : {}),
-    preset: preset.name,
-    manipulationTurn: manipulationTurnOf(scenario),
-    opening: { text: state?.history[0]?.content ?? "", emotion: preset.start, ...(scenario.opening === undefined ? { source: "simulated_user" as const } : {}) },
-    turns,
-    final: { emotion: state?.emotion ?? preset.start, fs: (state?.emotion ?? preset.start) / 100 },
-  };
+  return dialogueRecord({ id: spec.dialogueId, condition: spec.condition, scenario, preset, repeat: spec.repeat, seed: spec.seed, state, turns, ...(error !== undefined ? { error } : {}) });
 }

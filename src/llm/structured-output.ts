@@ -83,6 +83,15 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
 /** Raised when a model's structured answer is still unusable after its retries. */
 export class StructuredOutputError extends Error {
   override readonly name = "StructuredOutputError";
+  constructor(
+    /** The request's name (`aeb_simulator_appraisal`...). */
+    readonly requestName: string,
+    readonly tries: number,
+    /** Why the last answer could not be used, as it was said back to the model. */
+    readonly lastProblem: string,
+  ) {
+    super(`${requestName} output unusable after ${tries} tries: ${lastProblem}`);
+  }
 }
 
 /** What a reader of a model's answer returns: the value, or the error text to send back to the model. */
@@ -135,7 +144,7 @@ export async function askWithCorrection<T>(model: ChatModel, request: CorrectedR
     lastError = problem ?? "unusable answer";
     messages.push({ role: "assistant", content: response.text }, { role: "user", content: request.correction(lastError) });
   }
-  throw new StructuredOutputError(`${request.name} output unusable after ${request.retries + 1} tries: ${lastError}`);
+  throw new StructuredOutputError(request.name, request.retries + 1, lastError);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { memoByText } from "../lexicon/memo.js";
 import { replySimilarity, similarityTokens as tokens, textShingles } from "../lexicon/text-similarity.js";
 import type { Detector } from "./detector.js";
 
@@ -9,6 +10,9 @@ export const TEMPLATE_OPENING_LIMIT = 3;
 /** A word trigram this many times within one reply is padding or keyword stuffing. */
 export const INTERNAL_TRIGRAM_LIMIT = 3;
 const OPENING_TOKENS = 4;
+
+/** A reply's first words, memoised: every turn compares them with all the earlier replies' again. */
+const openingOf = memoByText((text: string) => tokens(text).slice(0, OPENING_TOKENS).join(" "));
 
 /**
  * Repetition (docs/offline-user.md, "Deterministic adjustments"): a reply nearly identical to an earlier reply of the same dialogue
@@ -33,9 +37,9 @@ export const repetition: Detector = ({ reply, previousReplies }) => {
     counts.set(trigram, count);
     if (count >= INTERNAL_TRIGRAM_LIMIT) return { id: "repetition", value: REPETITION_PENALTY, evidence: `"${trigram}" ${count} times within the reply` };
   }
-  const opening = replyTokens.slice(0, OPENING_TOKENS).join(" ");
+  const opening = openingOf(reply);
   if (replyTokens.length >= OPENING_TOKENS) {
-    const same = previousReplies.filter((earlier) => tokens(earlier).slice(0, OPENING_TOKENS).join(" ") === opening).length;
+    const same = previousReplies.filter((earlier) => openingOf(earlier) === opening).length;
     if (same + 1 >= TEMPLATE_OPENING_LIMIT) {
       return { id: "repetition", value: REPETITION_PENALTY, evidence: `opening "${opening}" used ${same + 1} times` };
     }

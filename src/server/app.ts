@@ -3,7 +3,6 @@ import rateLimit from "@fastify/rate-limit";
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { z } from "zod";
 import type { DialogueRecord } from "../core/dialogue.js";
-import { OfflineSimulatedUser } from "../simulated-user/offline-user.js";
 import { BatchEnvelopeSchema, BatchStepRequestSchema } from "./api-schemas.js";
 import { assertSafeBinding, FailedAuthLimiter, isLoopbackHost, registerBearerAuth } from "./auth.js";
 import { clusterMetricsSource } from "./cluster.js";
@@ -12,7 +11,7 @@ import { EnvironmentError } from "./environment-error.js";
 import { Environment, type EnvironmentOptions } from "./environment.js";
 import { registerErrorHandling, registerValidation } from "./http-errors.js";
 import type { RecorderHealth } from "./episode-recorder.js";
-import { EnvironmentMetrics, instrumentUser } from "./metrics.js";
+import { EnvironmentMetrics } from "./metrics.js";
 import { registerOpenApi } from "./openapi.js";
 import type { RouteContext } from "./route-context.js";
 import { registerBatchRoutes } from "./routes/batch-routes.js";
@@ -70,9 +69,9 @@ export interface ServerOptions extends Omit<EnvironmentOptions, "recording"> {
    */
   clusterWorker?: boolean;
   /**
-   * Threads that play `/v1/step/batch` off the event loop, for the offline simulated user (pure CPU);
-   * 0 (the default) plays batches on the event loop. Ignored for any other simulated user, whose
-   * steps wait on I/O. `worker` overrides the thread's entry module (tests run it from the sources).
+   * Threads that play `/v1/step/batch` off the event loop, for a simulated user that declares itself
+   * CPU-bound (`cpuBound`: the offline user); 0 (the default) plays batches on the event loop.
+   * Ignored for any other simulated user, whose steps wait on I/O. `worker` overrides the thread's entry module (tests run it from the sources).
    */
   stepThreads?: number;
   stepWorker?: StepPoolOptions["worker"];
@@ -127,13 +126,13 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
   const recording = options.recording;
   const environment = new Environment({
     ...options,
-    user: instrumentUser(options.user, metrics),
+    onStage: (timing) => metrics.observeSimulatorCall(timing),
     recording: recording === undefined ? undefined : { condition: recording.condition, drawNonce: recording.drawNonce },
   });
   const authToken = options.authToken === "" ? undefined : options.authToken;
   const metricsText = options.clusterWorker === true ? clusterMetricsSource(metrics.registry) : () => metrics.registry.metrics();
   let log: (message: string) => void = (message) => console.error(message);
-  const pool = (options.stepThreads ?? 0) > 0 && options.user instanceof OfflineSimulatedUser ? startPool(options, maxBatchSize, (message) => log(message)) : undefined;
+  const pool = (options.stepThreads ?? 0) > 0 && options.user.cpuBound === true ? startPool(options, maxBatchSize, (message) => log(message)) : undefined;
   try {
     await pool?.ready();
   } catch (error) {
@@ -303,6 +302,7 @@ function startPool(options: ServerOptions, maxBatchSize: number, log: (message: 
     worker: options.stepWorker,
     log,
     init: {
+      simulator: options.user.id,
       scenarios: options.scenarios,
       secret: typeof options.secret === "string" ? new Uint8Array(Buffer.from(options.secret, "utf8")) : new Uint8Array(options.secret),
       defaultPreset: options.defaultPreset ?? "rlver",

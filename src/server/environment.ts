@@ -1,18 +1,20 @@
 import { createHash, randomBytes, randomInt } from "node:crypto";
 import { getPreset, type Preset } from "../core/preset.js";
 import { createRng, deriveSeed } from "../core/random.js";
-import { EpisodeError, startEpisode, step } from "../episode/step.js";
+import { StepError, type StageTiming } from "../episode/dialogue-error.js";
+import { summarizeTurn } from "../episode/episode-record.js";
+import { EpisodeError, startEpisode, step, type StepContext } from "../episode/step.js";
 import type { EpisodeState } from "../episode/episode-state.js";
 import { loadLexicon } from "../lexicon/lexicon.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { manipulationTurnOf } from "../scenarios/type-defaults.js";
-import type { Appraisal, AppraisalInput, OpeningInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
+import type { SimulatedUser } from "../simulated-user/simulated-user.js";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { rewardOf, type RewardMode } from "../reward/reward-mode.js";
 import type { Message, PresetChoice, ResetRequest, ResetResponse, ScenarioSummary, StepRequest, StepResponse } from "./api-schemas.js";
 import { EnvironmentError } from "./environment-error.js";
 import { finishedEpisodeRecord } from "./episode-record.js";
-import { hashHistory, StateTokenCodec, type RecordingState, type TokenPayload } from "./state-token.js";
+import { hashHistory, HistoryHash, StateTokenCodec, type RecordingState, type TokenPayload } from "./state-token.js";
 
 export interface EnvironmentOptions {
   /** The scenarios this server plays (ids must be unique, as the loaders guarantee). */
@@ -35,40 +37,11 @@ export interface EnvironmentOptions {
    * the reset's tags name none.
    */
   recording?: { condition: string; drawNonce?: () => string };
+  /** Told how long each call of the simulated user took (the server's metrics, the step pool's stage times). */
+  onStage?: (timing: StageTiming) => void;
 }
 
-/** A failure inside the simulated user (a model call, an unreadable output), kept apart from server bugs. */
-class SimulatorCallError extends Error {
-  override readonly name = "SimulatorCallError";
-  constructor(
-    readonly stage: "appraise" | "reply" | "open",
-    override readonly cause: unknown,
-  ) {
-    super(`the simulated user failed in ${stage}`);
-  }
-}
-
-function markFailures(user: SimulatedUser): SimulatedUser {
-  return {
-    id: user.id,
-    appraise: (input: AppraisalInput): Promise<Appraisal> =>
-      user.appraise(input).catch((error: unknown) => {
-        throw new SimulatorCallError("appraise", error);
-      }),
-    reply: (input: ReplyInput): Promise<UserReply> =>
-      user.reply(input).catch((error: unknown) => {
-        throw new SimulatorCallError("reply", error);
-      }),
-    ...(user.open !== undefined
-      ? {
-          open: (input: OpeningInput): Promise<string> =>
-            user.open!(input).catch((error: unknown) => {
-              throw new SimulatorCallError("open", error);
-            }),
-        }
-      : {}),
-  };
-}
+type StepResult = Awaited<ReturnType<typeof step>>;
 
 /** What identifies an episode in responses. */
 export type EpisodeFields = Pick<ResetResponse, "episodeId" | "scenario" | "preset" | "rewardMode" | "seed" | "repeat" | "episodeSeed" | "maxTurns">;
@@ -98,10 +71,12 @@ export class Environment {
   private readonly stepTimeoutMs: number;
   private readonly drawSeed: () => number;
   private readonly recording: { condition: string; drawNonce: () => string } | undefined;
+  private readonly onStage: ((timing: StageTiming) => void) | undefined;
 
   constructor(options: EnvironmentOptions) {
     this.simulatorId = options.user.id;
-    this.user = markFailures(options.user);
+    this.user = options.user;
+    this.onStage = options.onStage;
     // Code-point order, not the locale's: seeded sampling must pick the same scenario on every replica.
     this.ordered = [...options.scenarios].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     this.scenarios = new Map(this.ordered.map((scenario) => [scenario.id, scenario]));
@@ -152,28 +127,24 @@ export class Environment {
     const episodeId = request.episodeId ?? `env/${scenario.id}/${seed}/${repeat}`;
     let state: EpisodeState;
     try {
-      state = await startEpisode(scenario, preset, episodeSeed, { user: this.user, dialogueId: episodeId });
+      state = await startEpisode(scenario, preset, episodeSeed, { user: this.user, dialogueId: episodeId, onStage: this.onStage });
     } catch (error) {
-      // The simulated user wrote no usable opening (its call failed, or the text was empty).
-      if (error instanceof EpisodeError) throw new EnvironmentError(502, "simulator_failed", `the simulated user could not open scenario ${scenario.id}: ${error.message}`, { retryable: false, cause: error });
+      // The simulated user wrote no usable opening (the text was empty).
+      if (error instanceof StepError && error.cause instanceof EpisodeError) {
+        throw new EnvironmentError(502, "simulator_failed", `the simulated user could not open scenario ${scenario.id}: ${error.cause.message}`, { retryable: false, cause: error.cause });
+      }
       throw this.stepFailure(error, false);
     }
+    const { history, ...started } = state;
     const payload: TokenPayload = {
-      scenarioId: scenario.id,
+      ...started,
       scenarioHash: this.fingerprints.get(scenario.id) as string,
       simulator: this.simulatorId,
-      preset: preset.name,
       rewardMode,
       episodeId,
       runSeed: seed,
       repeat,
-      seed: episodeSeed,
-      emotion: state.emotion,
-      turnIndex: 0,
-      memory: state.memory,
-      done: false,
-      endReason: null,
-      historyHash: hashHistory(state.history),
+      historyHash: hashHistory(history),
       ...(this.recording === undefined ? {} : { record: this.recordingState(request) }),
     };
     return {
@@ -198,73 +169,22 @@ export class Environment {
     if (payload.done) {
       throw new EnvironmentError(409, "episode_done", `the episode is over (${payload.endReason ?? "done"}) after ${payload.turnIndex} turn(s); reset to start another`);
     }
-    this.checkHistory(payload, request.messages);
+    const historyHash = this.checkHistory(payload, request.messages);
     const preset = getPreset(payload.preset);
-    const state: EpisodeState = {
-      scenarioId: payload.scenarioId,
-      preset: payload.preset,
-      seed: payload.seed,
-      emotion: payload.emotion,
-      turnIndex: payload.turnIndex,
-      history: request.messages,
-      memory: payload.memory,
-      done: false,
-      endReason: null,
-    };
+    // The payload is the episode state without its history; the token's own fields ride along untouched.
+    const state: EpisodeState = { ...payload, history: request.messages };
 
-    // One controller per step: aborted by the timeout or by the caller (a client that went away).
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new DOMException(`step timed out after ${this.stepTimeoutMs} ms`, "TimeoutError"));
-    }, this.stepTimeoutMs);
-    const forward = () => controller.abort(signal?.reason);
-    if (signal?.aborted) forward();
-    else signal?.addEventListener("abort", forward, { once: true });
-    let result: Awaited<ReturnType<typeof step>>;
-    try {
-      result = await raceAbort(step(state, { text: request.reply }, { scenario, preset, user: this.user, dialogueId: payload.episodeId, signal: controller.signal }), controller.signal);
-    } catch (error) {
-      throw this.stepFailure(error, timedOut);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", forward);
-    }
+    const context: StepContext = { scenario, preset, user: this.user, dialogueId: payload.episodeId, onStage: this.onStage };
+    const result = this.user.cpuBound === true ? await this.playNow(state, request.reply, context) : await this.playWithDeadline(state, request.reply, context, signal);
 
     const { turn, state: next } = result;
     const reward = rewardOf(payload.rewardMode, payload.emotion, next.emotion, next.done);
-    const record: RecordingState | undefined =
-      payload.record === undefined
-        ? undefined
-        : {
-            ...payload.record,
-            turns: [
-              ...payload.record.turns,
-              {
-                ...(turn.user.appraised === false ? { appraised: false as const } : {}),
-                emotion: turn.user.emotion,
-                delta: turn.user.delta ?? 0,
-                simulatorDelta: turn.user.simulatorDelta ?? 0,
-                adjustments: turn.user.adjustments,
-                flags: turn.user.flags,
-                ...(turn.user.hid !== undefined ? { hid: turn.user.hid } : {}),
-              },
-            ],
-          };
-    const nextPayload: TokenPayload = {
-      ...payload,
-      emotion: next.emotion,
-      turnIndex: next.turnIndex,
-      memory: next.memory,
-      done: next.done,
-      endReason: next.endReason,
-      historyHash: hashHistory(next.history),
-      ...(record !== undefined ? { record } : {}),
-    };
+    const record: RecordingState | undefined = payload.record === undefined ? undefined : { ...payload.record, turns: [...payload.record.turns, summarizeTurn(turn)] };
+    const { history: nextHistory, ...advanced } = next;
+    const nextPayload: TokenPayload = { ...payload, ...advanced, historyHash: historyHash.append(nextHistory.slice(request.messages.length)).digest(), ...(record !== undefined ? { record } : {}) };
     return {
       rewardMode: payload.rewardMode,
-      ...(record !== undefined && next.done ? { finished: finishedEpisodeRecord({ payload: nextPayload, record, scenario, preset, history: next.history }) } : {}),
+      ...(record !== undefined && next.done ? { finished: finishedEpisodeRecord({ payload: nextPayload, record, scenario, preset, history: nextHistory }) } : {}),
       response: {
         // A reply the preset does not appraise (sage's at its limit) gets no answer and moves nothing.
         message: turn.user.text ?? "",
@@ -281,6 +201,39 @@ export class Environment {
         token: this.codec.sign(nextPayload),
       },
     };
+  }
+
+  /**
+   * A CPU-bound user's step runs to its end on this thread before a timer or an abort event could
+   * fire, so it is played without a controller, a timer or a race (they cost a tenth of a short step).
+   */
+  private async playNow(state: EpisodeState, reply: string, context: StepContext): Promise<StepResult> {
+    try {
+      return await step(state, { text: reply }, context);
+    } catch (error) {
+      throw this.stepFailure(error, false);
+    }
+  }
+
+  /** A step that waits on its user (a model server): aborted by the timeout or by the caller (a client that went away). */
+  private async playWithDeadline(state: EpisodeState, reply: string, context: StepContext, signal: AbortSignal | undefined): Promise<StepResult> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException(`step timed out after ${this.stepTimeoutMs} ms`, "TimeoutError"));
+    }, this.stepTimeoutMs);
+    const forward = () => controller.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    else signal?.addEventListener("abort", forward, { once: true });
+    try {
+      return await raceAbort(step(state, { text: reply }, { ...context, signal: controller.signal }), controller.signal);
+    } catch (error) {
+      throw this.stepFailure(error, timedOut);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", forward);
+    }
   }
 
   /** The recording state a reset starts: a fresh nonce, the condition, the trainer's step and tags. */
@@ -343,8 +296,8 @@ export class Environment {
     return scenario;
   }
 
-  /** The messages must be exactly the history the token was issued for. */
-  private checkHistory(payload: TokenPayload, messages: readonly Message[]): void {
+  /** The messages must be exactly the history the token was issued for; their hash goes on with the step's new turn. */
+  private checkHistory(payload: TokenPayload, messages: readonly Message[]): HistoryHash {
     const expected = 2 * payload.turnIndex + 1;
     if (messages.length !== expected) {
       throw new EnvironmentError(409, "history_mismatch", `the token is for turn ${payload.turnIndex}, which needs ${expected} message(s) (the opening and ${payload.turnIndex} assistant/user pair(s)); got ${messages.length}`);
@@ -353,9 +306,11 @@ export class Environment {
     if (misplaced !== -1) {
       throw new EnvironmentError(409, "history_mismatch", `messages[${misplaced}] should have role ${misplaced % 2 === 0 ? "user" : "assistant"} (the opening, then alternating assistant and user turns)`);
     }
-    if (hashHistory(messages) !== payload.historyHash) {
+    const hash = new HistoryHash(messages);
+    if (hash.digest() !== payload.historyHash) {
       throw new EnvironmentError(409, "history_mismatch", "the messages differ from the history the token was issued for (send the messages exactly as they were played)");
     }
+    return hash;
   }
 
   private stepFailure(error: unknown, timedOut: boolean): Error {
@@ -363,14 +318,15 @@ export class Environment {
       return new EnvironmentError(504, "step_timeout", `the simulated user did not answer within ${this.stepTimeoutMs} ms; the same step may be retried`, { retryable: true, cause: error });
     }
     if (EnvironmentError.isInstance(error)) return error;
-    if (error instanceof SimulatorCallError) {
+    if (error instanceof StepError) {
       const cause = error.cause as { name?: unknown; isRetryable?: unknown; retryAfterMs?: unknown } | undefined;
       const kind = typeof cause?.name === "string" ? cause.name : "Error";
+      const stage = error.stage.replace("_", " ");
       if (cause?.isRetryable === false) {
-        return new EnvironmentError(502, "simulator_failed", `the simulated user failed (${kind}) in ${error.stage} and the failure is not transient`, { retryable: false, cause: error.cause });
+        return new EnvironmentError(502, "simulator_failed", `the simulated user failed (${kind}) in its ${stage} and the failure is not transient`, { retryable: false, cause: error.cause });
       }
       const retryAfter = typeof cause?.retryAfterMs === "number" ? Math.max(1, Math.ceil(cause.retryAfterMs / 1000)) : undefined;
-      return new EnvironmentError(503, "simulator_unavailable", `the simulated user failed (${kind}) in ${error.stage}; the same step may be retried (it is replayed from the same state)`, {
+      return new EnvironmentError(503, "simulator_unavailable", `the simulated user failed (${kind}) in its ${stage}; the same step may be retried (it is replayed from the same state)`, {
         retryable: true,
         retryAfterSeconds: retryAfter,
         cause: error.cause,

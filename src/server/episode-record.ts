@@ -1,8 +1,7 @@
-import { codePointCount } from "../core/code-points.js";
-import type { ChatTurn, DialogueRecord, TurnRecord } from "../core/dialogue.js";
+import type { ChatTurn, DialogueRecord } from "../core/dialogue.js";
 import type { Preset } from "../core/preset.js";
+import { dialogueRecord, turnsFromSummaries } from "../episode/episode-record.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
-import { manipulationTurnOf } from "../scenarios/type-defaults.js";
 import type { RecordingState, TokenPayload } from "./state-token.js";
 
 /**
@@ -30,51 +29,24 @@ export interface FinishedEpisode {
 }
 
 /**
- * The record of a finished training episode in the run-record format: the same fields, turn by
- * turn, that `aeb run` writes for a dialogue with the same scenario, seed and replies, except the
- * simulated user's appraisal details (reasoning and rubric items), which the tokens do not carry.
- * Its id is `<condition>/<episodeId>/<nonce>`: the nonce tells apart episodes that share an id.
+ * The record of a finished training episode, built by the episode's own record builder: the same
+ * fields, turn by turn, that `aeb run` writes for a dialogue with the same scenario, seed and
+ * replies, except the simulated user's appraisal details (reasoning and rubric items), which the
+ * tokens do not carry. Its id is `<condition>/<episodeId>/<nonce>`: the nonce tells apart episodes
+ * that share an id.
  */
 export function finishedEpisodeRecord({ payload, record, scenario, preset, history }: FinishedEpisode): DialogueRecord & { training: TrainingFields } {
-  const turns: TurnRecord[] = record.turns.map((summary, index) => {
-    const agentText = history[2 * index + 1]?.content ?? "";
-    const agent = { text: agentText, chars: codePointCount(agentText) };
-    if (summary.appraised === false) {
-      // Recorded, never appraised (sage's reply at its limit): no user text, no change, as `aeb run` writes it.
-      return { index, agent, user: { appraised: false, emotion: summary.emotion, adjustments: [], flags: summary.flags } };
-    }
-    return {
-      index,
-      agent,
-      user: {
-        text: history[2 * index + 2]?.content ?? "",
-        emotion: summary.emotion,
-        delta: summary.delta,
-        simulatorDelta: summary.simulatorDelta,
-        adjustments: summary.adjustments,
-        flags: summary.flags,
-        ...(summary.hid !== undefined ? { hid: summary.hid } : {}),
-      },
-    };
-  });
   return {
-    id: `${record.condition}/${payload.episodeId}/${record.nonce}`,
-    condition: record.condition,
-    scenarioId: scenario.id,
-    type: scenario.type,
-    repeat: payload.repeat,
-    seed: payload.seed,
-    status: "done",
-    endReason: payload.endReason ?? "max_turns",
-    preset: preset.name,
-    manipulationTurn: manipulationTurnOf(scenario),
-    opening: {
-      text: history[0]?.content ?? "",
-      emotion: preset.start,
-      ...(scenario.opening === undefined ? { source: "simulated_user" as const } : {}),
-    },
-    turns,
-    final: { emotion: payload.emotion, fs: payload.emotion / 100 },
+    ...dialogueRecord({
+      id: `${record.condition}/${payload.episodeId}/${record.nonce}`,
+      condition: record.condition,
+      scenario,
+      preset,
+      repeat: payload.repeat,
+      seed: payload.seed,
+      state: { ...payload, history },
+      turns: turnsFromSummaries(record.turns, history),
+    }),
     training: {
       episodeId: payload.episodeId,
       runSeed: payload.runSeed,

@@ -1,9 +1,11 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Appraisal, AppraisalInput, OpeningInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
+import type { StageTiming } from "../episode/dialogue-error.js";
 
 /** Which API a step came through. */
 export type StepApi = "stateless" | "session" | "batch";
 
+const SIMULATOR_STAGE_LABELS: Partial<Record<StageTiming["stage"], string>> = { appraisal: "appraise", user_reply: "reply" };
+const STATUS_CLASSES = ["0xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const REWARD_BUCKETS = [-0.3, -0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1];
 
@@ -26,6 +28,7 @@ export class EnvironmentMetrics {
   private readonly httpDuration: Histogram<"route" | "method" | "status">;
   private readonly recorded: Counter;
   private readonly simulatorQueued: Counter;
+  private readonly children = new Map<object, Map<string, unknown>>();
 
   constructor(options: { sessions?: () => number; sessionBytes?: () => number; defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -101,14 +104,14 @@ export class EnvironmentMetrics {
 
   /** A step answered (`ok`, `replayed`, or the error code), without the in-flight gauge (steps played in the step pool's threads). */
   observeStep(api: StepApi, seconds: number, outcome: string): void {
-    this.steps.inc({ api, outcome });
-    if (outcome === "ok") this.stepDuration.observe({ api }, seconds);
+    this.child(this.steps, api, outcome).inc();
+    if (outcome === "ok") this.child(this.stepDuration, api).observe(seconds);
   }
 
   observeResult(result: { reward: number; rewardMode: string; flags: readonly string[]; endReason: string | null }): void {
-    this.rewards.observe({ reward_mode: result.rewardMode }, result.reward);
-    for (const flag of result.flags) this.flags.inc({ flag });
-    if (result.endReason !== null) this.episodesEnded.inc({ end_reason: result.endReason });
+    this.child(this.rewards, result.rewardMode).observe(result.reward);
+    for (const flag of result.flags) this.child(this.flags, flag).inc();
+    if (result.endReason !== null) this.child(this.episodesEnded, result.endReason).inc();
   }
 
   countRecorded(): void {
@@ -120,33 +123,31 @@ export class EnvironmentMetrics {
   }
 
   observeRequest(route: string, method: string, statusCode: number, seconds: number): void {
-    this.httpDuration.observe({ route, method, status: `${Math.floor(statusCode / 100)}xx` }, seconds);
+    this.child(this.httpDuration, route, method, STATUS_CLASSES[Math.floor(statusCode / 100)] ?? `${Math.floor(statusCode / 100)}xx`).observe(seconds);
   }
 
-  observeSimulatorCall(stage: "appraise" | "reply", outcome: "ok" | "error", seconds: number): void {
-    this.simulatorCalls.inc({ stage, outcome });
-    this.simulatorDuration.observe({ stage }, seconds);
+  /**
+   * A call of the simulated user during a step (the episode's `onStage`), under the stage labels the
+   * metrics have always had (`appraise`, `reply`). The opening, written once per reset when a
+   * scenario has none, is not a step's call and is not counted.
+   */
+  observeSimulatorCall({ stage, ok, seconds }: StageTiming): void {
+    const label = SIMULATOR_STAGE_LABELS[stage];
+    if (label === undefined) return;
+    this.child(this.simulatorCalls, label, ok ? "ok" : "error").inc();
+    this.child(this.simulatorDuration, label).observe(seconds);
   }
-}
 
-/** Wraps a simulated user so every call is counted and timed (the "model calls" of an LLM user). */
-export function instrumentUser(user: SimulatedUser, metrics: EnvironmentMetrics): SimulatedUser {
-  const timed = async <T>(stage: "appraise" | "reply", call: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      const result = await call();
-      metrics.observeSimulatorCall(stage, "ok", (performance.now() - started) / 1000);
-      return result;
-    } catch (error) {
-      metrics.observeSimulatorCall(stage, "error", (performance.now() - started) / 1000);
-      throw error;
-    }
-  };
-  return {
-    id: user.id,
-    appraise: (input: AppraisalInput): Promise<Appraisal> => timed("appraise", () => user.appraise(input)),
-    reply: (input: ReplyInput): Promise<UserReply> => timed("reply", () => user.reply(input)),
-    // The opening (written once per reset when a scenario has none) is passed through untimed.
-    ...(user.open !== undefined ? { open: (input: OpeningInput): Promise<string> => user.open!(input) } : {}),
-  };
+  /**
+   * The child of a labelled metric for these label values (in the order of its labelNames), made
+   * once: observing through a label object hashes the object on every call, on the hot path.
+   */
+  private child<T extends { labels(...values: string[]): unknown }>(metric: T, ...values: string[]): ReturnType<T["labels"]> {
+    let children = this.children.get(metric);
+    if (children === undefined) this.children.set(metric, (children = new Map()));
+    const key = values.join("\u0000");
+    let found = children.get(key);
+    if (found === undefined) children.set(key, (found = metric.labels(...values)));
+    return found as ReturnType<T["labels"]>;
+  }
 }

@@ -1,6 +1,7 @@
 import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto";
 import { z } from "zod";
-import { AppraisedUserTurnSchema, EndReasonSchema } from "../core/dialogue.js";
+import { TurnSummarySchema } from "../episode/episode-record.js";
+import { EpisodeStateSchema } from "../episode/episode-state.js";
 import { RewardModeSchema } from "../reward/reward-mode.js";
 import { EnvironmentError } from "./environment-error.js";
 
@@ -24,17 +25,6 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
 export const MIN_SECRET_BYTES = 16;
 
 /**
- * What a recorded episode keeps of each finished turn: the user side of the dialogue record's turn
- * without its text (the messages carry it) and without the appraisal details (too large to sign
- * into every token).
- */
-export const TurnSummarySchema = AppraisedUserTurnSchema.pick({ emotion: true, delta: true, simulatorDelta: true, adjustments: true, flags: true, hid: true }).extend({
-  /** false: the preset recorded this reply without appraising it (sage's reply at its limit); delta and simulatorDelta are then 0. */
-  appraised: z.literal(false).optional(),
-});
-export type TurnSummary = z.infer<typeof TurnSummarySchema>;
-
-/**
  * Carried by the tokens of a server that records episodes (`aeb serve --record`): what the record of
  * the finished episode needs beyond the messages of its last step. Signed like the rest, so the
  * record cannot be forged by the client.
@@ -53,25 +43,20 @@ export const RecordingStateSchema = z.strictObject({
 });
 export type RecordingState = z.infer<typeof RecordingStateSchema>;
 
-export const TokenPayloadSchema = z.strictObject({
-  scenarioId: z.string(),
+/**
+ * The token's payload: the episode state without its visible history (bound by `historyHash`, the
+ * client sends the messages), plus what the server adds to it.
+ */
+export const TokenPayloadSchema = EpisodeStateSchema.omit({ history: true }).extend({
   /** Fingerprint of the scenario's content, so a replica with a different file refuses the token. */
   scenarioHash: z.string(),
   /** Id of the simulated user that issued the state. */
   simulator: z.string(),
-  preset: z.string(),
   rewardMode: RewardModeSchema,
   episodeId: z.string(),
-  /** The run seed and repeat the episode was reset with (reported back to clients). */
+  /** The run seed and repeat the episode was reset with (reported back to clients); `seed` is the episode seed derived from them. */
   runSeed: z.number().int(),
   repeat: z.number().int(),
-  /** The episode seed the simulated user draws from. */
-  seed: z.number().int(),
-  emotion: z.number().int().min(0).max(100),
-  turnIndex: z.number().int().min(0),
-  memory: z.record(z.string(), z.unknown()),
-  done: z.boolean(),
-  endReason: EndReasonSchema.nullable(),
   /** SHA-256 (base64url) of the canonical encoding of the visible history. */
   historyHash: z.string(),
   /** Present when the server that reset the episode records episodes. */
@@ -79,10 +64,44 @@ export const TokenPayloadSchema = z.strictObject({
 });
 export type TokenPayload = z.infer<typeof TokenPayloadSchema>;
 
+type HistoryMessage = { role: string; content: string };
+
 /** The canonical encoding of a history: a JSON array of [role, content] pairs (key order cannot vary). */
-export function hashHistory(messages: ReadonlyArray<{ role: string; content: string }>): string {
-  const canonical = JSON.stringify(messages.map((message) => [message.role, message.content]));
-  return createHash("sha256").update(canonical, "utf8").digest("base64url");
+export function hashHistory(messages: readonly HistoryMessage[]): string {
+  return new HistoryHash(messages).digest();
+}
+
+/**
+ * The hash of a history that can go on with the messages a step adds, so a step reads its history
+ * once: the digest of the messages it was sent (checked against the token), then of those followed
+ * by the new turn (signed into the next token). The same encoding as `hashHistory`: the array's
+ * JSON is `[` + each pair's JSON joined by `,` + `]`, and SHA-256 is fed it in pieces, the closing
+ * bracket on a copy of the running hash.
+ */
+export class HistoryHash {
+  private readonly hash = createHash("sha256");
+  private empty = true;
+
+  constructor(messages: readonly HistoryMessage[]) {
+    this.hash.update("[");
+    this.append(messages);
+  }
+
+  /** Adds messages after the ones hashed so far. */
+  append(messages: readonly HistoryMessage[]): this {
+    let text = "";
+    for (const message of messages) {
+      text += `${this.empty ? "" : ","}${JSON.stringify([message.role, message.content])}`;
+      this.empty = false;
+    }
+    if (text !== "") this.hash.update(text, "utf8");
+    return this;
+  }
+
+  /** The digest of the messages so far (base64url); hashing may go on after it. */
+  digest(): string {
+    return this.hash.copy().update("]").digest("base64url");
+  }
 }
 
 /** A fresh random secret (for a single replica started without one). */

@@ -1,4 +1,5 @@
 import type { DialogueRecord } from "../core/dialogue.js";
+import type { StageTiming } from "../episode/dialogue-error.js";
 import type { RewardMode } from "../reward/reward-mode.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import type { PresetChoice } from "./api-schemas.js";
@@ -11,6 +12,8 @@ import type { ErrorBody } from "./environment-error.js";
 
 /** What a thread needs to build an `Environment` that issues and accepts the same tokens as the server's. */
 export interface StepPoolInit {
+  /** The id of the server's simulated user: a thread plays the offline user, and refuses to start if that is not the one. */
+  simulator: string;
   scenarios: readonly Scenario[];
   secret: Uint8Array;
   defaultPreset: PresetChoice;
@@ -30,7 +33,7 @@ export interface StepStat {
   status?: number;
   seconds: number;
   /** The simulated user's calls during the step. */
-  stages: Array<{ stage: "appraise" | "reply"; seconds: number; ok: boolean }>;
+  stages: StageTiming[];
   reward?: number;
   rewardMode?: RewardMode;
   flags?: string[];

@@ -8,8 +8,8 @@
 import { readlinkSync } from "node:fs";
 import { constants, getPriority, setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
+import type { StageTiming } from "../episode/dialogue-error.js";
 import { OfflineSimulatedUser } from "../simulated-user/offline-user.js";
-import type { Appraisal, AppraisalInput, ReplyInput, SimulatedUser, UserReply } from "../simulated-user/simulated-user.js";
 import { BatchEnvelopeSchema, StepRequestSchema } from "./api-schemas.js";
 import { EnvironmentError, issuesOf } from "./environment-error.js";
 import { Environment } from "./environment.js";
@@ -35,35 +35,20 @@ function yieldToTheEventLoop(): void {
 }
 yieldToTheEventLoop();
 
-/** Time spent in each stage of the simulated user during the current step. */
-let stageSeconds: Array<{ stage: "appraise" | "reply"; seconds: number; ok: boolean }> = [];
+/** The simulated user's calls during the current step, told by the episode's `onStage`. */
+let stageTimings: StageTiming[] = [];
 
-function timedUser(user: SimulatedUser): SimulatedUser {
-  const timed = async <T>(stage: "appraise" | "reply", call: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      const result = await call();
-      stageSeconds.push({ stage, seconds: (performance.now() - started) / 1000, ok: true });
-      return result;
-    } catch (error) {
-      stageSeconds.push({ stage, seconds: (performance.now() - started) / 1000, ok: false });
-      throw error;
-    }
-  };
-  return {
-    id: user.id,
-    appraise: (input: AppraisalInput): Promise<Appraisal> => timed("appraise", () => user.appraise(input)),
-    reply: (input: ReplyInput): Promise<UserReply> => timed("reply", () => user.reply(input)),
-  };
-}
-
+// The one CPU-bound simulated user, rebuilt here (a user object cannot cross to a thread).
+const user = new OfflineSimulatedUser();
+if (user.id !== init.simulator) throw new Error(`the step pool's threads play the offline simulated user, but the server runs "${init.simulator}"; start the server without step threads`);
 const environment = new Environment({
   scenarios: init.scenarios,
-  user: timedUser(new OfflineSimulatedUser()),
+  user,
   secret: Buffer.from(init.secret),
   defaultPreset: init.defaultPreset,
   defaultRewardMode: init.defaultRewardMode,
   stepTimeoutMs: init.stepTimeoutMs,
+  onStage: (timing) => void stageTimings.push(timing),
   ...(init.recordCondition !== undefined ? { recording: { condition: init.recordCondition } } : {}),
 });
 const envelope = BatchEnvelopeSchema.extend({ steps: BatchEnvelopeSchema.shape.steps.max(init.maxBatchSize) });
@@ -100,7 +85,7 @@ async function playBatch(id: number, body: Uint8Array): Promise<BatchReply> {
   for (const [index, item] of steps.entries()) {
     // Between steps, let a cancellation (the client went away) or another batch in.
     if (index > 0) await new Promise((resolve) => setImmediate(resolve));
-    stageSeconds = [];
+    stageTimings = [];
     const started = performance.now();
     try {
       if (cancelled.has(id)) throw new EnvironmentError(503, "cancelled", "the step was cancelled (the client went away); the same step may be retried", { retryable: true });
@@ -114,7 +99,7 @@ async function playBatch(id: number, body: Uint8Array): Promise<BatchReply> {
       stats.push({
         outcome: "ok",
         seconds: (performance.now() - started) / 1000,
-        stages: stageSeconds,
+        stages: stageTimings,
         reward: outcome.response.reward,
         rewardMode: outcome.rewardMode,
         flags: outcome.response.flags,
@@ -128,7 +113,7 @@ async function playBatch(id: number, body: Uint8Array): Promise<BatchReply> {
         outcome: known.code,
         status: known.status,
         seconds: (performance.now() - started) / 1000,
-        stages: stageSeconds,
+        stages: stageTimings,
         ...(known.status >= 500 && known.cause !== undefined ? { internalCause: String((known.cause as Error)?.stack ?? known.cause) } : {}),
       });
     }

@@ -258,7 +258,7 @@ export class LlmSimulatedUser implements SimulatedUser {
     try {
       return await ask();
     } catch (error) {
-      if (error instanceof StructuredOutputError) throw new SimulatedUserError(`simulator ${stageName} output unusable after ${this.options.maxOutputRetries + 1} tries: ${error.message.replace(/^.*? tries: /, "")}`);
+      if (error instanceof StructuredOutputError) throw new SimulatedUserError(`simulator ${stageName} output unusable after ${error.tries} tries: ${error.lastProblem}`);
       throw error;
     }
   }

@@ -40,6 +40,7 @@ function readMemory(memory: Record<string, unknown>): OfflineMemory {
  */
 export class OfflineSimulatedUser implements SimulatedUser {
   readonly id = "offline";
+  readonly cpuBound = true;
 
   async appraise(input: AppraisalInput): Promise<Appraisal> {
     const { scenario, turnIndex } = input;

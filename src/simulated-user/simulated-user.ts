@@ -73,6 +73,11 @@ export interface OpeningInput {
  */
 export interface SimulatedUser {
   readonly id: string;
+  /**
+   * True for a user whose calls are pure computation (the offline user): the environment server may
+   * play its batches on threads. A user that waits on I/O (a model server) leaves it unset.
+   */
+  readonly cpuBound?: boolean;
   appraise(input: AppraisalInput): Promise<Appraisal>;
   reply(input: ReplyInput): Promise<UserReply>;
   open?(input: OpeningInput): Promise<string>;
