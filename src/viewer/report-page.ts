@@ -104,7 +104,8 @@ export class RunReport {
       byType: model.byType,
       notes: model.notes,
       summarySource: run.summarySource,
-      charts: chartDefinitions(run.summary, []).map((chart) => ({ id: chart.id, title: chart.title, caption: chart.caption, url: `/api/runs/${this.index.run}/charts/${chart.id}.svg` })),
+      // With the rows: a large run's per-dialogue charts say in their caption that they draw a sample.
+      charts: chartDefinitions(run.summary, run.rows).map((chart) => ({ id: chart.id, title: chart.title, caption: chart.caption, url: `/api/runs/${this.index.run}/charts/${chart.id}.svg` })),
     };
     return this.#page;
   }
@@ -135,7 +136,8 @@ export class RunReport {
       });
       this.#charts.set(id, promise);
     }
-    const input: ChartWorkerInput = { summary: run.summary, rows: sortedById(run.rows) };
+    // In id order, as the report draws them.
+    const input: ChartWorkerInput = { charts: chartDefinitions(run.summary, sortedById(run.rows)).map((chart) => ({ id: chart.id, spec: chart.spec })) };
     const worker = new Worker(CHART_WORKER_FILE, { workerData: input });
     this.#workers.add(worker);
     worker.on("message", (message: ChartWorkerMessage) => {
