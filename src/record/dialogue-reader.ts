@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { DialogueRecordSchema, type DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError, formatIssues } from "../core/errors.js";
 import { scanJsonlFile } from "../core/jsonl.js";
-import { dialogueRow, type DialogueRow } from "../metrics/dialogue-row.js";
+import { StringPool } from "../core/string-pool.js";
+import { dialogueRow, internRowStrings, type DialogueRow } from "../metrics/dialogue-row.js";
 import { DIALOGUES_FILE } from "./files.js";
 import { invalidLinesError } from "./jsonl-file.js";
 import { readJudgements, withJudgements, type FoldedJudgements } from "./judgements.js";
@@ -67,10 +68,15 @@ export function readDialogueRecords(dir: string, options: DialogueScanOptions = 
   return { records, tornTail };
 }
 
-/** Every dialogue of a run directory as a compact row (metrics/dialogue-row.ts, judgements merged), read in one streamed pass. */
+/**
+ * Every dialogue of a run directory as a compact row (metrics/dialogue-row.ts, judgements merged),
+ * read in one streamed pass: each record is dropped once its row is made, and the strings every
+ * row repeats are held once: about 1 KB per dialogue (100 MB for 100,000).
+ */
 export function readDialogueRows(dir: string, options: DialogueScanOptions = {}): { rows: DialogueRow[]; tornTail: boolean } {
   const rows: DialogueRow[] = [];
-  const { tornTail } = scanDialogues(dir, (record) => rows.push(dialogueRow(record)), options);
+  const pool = new StringPool();
+  const { tornTail } = scanDialogues(dir, (record) => rows.push(internRowStrings(dialogueRow(record), pool)), options);
   return { rows, tornTail };
 }
 
