@@ -28,6 +28,9 @@ export interface DialogueScanOptions {
   ids?: ReadonlySet<string>;
 }
 
+/** The id at the start of a line as JSON.stringify writes a record (`{"id":"..."`), when it has no escape; other lines are parsed to find theirs. */
+const LEADING_ID = /^\{"id":"([^"\\]*)"/;
+
 /** Called with each record, its 1-based line, and where the line's text lies in the file (byte `offset` and length, newline excluded). */
 export type DialogueVisitor = (record: DialogueRecord, line: number, offset: number, bytes: number) => void;
 
@@ -44,6 +47,11 @@ export function scanDialogues(dir: string, visit: DialogueVisitor, options: Dial
   const judgements: ReadonlyMap<string, FoldedJudgements> = options.judgements === false ? new Map() : readJudgements(dir);
   const ids = options.ids;
   let schemaError: RunDirectoryError | undefined;
+  // A line the recorder wrote begins with its id: one that is not asked for is dropped unparsed.
+  const skip = ids === undefined ? undefined : (text: string) => {
+    const id = LEADING_ID.exec(text)?.[1];
+    return id !== undefined && !ids.has(id);
+  };
   const scan = scanJsonlFile(path, (value, line, offset, bytes) => {
     if (schemaError !== undefined) return;
     if (ids !== undefined) {
@@ -53,7 +61,7 @@ export function scanDialogues(dir: string, visit: DialogueVisitor, options: Dial
     const record = dialogueOf(path, line, value);
     if (record instanceof RunDirectoryError) schemaError = record;
     else visit(withJudgements(record, judgements), line, offset, bytes);
-  });
+  }, skip === undefined ? {} : { skip });
   const invalid = invalidLinesError(path, scan.invalid);
   if (invalid !== undefined) throw invalid;
   if (scan.tornTail && options.allowTornTail === false) throw new RunDirectoryError(`${path} ends with a torn line`);

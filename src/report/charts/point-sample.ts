@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 
 /** The most per-dialogue points a chart draws; above it, a sample of about this many (see {@link sampleDialogueIds}). */
-export const MAX_DIALOGUE_POINTS = 5000;
+export const MAX_DIALOGUE_POINTS = 3000;
 
 /** What a chart drew of the scored dialogues: every one, or a sample. */
 export interface PointSample {
