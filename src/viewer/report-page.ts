@@ -12,7 +12,7 @@ import type { RunSummary } from "../analysis/summary-schema.js";
 import { packageRoot } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
 import { loadRunFromRows, type LoadedRun } from "../record/load-run.js";
-import { chartDefinitions } from "../report/charts/index.js";
+import { chartDefinitions, type ChartDefinition } from "../report/charts/index.js";
 import { sortedById } from "../metrics/dialogue-row.js";
 import { buildReportModel, transcriptIds } from "../report/report-model.js";
 import { classifyEcsJudges, type EcsJudgeKinds } from "../analysis/ecs-judges.js";
@@ -40,6 +40,7 @@ export class RunReport {
   #loaded: LoadedRun | undefined;
   #page: ReportPage | undefined;
   readonly #charts = new Map<string, Promise<string>>();
+  #definitions: ChartDefinition[] | undefined;
   readonly #workers = new Set<Worker>();
 
   constructor(readonly index: RunIndex) {}
@@ -48,6 +49,12 @@ export class RunReport {
   loaded(): LoadedRun {
     this.#loaded ??= loadRunFromRows(this.index.dir, { rows: this.index.dialogues.map((entry) => entry.row), tornTail: this.index.tornTail });
     return this.#loaded;
+  }
+
+  /** The six charts' definitions from the rows in id order, as the report draws them; made once (a large run's take a pass over every row). */
+  definitions(): ChartDefinition[] {
+    this.#definitions ??= chartDefinitions(this.summary, sortedById(this.loaded().rows));
+    return this.#definitions;
   }
 
   get summary(): RunSummary {
@@ -105,7 +112,7 @@ export class RunReport {
       notes: model.notes,
       summarySource: run.summarySource,
       // With the rows: a large run's per-dialogue charts say in their caption that they draw a sample.
-      charts: chartDefinitions(run.summary, run.rows).map((chart) => ({ id: chart.id, title: chart.title, caption: chart.caption, url: `/api/runs/${this.index.run}/charts/${chart.id}.svg` })),
+      charts: this.definitions().map((chart) => ({ id: chart.id, title: chart.title, caption: chart.caption, url: `/api/runs/${this.index.run}/charts/${chart.id}.svg` })),
     };
     return this.#page;
   }
@@ -136,8 +143,7 @@ export class RunReport {
       });
       this.#charts.set(id, promise);
     }
-    // In id order, as the report draws them.
-    const input: ChartWorkerInput = { charts: chartDefinitions(run.summary, sortedById(run.rows)).map((chart) => ({ id: chart.id, spec: chart.spec })) };
+    const input: ChartWorkerInput = { charts: this.definitions().map((chart) => ({ id: chart.id, spec: chart.spec })) };
     const worker = new Worker(CHART_WORKER_FILE, { workerData: input });
     this.#workers.add(worker);
     worker.on("message", (message: ChartWorkerMessage) => {

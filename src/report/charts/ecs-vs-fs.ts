@@ -26,18 +26,19 @@ export function ecsVsFsSpec(summary: RunSummary, rows: readonly DialogueRow[], s
   if (points.length === 0) return placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this plot");
   // A heuristic's panel says what it is (analysis/ecs-judges.ts).
   const kinds = reportEcsKinds(summary, rows, [...new Set(points.map((point) => point.judge))]);
-  const values = points.map((point) => ({ ...point, judge: ecsPanelLabel(point.judge, kinds) }));
-  const judges = [...new Set(values.map((value) => value.judge))].sort();
+  const { ids } = sample;
+  // A large run's points are labelled only where drawn: a copy of every point is what sampling saves.
+  const values = (ids === undefined ? points : points.filter((point) => ids.has(point.id))).map((point) => ({ ...point, judge: ecsPanelLabel(point.judge, kinds) }));
+  const judges = [...new Set(points.map((point) => ecsPanelLabel(point.judge, kinds)))].sort();
   const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };
-  const inUnit = values.every((value) => value.ecs >= 0 && value.ecs <= 1);
+  const inUnit = points.every((point) => point.ecs >= 0 && point.ecs <= 1);
   const x = { field: "fs", type: "quantitative" as const, title: "FS (outcome)", scale: { domain: [0, 1] } };
   const y = { field: "ecs", type: "quantitative" as const, title: "ECS (legibility of the user's state)", scale: inUnit ? { domain: [0, 1] } : { zero: false } };
   const facet = { column: { field: "judge", type: "nominal" as const, sort: judges, title: "ECS judge", header: { labelFontSize: 12, labelLimit: 0 } } };
-  const { ids } = sample;
   if (ids !== undefined) {
     // The means ride in the same data as the sample (a facet takes one data source), told apart by `mark`.
-    const drawn = values.filter((value) => ids.has(value.id)).map((value) => ({ ...value, mark: "dialogue" }));
-    const means = groupMeans(values, ["judge", "condition"], ["fs", "ecs"]).map((mean) => ({ ...mean, mark: "mean" }));
+    const drawn = values.map((value) => ({ ...value, mark: "dialogue" }));
+    const means = groupMeans(points, ["judge", "condition"], ["fs", "ecs"]).map((mean) => ({ ...mean, judge: ecsPanelLabel(mean.judge as string, kinds), mark: "mean" }));
     return {
       data: { values: [...drawn, ...means] },
       facet,
