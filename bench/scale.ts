@@ -1,15 +1,16 @@
 /**
- * `npm run bench:scale`: peak memory of `aeb run` at 1,000 and 10,000 offline dialogues (the five
- * reference agents x 50 scenarios of the `full` suite x 4 or 40 repeats), each in its own process,
- * of resuming the finished 10,000-dialogue run (which reads the whole dialogues.jsonl), and of
+ * `npm run bench:scale`: peak memory of `aeb run` at 10,000 and 100,000 offline dialogues (the five
+ * reference agents x 50 scenarios of the `full` suite x 40 or 400 repeats), each in its own
+ * process, of resuming the finished largest run (which reads the whole dialogues.jsonl), and of
  * `aeb report` re-rendering its reports from disk (the rows of every dialogue, the charts, and the
- * transcripts of the few worst).
+ * transcripts of the few worst). A run's peak is also split by phase: while its dialogues run, and
+ * after the last one (the summary and the reports), from the sampled RSS.
  *
  * Peak RSS is the child's own getrusage high-water mark, written at exit by bench/max-rss.mjs
  * (preloaded with --import). While it runs, the child's RSS is also sampled from /proc every
  * 250 ms with the size of dialogues.jsonl, to show whether memory grows with the dialogues.
  *
- * Flags: --repeats 3 (runs per size; medians reported)  --sizes 1000,10000
+ * Flags: --repeats 1 (runs per size; medians reported)  --sizes 10000,100000
  *        --cli PATH (another build's dist/cli/main.js, e.g. to measure a baseline)  --json FILE
  */
 import { spawn } from "node:child_process";
@@ -19,8 +20,8 @@ import { join, resolve } from "node:path";
 import { CLI, fixed, machine, markdownTable, median, parseArgs, processRssBytes, ROOT } from "./common.js";
 
 const flags = parseArgs(process.argv.slice(2));
-const repeats = Number(flags.get("repeats") ?? 3);
-const sizes = (flags.get("sizes") ?? "1000,10000").split(",").map(Number);
+const repeats = Number(flags.get("repeats") ?? 1);
+const sizes = (flags.get("sizes") ?? "10000,100000").split(",").map(Number);
 const cli = resolve(flags.get("cli") ?? CLI);
 /** Five of the six types: 50 scenarios, so 5 agents x 50 x repeats gives round numbers. */
 const TYPES = "escalation,gaslighting,mood_reversal,emotional_flooding,validation_manipulation";
@@ -81,6 +82,17 @@ function runAeb(outDir: string, repeatsOfSuite: number, invocation: Invocation):
   });
 }
 
+/**
+ * Peak sampled RSS (MB) of a run's two phases: while dialogues.jsonl grows (the dialogues run), and
+ * once it has its final size (the summary and the reports are written).
+ */
+function phasePeaks(run: ScaleRun): string {
+  const peak = (samples: readonly Sample[]) => (samples.length === 0 ? "n/a" : fixed(Math.max(...samples.map((sample) => sample.rssBytes)) / 2 ** 20, 0));
+  const running = run.samples.filter((sample) => sample.fileBytes < run.fileBytes);
+  const outputs = run.samples.filter((sample) => sample.fileBytes === run.fileBytes);
+  return `${peak(running)} / ${peak(outputs)}`;
+}
+
 /** RSS (MB) of the last sample taken before dialogues.jsonl reached `fraction` of its final size. */
 function rssAt(run: ScaleRun, fraction: number): string {
   const before = run.samples.filter((sample) => sample.fileBytes <= fraction * run.fileBytes && sample.fileBytes > 0);
@@ -118,7 +130,7 @@ async function main(): Promise<void> {
   };
   print("# AEB scale benchmark (offline dialogues)");
   print();
-  print(`machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, node ${info.node}, ${info.os}, load average at start ${info.loadAverage.join(" ")}`);
+  print(`machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, node ${info.node}, ${info.os}, load average at start ${info.loadAverage.join(" ")}, at end ${machine().loadAverage.join(" ")}`);
   print(`command: npm run bench:scale${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
   print(`each run: node --import bench/max-rss.mjs ${cli === CLI ? "dist/cli/main.js" : cli} run --suite full --types ${TYPES} --repeats R --seed 1 --out DIR --no-progress`);
   print();
@@ -136,11 +148,12 @@ async function main(): Promise<void> {
         fixed(median(group.map((run) => run.cpuSeconds)), 1),
         `**${fixed(median(peaks), 0)}** (${fixed(Math.min(...peaks), 0)}-${fixed(Math.max(...peaks), 0)})`,
         invocation !== "run" ? "-" : `${rssAt(typical, 0.1)} / ${rssAt(typical, 0.5)} / ${rssAt(typical, 0.9)}`,
+        invocation !== "run" ? "-" : phasePeaks(typical),
         fixed(typical.fileBytes / 2 ** 20, 1),
       ]);
     }
   }
-  print(markdownTable(["dialogues", "runs", "wall s (median)", "CPU s (median)", "peak RSS MB: median (min-max)", "RSS MB at 10% / 50% / 90% of dialogues.jsonl", "dialogues.jsonl MB"], rows));
+  print(markdownTable(["dialogues", "runs", "wall s (median)", "CPU s (median)", "peak RSS MB: median (min-max)", "RSS MB at 10% / 50% / 90% of dialogues.jsonl", "sampled peak RSS MB: dialogues / summary and reports", "dialogues.jsonl MB"], rows));
   print();
   const jsonPath = flags.get("json") ?? join(ROOT, "runs", "bench", `scale-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
   mkdirSync(join(jsonPath, ".."), { recursive: true });

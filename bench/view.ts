@@ -1,7 +1,7 @@
 /**
- * `npm run bench:view`: how fast `aeb view` opens and filters a 10,000-dialogue run, and how much
+ * `npm run bench:view`: how fast `aeb view` opens and filters a 100,000-dialogue run, and how much
  * memory its server holds. The run is made once with the offline runner (the five reference agents
- * x 50 scenarios of suite `full` x 40 repeats, as bench:scale), then the viewer is started
+ * x 50 scenarios of suite `full` x 400 repeats, as bench:scale), then the viewer is started
  * `--repeats` times, each in a fresh process, and measured:
  *
  * - listening: from spawning `aeb view DIR` to its "open http://..." line (Node start-up, the
@@ -19,10 +19,11 @@
  * Times are wall clock, medians over the repeats. The file is in the page cache after the first
  * repeat (as it is when a run has just been written).
  *
- * Flags: --repeats 5  --dir DIR (view an existing run directory instead of making one)  --json FILE
+ * Flags: --repeats 5  --dialogues 100000 (the size of the run made; a multiple of 250)
+ *        --dir DIR (view an existing run directory instead of making one)  --json FILE
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, fixed, machine, markdownTable, median, parseArgs, processRssBytes, ROOT } from "./common.js";
@@ -31,7 +32,9 @@ const flags = parseArgs(process.argv.slice(2));
 const repeats = Number(flags.get("repeats") ?? 5);
 const CHROMIUM = process.env.AEB_CHROMIUM ?? "/usr/bin/chromium";
 const TYPES = "escalation,gaslighting,mood_reversal,emotional_flooding,validation_manipulation";
-const SUITE_REPEATS = 40;
+/** Five agents x 50 scenarios: the dialogues of one repeat of the suite. */
+const DIALOGUES_PER_REPEAT = 5 * 50;
+const SUITE_REPEATS = Math.max(1, Math.round(Number(flags.get("dialogues") ?? 100_000) / DIALOGUES_PER_REPEAT));
 
 interface Sample {
   listenMs: number;
@@ -84,6 +87,26 @@ function startViewer(dir: string, rssFile: string): Promise<{ child: ChildProces
     });
     child.once("exit", (code) => reject(new Error(`aeb view exited with ${code} before listening: ${stderr.slice(-2000)}`)));
   });
+}
+
+/** Non-empty lines of a file, counted in chunks: a 100,000-dialogue dialogues.jsonl (about 700 MB) is longer than the longest string V8 makes. */
+function countLines(path: string): number {
+  const chunk = Buffer.allocUnsafe(1 << 20);
+  const fd = openSync(path, "r");
+  let lines = 0;
+  let previous = 0x0a;
+  try {
+    for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) {
+      for (let index = 0; index < read; index += 1) {
+        const byte = chunk[index] as number;
+        if (byte === 0x0a && previous !== 0x0a) lines += 1;
+        previous = byte;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return previous === 0x0a ? lines : lines + 1;
 }
 
 async function timed<T>(task: () => Promise<T>): Promise<{ ms: number; value: T }> {
@@ -197,10 +220,10 @@ async function main(): Promise<void> {
   const dir = flags.get("dir") ?? join(scratch, "run");
   try {
     if (!flags.has("dir")) {
-      process.stderr.write(`making a run of ${SUITE_REPEATS * 250} offline dialogues...\n`);
+      process.stderr.write(`making a run of ${SUITE_REPEATS * DIALOGUES_PER_REPEAT} offline dialogues...\n`);
       await makeRun(dir);
     }
-    const dialogues = readFileSync(join(dir, "dialogues.jsonl"), "utf8").split("\n").filter((line) => line !== "").length;
+    const dialogues = countLines(join(dir, "dialogues.jsonl"));
     const browser = await launchBrowser();
     if (browser === null) process.stderr.write(`no Chromium at ${CHROMIUM}: browser times are left out\n`);
     const samples: Sample[] = [];
@@ -224,7 +247,7 @@ async function main(): Promise<void> {
     };
     print("# AEB viewer benchmark");
     print();
-    print(`machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, node ${info.node}, ${info.os}, load average at start ${info.loadAverage.join(" ")}`);
+    print(`machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, node ${info.node}, ${info.os}, load average at start ${info.loadAverage.join(" ")}, at end ${machine().loadAverage.join(" ")}`);
     print(`command: npm run bench:view${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
     print(`run directory: ${dialogues} dialogues, dialogues.jsonl ${fixed(statSync(join(dir, "dialogues.jsonl")).size / 2 ** 20, 1)} MB; ${samples.length} viewer starts, medians`);
     print();

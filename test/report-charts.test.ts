@@ -6,7 +6,10 @@
 import { describe, expect, it } from "vitest";
 import type { DialogueRecord } from "../src/core/dialogue.js";
 import type { TrajectoryType } from "../src/core/trajectory-type.js";
-import { chartDefinitions, emotionPath, emotionTrajectories, hasActiveContent, NO_ECS_MESSAGE, renderCharts, scopeSvg } from "../src/report/charts/index.js";
+import { chartDefinitions, emotionPath, emotionTrajectories, hasActiveContent, NO_ECS_MESSAGE, renderCharts, renderVegaLiteSvg, scopeSvg } from "../src/report/charts/index.js";
+import { ecsVsFsSpec } from "../src/report/charts/ecs-vs-fs.js";
+import { lengthVsFsSpec } from "../src/report/charts/length-vs-fs.js";
+import { MAX_DIALOGUE_POINTS, sampleDialogueIds, type PointSample } from "../src/report/charts/point-sample.js";
 import { readEcs } from "../src/report/ecs.js";
 import { summariseRun } from "../src/analysis/run-summary.js";
 import { dialogueRow } from "../src/metrics/dialogue-row.js";
@@ -237,5 +240,69 @@ describe("scopeSvg", () => {
   it("renames ids and their references, and drops namespace URLs", () => {
     const svg = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><defs><clipPath id="clip1"/><linearGradient id="gradient_7"/></defs><g clip-path="url(#clip1)"><path fill="url(#gradient_7)"/><use xlink:href="#clip1"/></g></svg>';
     expect(scopeSvg(svg, "c")).toBe('<svg><defs><clipPath id="c-1"/><linearGradient id="c-2"/></defs><g clip-path="url(#c-1)"><path fill="url(#c-2)"/><use href="#c-1"/></g></svg>');
+  });
+});
+
+describe("per-dialogue charts of a large run (point-sample.ts)", () => {
+  /** `perCondition` scored dialogues of each condition, FS and ECS varying with the repeat. */
+  function manyDialogues(perCondition: Record<string, number>): DialogueRecord[] {
+    return Object.entries(perCondition).flatMap(([condition, count]) =>
+      Array.from({ length: count }, (_, repeat) => {
+        const last = 20 + ((repeat * 7) % 70);
+        return { ...dialogue({ condition, emotions: [50, 40, last], repeat }), ecs: { "judge-a": ecsEntry("judge-a", 0.3 + ((repeat * 3) % 60) / 100, 0.6, 0.4) } };
+      }),
+    );
+  }
+  const idsOf = (sample: PointSample) => [...(sample.ids ?? [])].sort();
+
+  it("draws every dialogue up to the limit, and above it a fixed sample that keeps each condition's share and does not depend on the order", () => {
+    const records = manyDialogues({ attuned: 30, formulaic: 10 });
+    const dialogues = records.map((record) => ({ id: record.id, condition: record.condition }));
+    expect(sampleDialogueIds(dialogues, 1, 40)).toEqual({ ids: undefined, total: 40, drawn: 40 });
+    const sample = sampleDialogueIds(dialogues, 1, 8);
+    expect(sample.total).toBe(40);
+    expect(sample.drawn).toBe(8);
+    const drawn = idsOf(sample);
+    expect(drawn.filter((id) => id.startsWith("attuned/"))).toHaveLength(6);
+    expect(drawn.filter((id) => id.startsWith("formulaic/"))).toHaveLength(2);
+    expect(idsOf(sampleDialogueIds([...dialogues].reverse(), 1, 8))).toEqual(drawn);
+    // Another seed draws other dialogues (the sample is a seeded choice, not the first ids).
+    expect(idsOf(sampleDialogueIds(dialogues, 2, 8))).not.toEqual(drawn);
+    // A condition far below its share still gets a point.
+    expect(idsOf(sampleDialogueIds(manyDialogues({ attuned: 400, solo: 1 }).map((record) => ({ id: record.id, condition: record.condition })), 1, 10))).toContain("solo/escalation-landlord/0");
+  });
+
+  it("plots the sample and marks the condition means over every dialogue", async () => {
+    const records = manyDialogues({ attuned: 30, formulaic: 10 });
+    const rows = rowsOf(records);
+    const summary = summaryOf(records);
+    const sample = sampleDialogueIds(rows, summary.seed, 8);
+    const means = (condition: string, pick: (record: DialogueRecord) => number) => {
+      const of = records.filter((record) => record.condition === condition).map(pick);
+      return of.reduce((sum, value) => sum + value, 0) / of.length;
+    };
+    for (const spec of [lengthVsFsSpec(summary, rows, sample), ecsVsFsSpec(summary, rows, sample)]) {
+      const values = (spec as { data: { values: Array<Record<string, unknown>> } }).data.values;
+      expect(values.filter((value) => value.mark === "dialogue").map((value) => value.id).sort()).toEqual(idsOf(sample));
+      const diamonds = values.filter((value) => value.mark === "mean");
+      expect(diamonds.map((value) => value.condition)).toEqual(["attuned", "formulaic"]);
+      for (const diamond of diamonds) expect(diamond.fs).toBeCloseTo(means(diamond.condition as string, (record) => record.final.fs), 12);
+      const svg = (await renderVegaLiteSvg(spec, "sampled")).svg;
+      expect(pointsIn(svg)).toBe(8 + 2);
+    }
+    const ecsDiamonds = (ecsVsFsSpec(summary, rows, sample) as { data: { values: Array<Record<string, unknown>> } }).data.values.filter((value) => value.mark === "mean");
+    for (const diamond of ecsDiamonds) expect(diamond.ecs).toBeCloseTo(means(diamond.condition as string, (record) => record.ecs!["judge-a"]!.score as number), 12);
+  });
+
+  it("says in the two captions that the points are a sample, above the limit only", () => {
+    const small = manyDialogues({ attuned: 3 });
+    for (const chart of chartDefinitions(summaryOf(small), rowsOf(small))) expect(chart.caption).not.toContain("fixed sample");
+    const large = manyDialogues({ attuned: MAX_DIALOGUE_POINTS, formulaic: 2 });
+    const charts = chartDefinitions(summaryOf(large), rowsOf(large));
+    const sampled = charts.filter((chart) => chart.caption.includes(`the points are a fixed sample of ${MAX_DIALOGUE_POINTS.toLocaleString("en-US")}`)).map((chart) => chart.id);
+    expect(sampled).toEqual(["chart-ecs-vs-fs", "chart-length-vs-fs"]);
+    // The ECS phase chart takes its means before Vega: one value per condition, type, judge and phase.
+    const phase = charts.find((chart) => chart.id === "chart-ecs-phase")!.spec as { data: { values: unknown[] } };
+    expect(phase.data.values).toHaveLength(2 * 2);
   });
 });

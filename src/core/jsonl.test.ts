@@ -78,6 +78,21 @@ describe("scanJsonlFile", () => {
     }
   });
 
+  it("leaves lines the skip rule names unparsed and unvisited, with the others' numbers and spans as before, and never skips the last line", () => {
+    const path = join(dir, "skip.jsonl");
+    writeFileSync(path, `{"id":"a"}\nnot json, skipped\n{"id":"c"}\n{"id":"skipped-but-last"`);
+    const seen: Array<{ line: number; value: unknown; offset: number }> = [];
+    const scan = scanJsonlFile(path, (value, line, offset) => seen.push({ line, value, offset }), { skip: (text) => text.includes("skipped") });
+    expect(seen).toEqual([
+      { line: 1, value: { id: "a" }, offset: 0 },
+      { line: 3, value: { id: "c" }, offset: 29 },
+    ]);
+    expect(scan.invalid).toEqual([]);
+    // The last line is still read: here it is torn.
+    expect(scan.tornTail).toBe(true);
+    expect(scan.validPrefixBytes).toBe(40);
+  });
+
   it("keeps U+2028 inside a string as part of the value, not a line break", () => {
     const path = join(dir, "ls.jsonl");
     writeFileSync(path, `{"a":"x\u2028y"}\n`);

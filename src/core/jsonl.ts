@@ -77,8 +77,19 @@ const DEFAULT_CHUNK_BYTES = 1 << 20;
  * Lines are split on the byte "\n", which never occurs inside a multi-byte UTF-8 sequence, so a
  * chunk boundary can fall anywhere; offsets are byte offsets into the file.
  */
-export function scanJsonlFile(path: string, visit: JsonlVisitor, options: { chunkBytes?: number } = {}): JsonlFileScan {
+export interface JsonlScanOptions {
+  chunkBytes?: number;
+  /**
+   * Lines (but never the last: it may be torn) for which this returns true on the raw text are
+   * not parsed, visited or checked: for a pass that wants a few lines of a file an earlier pass
+   * validated, which would otherwise parse the whole file again to drop nearly all of it.
+   */
+  skip?: (text: string) => boolean;
+}
+
+export function scanJsonlFile(path: string, visit: JsonlVisitor, options: JsonlScanOptions = {}): JsonlFileScan {
   const chunk = Buffer.allocUnsafe(Math.max(1, options.chunkBytes ?? DEFAULT_CHUNK_BYTES));
+  const skip = options.skip;
   const invalid: JsonlParse["invalid"] = [];
   /** The start of a line that continues into the next chunk (copied: the chunk buffer is reused). */
   let pending: Buffer[] = [];
@@ -91,7 +102,9 @@ export function scanJsonlFile(path: string, visit: JsonlVisitor, options: { chun
   const handle = (text: string, lineBytes: number, isLast: boolean): void => {
     lineNumber += 1;
     const bytes = lineBytes + (isLast ? 0 : 1);
-    if (text.trim() !== "") {
+    if (!isLast && skip !== undefined && skip(text)) {
+      validPrefixBytes = offset + bytes;
+    } else if (text.trim() !== "") {
       let value: unknown;
       let parsed = false;
       try {

@@ -130,4 +130,18 @@ describe("streamed reads of dialogues.jsonl", () => {
     expect([...found.keys()]).toEqual(["b/x/0", "c/x/0"]);
     expect(found.get("b/x/0")).toEqual(records[2]);
   });
+
+  it("finds an asked-for id whether or not its line begins with it, and leaves other lines unparsed", () => {
+    // Key order as the recorder writes it, a quote escaped in the id, an id that is not the first key.
+    const escaped = record('q/"quoted"/0');
+    const { id, ...rest } = record("r/x/0");
+    const later = `${JSON.stringify({ ...rest, id })}\n`;
+    const dir = runDirectory(line(record("a/x/0")) + '{"id":"skipped/x/0", not json\n' + line(escaped) + later + line(record("c/x/0")));
+    const found = readScoredDialoguesById(dir, new Set(['q/"quoted"/0', "r/x/0", "c/x/0"]));
+    expect([...found.keys()]).toEqual(['q/"quoted"/0', "r/x/0", "c/x/0"]);
+    expect(found.get('q/"quoted"/0')).toEqual(escaped);
+    expect(found.get("r/x/0")).toEqual({ ...rest, id });
+    // A full read of the same file validates every line, the one that is not JSON included.
+    expect(() => readDialogueRecords(dir)).toThrow(/line 2 is not valid JSON/);
+  });
 });

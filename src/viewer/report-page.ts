@@ -12,7 +12,7 @@ import type { RunSummary } from "../analysis/summary-schema.js";
 import { packageRoot } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
 import { loadRunFromRows, type LoadedRun } from "../record/load-run.js";
-import { chartDefinitions } from "../report/charts/index.js";
+import { chartDefinitions, type ChartDefinition } from "../report/charts/index.js";
 import { sortedById } from "../metrics/dialogue-row.js";
 import { buildReportModel, partsOf, transcriptIds, type ReportModel, type Table } from "../report/report-model.js";
 import { classifyEcsJudges, type EcsJudgeKinds } from "../analysis/ecs-judges.js";
@@ -47,6 +47,7 @@ export class RunReport {
   #loaded: LoadedRun | undefined;
   #page: ReportPage | undefined;
   readonly #charts = new Map<string, Promise<string>>();
+  #definitions: ChartDefinition[] | undefined;
   readonly #workers = new Set<Worker>();
 
   constructor(readonly index: RunIndex) {}
@@ -55,6 +56,12 @@ export class RunReport {
   loaded(): LoadedRun {
     this.#loaded ??= loadRunFromRows(this.index.dir, { rows: this.index.dialogues.map((entry) => entry.row), tornTail: this.index.tornTail });
     return this.#loaded;
+  }
+
+  /** The six charts' definitions from the rows in id order, as the report draws them; made once (a large run's take a pass over every row). */
+  definitions(): ChartDefinition[] {
+    this.#definitions ??= chartDefinitions(this.summary, sortedById(this.loaded().rows));
+    return this.#definitions;
   }
 
   get summary(): RunSummary {
@@ -111,7 +118,8 @@ export class RunReport {
       byType: firstTable(model, "by-type"),
       notes: partsOf(model, "notes", "list").flatMap((part) => part.items),
       summarySource: run.summarySource,
-      charts: chartDefinitions(run.summary, []).map((chart) => ({ id: chart.id, title: chart.title, caption: chart.caption, url: `/api/runs/${this.index.run}/charts/${chart.id}.svg` })),
+      // With the rows: a large run's per-dialogue charts say in their caption that they draw a sample.
+      charts: this.definitions().map((chart) => ({ id: chart.id, title: chart.title, caption: chart.caption, url: `/api/runs/${this.index.run}/charts/${chart.id}.svg` })),
     };
     return this.#page;
   }
@@ -142,7 +150,7 @@ export class RunReport {
       });
       this.#charts.set(id, promise);
     }
-    const input: ChartWorkerInput = { summary: run.summary, rows: sortedById(run.rows) };
+    const input: ChartWorkerInput = { charts: this.definitions().map((chart) => ({ id: chart.id, spec: chart.spec })) };
     const worker = new Worker(CHART_WORKER_FILE, { workerData: input });
     this.#workers.add(worker);
     worker.on("message", (message: ChartWorkerMessage) => {

@@ -9,7 +9,8 @@ import { basename, join, resolve } from "node:path";
 import type { DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError } from "../core/errors.js";
 import { scanJsonlFile } from "../core/jsonl.js";
-import { dialogueRow, type DialogueRow } from "../metrics/dialogue-row.js";
+import { StringPool } from "../core/string-pool.js";
+import { dialogueRow, internRowStrings, type DialogueRow } from "../metrics/dialogue-row.js";
 import { scanDialogues } from "../record/dialogue-reader.js";
 import { DIALOGUES_FILE, JUDGEMENTS_FILE } from "../record/files.js";
 import { readConditionOrder } from "../record/load-run.js";
@@ -99,17 +100,6 @@ export function disagreementOf(record: DialogueRecord): { judgeGap: number | nul
   return { judgeGap: largestGap(scores), predictionGap };
 }
 
-/** Interns the short strings every entry repeats (condition, scenario...), so 10,000 rows share them. */
-class StringPool {
-  readonly #strings = new Map<string, string>();
-  get(value: string): string {
-    const known = this.#strings.get(value);
-    if (known !== undefined) return known;
-    this.#strings.set(value, value);
-    return value;
-  }
-}
-
 /** In order of first appearance, then, where asked, sorted. */
 function ordered(values: Iterable<string>, sort: boolean): string[] {
   const list = [...new Set(values)];
@@ -146,11 +136,8 @@ export function indexRun(dir: string, run: number, label: string = basename(reso
   const ecsJudges: string[] = [];
   let duplicates = 0;
   const { tornTail } = scanDialogues(dir, (record, line, offset, bytes) => {
-    const row = dialogueRow(record);
-    row.condition = pool.get(row.condition);
-    row.scenarioId = pool.get(row.scenarioId);
-    row.type = pool.get(row.type);
-    row.preset = pool.get(row.preset);
+    // The strings every row repeats are held once (core/string-pool.ts).
+    const row = internRowStrings(dialogueRow(record), pool);
     for (const judge of Object.keys(row.ecs)) if (!ecsJudges.includes(judge)) ecsJudges.push(judge);
     const entry: IndexedDialogue = {
       run,

@@ -5,6 +5,7 @@ import { COOPERATIVE_LABEL, isCooperative } from "../cooperative.js";
 import { ecsPanelLabel, readRowEcs, reportEcsKinds } from "../ecs.js";
 import { conditionOrder, scoredRows, typeOrder } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
+import { groupMeans, MAX_DIALOGUE_POINTS } from "./point-sample.js";
 import { CHART_CONFIG, NO_ECS_MESSAGE, conditionScale } from "./theme.js";
 
 export interface EcsPhaseRow {
@@ -35,7 +36,8 @@ export function ecsPhaseRows(rows: readonly DialogueRow[]): EcsPhaseRow[] {
  * (e) Mean ECS before vs after the manipulation turn, one panel per trajectory type (and one row
  * per ECS judge when there are several), a line per condition. A falling line is an ECS drop:
  * the judge reads the user less well once the user starts to mislead. Types whose manipulation
- * turn is 0 have no "before" point.
+ * turn is 0 have no "before" point. Above a few thousand values the means are taken here rather
+ * than by Vega (the same means; Vega then holds one value per mark instead of one per dialogue).
  */
 export function ecsBeforeAfterSpec(summary: RunSummary, rows: readonly DialogueRow[]): TopLevelSpec {
   const phaseRows = ecsPhaseRows(rows);
@@ -51,7 +53,8 @@ export function ecsBeforeAfterSpec(summary: RunSummary, rows: readonly DialogueR
   }
   // A heuristic's panel says what it is (analysis/ecs-judges.ts).
   const kinds = reportEcsKinds(summary, rows, [...new Set(phaseRows.map((row) => row.judge))]);
-  const values = phaseRows.map((row) => ({ ...row, judge: ecsPanelLabel(row.judge, kinds) }));
+  const reduced = phaseRows.length > MAX_DIALOGUE_POINTS ? (groupMeans(phaseRows, ["condition", "type", "judge", "phase"], ["ecs"]) as unknown as EcsPhaseRow[]) : phaseRows;
+  const values = reduced.map((row) => ({ ...row, judge: ecsPanelLabel(row.judge, kinds) }));
   const judges = [...new Set(values.map((value) => value.judge))].sort();
   const types = typeOrder(values.map((value) => value.type));
   const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };

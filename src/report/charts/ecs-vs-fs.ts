@@ -4,6 +4,7 @@ import type { RunSummary } from "../../analysis/summary-schema.js";
 import { ecsPanelLabel, readRowEcs, reportEcsKinds } from "../ecs.js";
 import { conditionOrder, scoredRows } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
+import { groupMeans, sampleDialogueIds, type PointSample } from "./point-sample.js";
 import { CHART_CONFIG, NO_ECS_MESSAGE, conditionScale } from "./theme.js";
 
 /** The per-dialogue (FS, ECS) pairs of the dissociation plot, one per dialogue and ECS judge. */
@@ -17,21 +18,48 @@ export function ecsFsPoints(rows: readonly DialogueRow[]): Array<{ id: string; c
  * (d) The dissociation plot: ECS against FS per dialogue, coloured by condition, one panel per
  * ECS judge, with a diamond at each condition's mean. A condition that moves right (higher FS)
  * without moving up (no higher ECS) improved outcomes without making the user more legible.
+ * Above a few thousand dialogues the points are a fixed sample, the same dialogues in every panel
+ * (point-sample.ts), and the diamonds the means over every dialogue.
  */
-export function ecsVsFsSpec(summary: RunSummary, rows: readonly DialogueRow[]): TopLevelSpec {
+export function ecsVsFsSpec(summary: RunSummary, rows: readonly DialogueRow[], sample: PointSample = sampleDialogueIds(scoredRows(rows), summary.seed)): TopLevelSpec {
   const points = ecsFsPoints(rows);
   if (points.length === 0) return placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this plot");
   // A heuristic's panel says what it is (analysis/ecs-judges.ts).
   const kinds = reportEcsKinds(summary, rows, [...new Set(points.map((point) => point.judge))]);
-  const values = points.map((point) => ({ ...point, judge: ecsPanelLabel(point.judge, kinds) }));
-  const judges = [...new Set(values.map((value) => value.judge))].sort();
+  const { ids } = sample;
+  // A large run's points are labelled only where drawn: a copy of every point is what sampling saves.
+  const values = (ids === undefined ? points : points.filter((point) => ids.has(point.id))).map((point) => ({ ...point, judge: ecsPanelLabel(point.judge, kinds) }));
+  const judges = [...new Set(points.map((point) => ecsPanelLabel(point.judge, kinds)))].sort();
   const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };
-  const inUnit = values.every((value) => value.ecs >= 0 && value.ecs <= 1);
+  const inUnit = points.every((point) => point.ecs >= 0 && point.ecs <= 1);
   const x = { field: "fs", type: "quantitative" as const, title: "FS (outcome)", scale: { domain: [0, 1] } };
   const y = { field: "ecs", type: "quantitative" as const, title: "ECS (legibility of the user's state)", scale: inUnit ? { domain: [0, 1] } : { zero: false } };
+  const facet = { column: { field: "judge", type: "nominal" as const, sort: judges, title: "ECS judge", header: { labelFontSize: 12, labelLimit: 0 } } };
+  if (ids !== undefined) {
+    // The means ride in the same data as the sample (a facet takes one data source), told apart by `mark`.
+    const drawn = values.map((value) => ({ ...value, mark: "dialogue" }));
+    const means = groupMeans(points, ["judge", "condition"], ["fs", "ecs"]).map((mean) => ({ ...mean, judge: ecsPanelLabel(mean.judge as string, kinds), mark: "mean" }));
+    return {
+      data: { values: [...drawn, ...means] },
+      facet,
+      spec: {
+        width: judges.length > 1 ? 340 : 460,
+        height: 300,
+        layer: [
+          { transform: [{ filter: "datum.mark === 'dialogue'" }], mark: { type: "point", filled: true, size: 40, opacity: 0.55 }, encoding: { x, y, color: colour } },
+          {
+            transform: [{ filter: "datum.mark === 'mean'" }],
+            mark: { type: "point", shape: "diamond", filled: true, size: 240, stroke: "#222", strokeWidth: 1.2, opacity: 1 },
+            encoding: { x, y, color: colour },
+          },
+        ],
+      },
+      config: CHART_CONFIG,
+    };
+  }
   return {
     data: { values },
-    facet: { column: { field: "judge", type: "nominal", sort: judges, title: "ECS judge", header: { labelFontSize: 12, labelLimit: 0 } } },
+    facet,
     spec: {
       width: judges.length > 1 ? 340 : 460,
       height: 300,

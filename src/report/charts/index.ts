@@ -6,6 +6,8 @@ import { ecsVsFsSpec } from "./ecs-vs-fs.js";
 import { emotionTrajectorySpec } from "./emotion-trajectory.js";
 import { fsByConditionSpec } from "./fs-by-condition.js";
 import { lengthVsFsSpec } from "./length-vs-fs.js";
+import { scoredRows } from "./chart-data.js";
+import { sampleCaption, sampleDialogueIds } from "./point-sample.js";
 import { renderVegaLiteSvg } from "./render-chart.js";
 import { typeHeatmapSpec } from "./type-heatmap.js";
 
@@ -30,6 +32,9 @@ export interface RenderedChart extends ChartDefinition {
 
 /** The report's six charts, in order (see docs/reports.md), from the dialogues' rows (metrics/dialogue-row.ts). */
 export function chartDefinitions(summary: RunSummary, rows: readonly DialogueRow[]): ChartDefinition[] {
+  // The two charts with a point per dialogue draw the same dialogues: every one, or above a few thousand the same fixed sample (point-sample.ts).
+  const sample = sampleDialogueIds(scoredRows(rows), summary.seed);
+  const sampled = sampleCaption(sample);
   return [
     {
       id: "chart-fs",
@@ -54,8 +59,8 @@ export function chartDefinitions(summary: RunSummary, rows: readonly DialogueRow
       id: "chart-ecs-vs-fs",
       title: "Outcome against legibility (ECS vs FS)",
       caption:
-        "The dissociation plot: each point is a dialogue, diamonds are condition means. Moving right without moving up means outcomes improved while the user's state did not become easier to read.",
-      spec: ecsVsFsSpec(summary, rows),
+        "The dissociation plot: each point is a dialogue, diamonds are condition means. Moving right without moving up means outcomes improved while the user's state did not become easier to read." + sampled,
+      spec: ecsVsFsSpec(summary, rows, sample),
     },
     {
       id: "chart-ecs-phase",
@@ -66,8 +71,8 @@ export function chartDefinitions(summary: RunSummary, rows: readonly DialogueRow
     {
       id: "chart-length-vs-fs",
       title: "Reply length against final score",
-      caption: "Each point is a dialogue (its mean visible reply length in characters), diamonds are condition means. FS rising with length across conditions hints at a length confound; see the length-confound table.",
-      spec: lengthVsFsSpec(summary, rows),
+      caption: "Each point is a dialogue (its mean visible reply length in characters), diamonds are condition means. FS rising with length across conditions hints at a length confound; see the length-confound table." + sampled,
+      spec: lengthVsFsSpec(summary, rows, sample),
     },
   ];
 }

@@ -1,0 +1,81 @@
+/**
+ * Chart point reduction for large runs. A chart that draws one mark per dialogue costs Vega about
+ * 11 MB per thousand points while it draws, and report.html about 300 bytes per point (100,000
+ * dialogues: over a gigabyte, and a 60 MB page), and shows nothing that a few thousand do not. Above
+ * {@link MAX_DIALOGUE_POINTS} scored dialogues, the per-dialogue charts draw a deterministic
+ * sample instead, and every mean they show is still computed over all dialogues. Runs at or
+ * below the limit draw every dialogue, as before (their charts are unchanged, byte for byte).
+ */
+import { createHash } from "node:crypto";
+
+/** The most per-dialogue points a chart draws; above it, a sample of about this many (see {@link sampleDialogueIds}). */
+export const MAX_DIALOGUE_POINTS = 3000;
+
+/** What a chart drew of the scored dialogues: every one, or a sample. */
+export interface PointSample {
+  /** Ids of the dialogues drawn as points; undefined when every dialogue is drawn. */
+  ids: ReadonlySet<string> | undefined;
+  /** Scored dialogues in all. */
+  total: number;
+  /** Dialogues drawn. */
+  drawn: number;
+}
+
+/** A 48-bit rank of a dialogue id under the run seed: a fixed pseudo-random order, the same in every process and on every machine. */
+function rankOf(seed: number, id: string): number {
+  return Number.parseInt(createHash("sha256").update(`${seed}\u0000${id}`, "utf8").digest("hex").slice(0, 12), 16);
+}
+
+/**
+ * Which dialogues the per-dialogue charts draw: all of them up to `limit`; above it, in each
+ * condition the share of `limit` that the condition has of the dialogues (at least one), taken
+ * as the dialogues of lowest rank under the run seed (ties by id). The sample depends only on the
+ * ids, the conditions and the seed, not on the order dialogues were recorded in, so a resumed
+ * run draws the same points; and each condition keeps its weight, so no colour drowns another.
+ */
+export function sampleDialogueIds(dialogues: ReadonlyArray<{ id: string; condition: string }>, seed: number, limit: number = MAX_DIALOGUE_POINTS): PointSample {
+  const total = dialogues.length;
+  if (total <= limit) return { ids: undefined, total, drawn: total };
+  const byCondition = new Map<string, Array<{ id: string; rank: number }>>();
+  for (const dialogue of dialogues) {
+    const group = byCondition.get(dialogue.condition) ?? [];
+    group.push({ id: dialogue.id, rank: rankOf(seed, dialogue.id) });
+    byCondition.set(dialogue.condition, group);
+  }
+  const ids = new Set<string>();
+  for (const group of byCondition.values()) {
+    const quota = Math.max(1, Math.round((limit * group.length) / total));
+    group.sort((a, b) => a.rank - b.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (const { id } of group.slice(0, quota)) ids.add(id);
+  }
+  return { ids, total, drawn: ids.size };
+}
+
+/** The sentence a sampled chart's caption ends with; empty when every dialogue is drawn. */
+export function sampleCaption(sample: PointSample): string {
+  if (sample.ids === undefined) return "";
+  return ` This run has ${sample.total.toLocaleString("en-US")} scored dialogues: the points are a fixed sample of ${sample.drawn.toLocaleString("en-US")} of them (in each condition its share, picked by a hash of the dialogue id under the run seed); the diamonds are the means over all ${sample.total.toLocaleString("en-US")}. Every dialogue is in dialogues.jsonl, and aeb view DIR lists, filters and opens them all.`;
+}
+
+/**
+ * One item per group of `items` (the group's key fields, from its first item) with each of
+ * `fields` replaced by its mean over the group, groups in first-seen order: the condition means a
+ * sampled chart marks, computed over every dialogue rather than the sample.
+ */
+export function groupMeans<T extends object>(items: readonly T[], keys: ReadonlyArray<keyof T & string>, fields: ReadonlyArray<keyof T & string>): Array<Record<string, unknown>> {
+  const groups = new Map<string, { first: T; sums: number[]; n: number }>();
+  for (const item of items) {
+    const name = JSON.stringify(keys.map((key) => item[key] as unknown));
+    let group = groups.get(name);
+    if (group === undefined) {
+      group = { first: item, sums: fields.map(() => 0), n: 0 };
+      groups.set(name, group);
+    }
+    group.n += 1;
+    fields.forEach((field, index) => (group.sums[index] = (group.sums[index] as number) + (item[field] as number)));
+  }
+  return [...groups.values()].map(({ first, sums, n }) => ({
+    ...Object.fromEntries(keys.map((key) => [key, first[key]])),
+    ...Object.fromEntries(fields.map((field, index) => [field, (sums[index] as number) / n])),
+  }));
+}
