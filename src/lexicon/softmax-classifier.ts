@@ -16,7 +16,7 @@ export interface TrainingOptions {
   seed: number;
 }
 
-export const DEFAULT_TRAINING: TrainingOptions = { epochs: 30, learningRate: 4, l2: 1e-5, seed: 19 };
+export const DEFAULT_TRAINING: TrainingOptions = { epochs: 30, learningRate: 4, l2: 3e-4, seed: 19 };
 
 /** What the classifier says about one sentence. */
 export interface Prediction {

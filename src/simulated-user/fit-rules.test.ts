@@ -11,7 +11,8 @@ import type { Scenario } from "../scenarios/scenario-schema.js";
 import { loadTypeDefaults, manipulationTurnOf } from "../scenarios/type-defaults.js";
 import { loadOfflineLines } from "./offline-lines.js";
 import { OfflineSimulatedUser } from "./offline-user.js";
-import { loadFitRules, sentenceShape } from "./fit-rules.js";
+import { createRng } from "../core/random.js";
+import { applyFitRules, loadFitRules, sentenceShape } from "./fit-rules.js";
 import type { AppraisalInput } from "./simulated-user.js";
 
 const scenarios = loadScenarioDirectory(BUILTIN_SCENARIO_DIR).filter((scenario) => scenario.suite === "full");
@@ -193,5 +194,19 @@ describe("reaction lines", () => {
   it.each(["en", "zh"] as const)("exist for every item the fit rules add (%s)", (language) => {
     const { reactions } = loadOfflineLines(language);
     for (const id of ["off_key", "scattershot", "incoherent", "repeats_itself", "padding", "contempt", "dismisses", "attentive"]) expect(reactions[id], id).toBeDefined();
+  });
+});
+
+describe("a half-heard punished act", () => {
+  it("voids every positive item, keeping what they drew, and adds no cost of its own", () => {
+    const rubric = loadTypeDefaults().mood_reversal.rubric;
+    const fired = [{ id: "graceful_back_off", value: 8, description: "backing off" }, { id: "generic_comfort", value: -1, description: "generic" }];
+    const base = { reply: "We can leave it. I'll keep asking until you talk.", moves: new Set(["backs_off", "door_open"] as const), groundedInUser: false, offKey: [], previousReplies: [], lexicon: en, harm: new Set<never>(), accountedShare: 1 };
+    const plain = applyFitRules(fired, rubric, base, createRng(1));
+    expect(plain.find((item) => item.id === "graceful_back_off")!.value).toBe(8);
+    const marked = applyFitRules(fired, rubric, { ...base, halfHeardHarm: "I'll keep asking until you talk." }, createRng(1));
+    expect(marked.find((item) => item.id === "graceful_back_off")).toMatchObject({ value: 0, drawn: 8, changedBy: "half_heard_harm" });
+    expect(marked.filter((item) => item.value < 0).map((item) => item.id)).toEqual(["generic_comfort"]);
+    expect(marked.reduce((sum, item) => sum + item.value, 0)).toBeLessThanOrEqual(0);
   });
 });

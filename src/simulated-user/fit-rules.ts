@@ -70,14 +70,16 @@ export interface FitInput {
   harm: ReadonlySet<HarmClass>;
   /** Share of the reply's text that is a move, harm, grounded content or connective talk. */
   accountedShare: number;
+  /** A sentence half-heard as harm or the type's punished act (read-reply.ts): the reply earns nothing, at no cost. */
+  halfHeardHarm?: string | null;
 }
 
 /** A rubric item as the fit rules left it: its value may be scaled or voided, with the draw and the reason kept. */
 export interface AdjustedItem extends FiredItem {
   /** The value the rubric drew, when a fit rule changed it. */
   drawn?: number;
-  /** Why the value changed: `ungrounded` or `padding` (scaled), `scattershot`, `incoherent`, `near_repeat` or `harm` (voided). */
-  changedBy?: "ungrounded" | "padding" | "scattershot" | "incoherent" | "near_repeat" | "harm";
+  /** Why the value changed: `ungrounded` or `padding` (scaled), `scattershot`, `incoherent`, `near_repeat`, `harm` or `half_heard_harm` (voided). */
+  changedBy?: "ungrounded" | "padding" | "scattershot" | "incoherent" | "near_repeat" | "harm" | "half_heard_harm";
 }
 
 /** The distinct lexicon moves a reply makes (grounding is not a move of its own here). */
@@ -198,6 +200,10 @@ export function applyFitRules(fired: readonly FiredItem[], rubric: readonly Rubr
   const harmful = new Set([...rules.harm.rubricItems, "contempt", "dismisses"]);
   if (items.some((item) => harmful.has(item.id) && item.value < 0)) {
     voidPositives("harm");
+    return items;
+  }
+  if (input.halfHeardHarm !== undefined && input.halfHeardHarm !== null) {
+    voidPositives("half_heard_harm");
     return items;
   }
   const rewarded = items.some((item) => item.value > 0 || (item.drawn ?? 0) > 0);

@@ -49,7 +49,8 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const everythingSaid = [...input.history.filter((turn) => turn.role === "user").map((turn) => turn.content), ...scenario.cues.keywords].join(" ");
     const phase = turnIndex < input.manipulationTurn ? "before" : "after";
     const rubric = rubricOf(scenario);
-    const reading = readReply(input.agentReply, { lexicon, userSaid: everythingSaid, lastUser: `${lastUser} ${scenario.cues.keywords.join(" ")}`, suspect: punishedMoves(rubric, phase) });
+    const punishedActs = punishedActsOf(rubric, phase);
+    const reading = readReply(input.agentReply, { lexicon, userSaid: everythingSaid, lastUser: `${lastUser} ${scenario.cues.keywords.join(" ")}`, suspect: new Set(punishedActs.flat()), punishedActs });
     const { moves, confidentMoves, possibleMoves } = reading;
     const rng = createRng(deriveSeed(input.seed, turnIndex, "appraise"));
     const previousReplies = input.history.filter((turn) => turn.role === "assistant").map((turn) => turn.content);
@@ -63,6 +64,7 @@ export class OfflineSimulatedUser implements SimulatedUser {
       lexicon,
       harm: reading.harm,
       accountedShare: reading.accountedShare,
+      halfHeardHarm: reading.halfHeardHarm,
     }, rng);
     const drift = driftOf(scenario);
     const itemsTotal = fired.length === 0 ? UNMOVED_DELTA : fired.reduce((sum, item) => sum + item.value, 0);
@@ -119,15 +121,16 @@ export class OfflineSimulatedUser implements SimulatedUser {
   }
 }
 
-/** The moves of this phase's harm items (the type's punished acts, data/offline-user/fit-rules.yaml `harm`). */
-function punishedMoves(rubric: readonly RubricItem[], phase: "before" | "after"): Set<LexicalMove> {
+/** This phase's harm items (the type's punished acts, data/offline-user/fit-rules.yaml `harm`), each as its moves. */
+function punishedActsOf(rubric: readonly RubricItem[], phase: "before" | "after"): LexicalMove[][] {
   const harmItems = new Set(loadFitRules().harm.rubricItems);
-  const moves = new Set<LexicalMove>();
+  const acts: LexicalMove[][] = [];
   for (const item of rubric) {
     if (!harmItems.has(item.id) || (item.phase !== "any" && item.phase !== phase)) continue;
-    for (const move of [...(item.any ?? []), ...(item.all ?? [])]) if (move !== "grounded") moves.add(move);
+    const moves = [...(item.any ?? []), ...(item.all ?? [])].filter((move): move is LexicalMove => move !== "grounded");
+    if (moves.length > 0) acts.push(moves);
   }
-  return moves;
+  return acts;
 }
 
 /**

@@ -55,6 +55,11 @@ export interface ReplyReading {
   accountedShare: number;
   /** The reply's own words share at least GROUNDING_MIN_SHARED content words with everything the user said. */
   groundedInUser: boolean;
+  /**
+   * A sentence half-heard as harm or as one of the type's punished acts (at least `voidsTurn` likely,
+   * not heard for sure): the fit rules let the turn earn nothing (harm is never free), without a cost.
+   */
+  halfHeardHarm: string | null;
 }
 
 const ThresholdsSchema = z.strictObject({
@@ -74,6 +79,11 @@ const ThresholdsSchema = z.strictObject({
    * optimiser searches for sentences the recogniser half-hears as a rewarded move.
    */
   suspect: z.number().min(0).max(1),
+  /**
+   * A suspect sentence whose harm or punished move is at least this likely makes the whole turn earn
+   * nothing (the fit rules' `harm`), without a cost: a half-heard punished act is never free.
+   */
+  voidsTurn: z.number().min(0).max(1),
   /** Harm counts from this probability, whether or not it is the best class. */
   harm: z.number().min(0).max(1),
   /** In an echo of the user's own words (half or more of its content words are theirs), harm counts, or makes the sentence suspect, only from this probability. */
@@ -133,7 +143,15 @@ function functionWordShare(text: string, lexicon: Lexicon): { share: number; wor
  */
 export function readReply(
   reply: string,
-  context: { lexicon: Lexicon; userSaid: string; lastUser: string; suspect?: ReadonlySet<LexicalMove> },
+  context: {
+    lexicon: Lexicon;
+    userSaid: string;
+    lastUser: string;
+    /** The moves of the type's punished acts in this phase (what makes a sentence suspect). */
+    suspect?: ReadonlySet<LexicalMove>;
+    /** Each punished act (a harm rubric item) as its moves: the act is as likely as its moves together. */
+    punishedActs?: ReadonlyArray<readonly LexicalMove[]>;
+  },
   recogniser: MoveRecogniser = shippedRecogniser(),
   thresholds: ReadingThresholds = loadReadingThresholds(),
 ): ReplyReading {
@@ -148,6 +166,7 @@ export function readReply(
   const detected: DetectedMove[] = [];
   const ownShared = new Set<string>();
   const ownSharedLast = new Set<string>();
+  let halfHeardHarm: string | null = null;
   for (const sentence of splitSentences(reply)) {
     const size = textSize(sentence.text);
     const ownSize = textSize(sentence.own);
@@ -217,11 +236,23 @@ export function readReply(
         }
       }
     }
-    for (const move of read.confident) confidentMoves.add(move);
     const probabilityOf = (label: SentenceClass) => reading.ranked.find((entry) => entry.label === label)?.probability ?? 0;
+    // The recogniser's classes exclude each other, so the chance that a sentence commits a punished
+    // act is the sum over the act's moves: a sentence split between advice and resolving ("write out
+    // the pros and cons and it will all become clear") is heard, for sure, telling the user how to settle it.
+    let punishedMass = Math.max(0, ...[...(context.suspect ?? [])].map((move) => probabilityOf(move)));
+    for (const act of context.punishedActs ?? []) {
+      const mass = act.reduce((sum, move) => sum + probabilityOf(move), 0);
+      punishedMass = Math.max(punishedMass, mass);
+      if (!heard || read.harm.length > 0 || mass < thresholds.confident) continue;
+      const likeliest = act.reduce((best, move) => (probabilityOf(move) > probabilityOf(best) ? move : best));
+      if (!read.confident.includes(likeliest)) read.confident.push(likeliest);
+      if (!read.moves.includes(likeliest)) read.moves.push(likeliest);
+    }
+    for (const move of read.confident) confidentMoves.add(move);
     const harmMass = probabilityOf("contempt") + probabilityOf("dismisses");
-    const punishedMass = Math.max(0, ...[...(context.suspect ?? [])].map((move) => probabilityOf(move)));
     if (read.harm.length === 0 && (harmMass >= (echo ? thresholds.echoHarm : thresholds.suspect) || punishedMass >= thresholds.suspect)) {
+      if (halfHeardHarm === null && (harmMass >= (echo ? thresholds.echoHarm : thresholds.voidsTurn) || punishedMass >= thresholds.voidsTurn)) halfHeardHarm = sentence.text;
       // What it is for sure still counts against it; nothing in it pays.
       read.moves = read.moves.filter((move) => read.confident.includes(move) && (context.suspect?.has(move) ?? false));
       if (read.moves.length === 0) {
@@ -264,5 +295,6 @@ export function readReply(
     detected,
     accountedShare: total === 0 ? 1 : accounted / total,
     groundedInUser: ownShared.size >= GROUNDING_MIN_SHARED,
+    halfHeardHarm,
   };
 }
