@@ -102,10 +102,19 @@ export function itemReachable(item: RubricItem, scenario: Scenario, lexicon: Lex
   return candidates.some((candidate) => {
     const moves = [...new Set([...required, ...(candidate === undefined ? [] : [candidate])])];
     const parts = moves.filter((move): move is Exclude<Move, "grounded"> => move !== "grounded").map((move) => lexicon.examples[move]);
-    if (moves.includes("grounded")) parts.push(lexicon.language === "zh" ? `你说到${scenario.cues.keywords.slice(0, 3).join("、")}。` : `You said ${scenario.cues.keywords.slice(0, 3).join(", ")}, and I heard it.`);
-    const reply = parts.join(" ");
-    const userSaid = `${scenario.opening ?? scenario.topic} ${scenario.cues.keywords.join(" ")}`;
-    const reading = readReply(reply, { lexicon, userSaid, lastUser: userSaid });
-    return rubricItemHolds(item, { heard: reading.moves, confident: reading.confidentMoves, possible: reading.possibleMoves }, phase);
+    const keywords = scenario.cues.keywords;
+    // Grounding quotes three of the user's words; any three will do (some words carry a move of
+    // their own: "proposed, engaged" reads as congratulating), so each run of three is tried.
+    const groundings = moves.includes("grounded")
+      ? Array.from({ length: Math.max(1, keywords.length - 2) }, (_, start) => keywords.slice(start, start + 3)).map((words) =>
+          lexicon.language === "zh" ? `你说到${words.join("、")}。` : `You said ${words.join(", ")}, and I heard it.`,
+        )
+      : [undefined];
+    const userSaid = `${scenario.opening ?? scenario.topic} ${keywords.join(" ")}`;
+    return groundings.some((grounding) => {
+      const reply = [...parts, ...(grounding === undefined ? [] : [grounding])].join(" ");
+      const reading = readReply(reply, { lexicon, userSaid, lastUser: userSaid });
+      return rubricItemHolds(item, { heard: reading.moves, confident: reading.confidentMoves, possible: reading.possibleMoves }, phase);
+    });
   });
 }
