@@ -18,7 +18,7 @@ import type { ChatModel, ChatRequest, ChatResponse, UsageTotals } from "../src/l
 import { aebMockReply } from "../src/testing/aeb-mock-policy.js";
 import { forEachConcurrent } from "../src/runner/concurrency.js";
 import { selectScenarios } from "../src/runner/run-benchmark.js";
-import { judgeDialogue, withNewJudgements } from "../src/runner/judge-record.js";
+import { judgeDialogue, withNewJudgements } from "../src/runner/dialogue-judgements.js";
 import { parseRunConfig } from "../src/runner/run-config.js";
 import { planRun } from "../src/runner/run-plan.js";
 import { LlmSimulatedUser } from "../src/simulated-user/llm-user.js";

@@ -29,7 +29,7 @@ import { ecsJudgementFailed, hidJudgementFailed } from "../src/core/judgement.js
 import type { ChatModel, ChatRequest } from "../src/llm/chat-model.js";
 import { policyChatModel } from "../src/testing/policy-chat-model.js";
 import { runEpisode } from "../src/episode/step.js";
-import { judgeDialogue, type NamedJudges } from "../src/runner/judge-record.js";
+import { judgeDialogue, type NamedJudges } from "../src/runner/dialogue-judgements.js";
 import { PluginFactory } from "../src/runner/plugins.js";
 import { selectScenarios } from "../src/runner/run-benchmark.js";
 import { parseRunConfig, type RunConfigInput } from "../src/runner/run-config.js";

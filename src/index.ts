@@ -32,7 +32,7 @@ export { judgeRun, type JudgeRunOptions, type JudgeRunResult } from "./runner/ju
 
 // Reporting: a run's summary and reports, and two runs compared.
 export type { RunSummary } from "./analysis/summary-schema.js";
-export { loadRunForReport, reportInputOf } from "./report/load-run.js";
+export { loadRunForReport, reportInputOf } from "./report/report-input.js";
 export type { ReportInput } from "./report/report-model.js";
 export { renderMarkdownReport } from "./report/markdown-report.js";
 export { renderHtmlReport } from "./report/html-report.js";

@@ -1,7 +1,7 @@
 /**
  * Builds dist/ before the tests when a source is newer than the build, so the few tests that run
  * the `aeb` executable as a process of its own never test stale code, and the viewer's front end
- * when a file under viewer/ is newer than it (`npm test` builds first anyway; this covers `npx
+ * when a file under viewer-ui/ is newer than it (`npm test` builds first anyway; this covers `npx
  * vitest` after an edit).
  */
 import { execFileSync } from "node:child_process";
@@ -31,12 +31,12 @@ export default function setup(): void {
   if (built === 0 || sources > built) execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
 
   // The viewer's front end (aeb view serves dist/viewer-ui/, which its tests open).
-  const ui = newestMtime(join(root, "viewer"), () => true);
+  const ui = newestMtime(join(root, "viewer-ui"), () => true);
   let uiBuilt = 0;
   try {
     uiBuilt = statSync(join(root, "dist", "viewer-ui", "index.html")).mtimeMs;
   } catch {
     // Not built yet.
   }
-  if (uiBuilt === 0 || ui > uiBuilt) execFileSync(process.execPath, [join(root, "node_modules", "vite", "bin", "vite.js"), "build", "--config", "viewer/vite.config.ts"], { cwd: root, stdio: "inherit" });
+  if (uiBuilt === 0 || ui > uiBuilt) execFileSync(process.execPath, [join(root, "node_modules", "vite", "bin", "vite.js"), "build", "--config", "viewer-ui/vite.config.ts"], { cwd: root, stdio: "inherit" });
 }

@@ -10,7 +10,7 @@ import { chartDefinitions, emotionPath, emotionTrajectories, hasActiveContent, N
 import { ecsVsFsSpec } from "../src/report/charts/ecs-vs-fs.js";
 import { lengthVsFsSpec } from "../src/report/charts/length-vs-fs.js";
 import { MAX_DIALOGUE_POINTS, sampleDialogueIds, type PointSample } from "../src/report/charts/point-sample.js";
-import { readEcs } from "../src/report/ecs.js";
+import { readEcs } from "../src/report/ecs-entries.js";
 import { summariseRun } from "../src/analysis/run-summary.js";
 import { dialogueRow } from "../src/metrics/dialogue-row.js";
 
@@ -27,7 +27,7 @@ interface DialogueSpec {
   ecs?: DialogueRecord["ecs"];
 }
 
-/** One ECS judge's entry on a dialogue, as src/judges/judge-dialogue.ts records it (estimates left out). */
+/** One ECS judge's entry on a dialogue, as src/judges/apply-judge.ts records it (estimates left out). */
 function ecsEntry(judge: string, score: number, before: number | null = null, after: number | null = null): NonNullable<DialogueRecord["ecs"]>[string] {
   return { judge, score, before, after, drop: before !== null && after !== null ? before - after : null, spearman: null, turns: 2, estimates: [], errors: [] };
 }

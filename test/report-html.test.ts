@@ -68,7 +68,7 @@ function dialogue(spec: DialogueSpec): DialogueRecord {
   };
 }
 
-/** One ECS judge's entry on a dialogue, as src/judges/judge-dialogue.ts records it (estimates left out). */
+/** One ECS judge's entry on a dialogue, as src/judges/apply-judge.ts records it (estimates left out). */
 function ecsEntry(judge: string, score: number, before: number | null, after: number | null): NonNullable<DialogueRecord["ecs"]>[string] {
   return { judge, score, before, after, drop: before !== null && after !== null ? before - after : null, spearman: null, turns: 2, estimates: [], errors: [] };
 }

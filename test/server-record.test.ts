@@ -13,7 +13,7 @@ import { DialogueRecordSchema, type DialogueRecord } from "../src/core/dialogue.
 import { getPreset } from "../src/core/preset.js";
 import { deriveSeed } from "../src/core/random.js";
 import { runEpisode } from "../src/episode/step.js";
-import { loadRunForReport } from "../src/report/load-run.js";
+import { loadRunForReport } from "../src/report/report-input.js";
 import { renderMarkdownReport } from "../src/report/markdown-report.js";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
 import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DialogueRecord } from "../src/core/dialogue.js";
 import { readDialogueRecords } from "../src/record/dialogue-reader.js";
 import { buildReportModel, partsOf } from "../src/report/report-model.js";
-import { loadRunForReport } from "../src/report/load-run.js";
+import { loadRunForReport } from "../src/report/report-input.js";
 import type { DialoguePage, DialogueResponse, ReportPage, RunList, SideBySideResponse } from "../src/viewer/api-schemas.js";
 import { buildViewer, type Viewer } from "../src/viewer/viewer-app.js";
 import { runCli, spawnCli, temporaryDirectory } from "./helpers/cli.js";

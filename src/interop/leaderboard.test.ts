@@ -21,7 +21,7 @@ function record(condition: string, index: number, emotion: number, overrides: Pa
   };
 }
 
-/** One ECS judgement as judges/judge-dialogue.ts records it (estimates left out). */
+/** One ECS judgement as judges/apply-judge.ts records it (estimates left out). */
 function ecs(judge: string, score: number): NonNullable<DialogueRecord["ecs"]>[string] {
   return { judge, score, before: null, after: null, drop: null };
 }

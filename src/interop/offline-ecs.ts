@@ -1,6 +1,6 @@
 import type { DialogueRecord } from "../core/dialogue.js";
 import { OfflineEcsJudge } from "../judges/offline-ecs-judge.js";
-import { judgeEcs } from "../judges/judge-dialogue.js";
+import { judgeEcs } from "../judges/apply-judge.js";
 import { detectLanguage } from "../lexicon/lexicon.js";
 
 export const OFFLINE_ECS_JUDGE_NAME = "offline-lexicon";

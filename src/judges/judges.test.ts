@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DialogueRecord } from "../core/dialogue.js";
 import type { ChatModel, ChatRequest, ChatResponse } from "../llm/chat-model.js";
-import { evidenceOccurs, judgeEcs, judgeHid, visibleUpTo } from "./judge-dialogue.js";
+import { evidenceOccurs, judgeEcs, judgeHid, visibleUpTo } from "./apply-judge.js";
 import type { EcsJudge } from "./judge.js";
 import { LlmEcsJudge, LlmHidJudge } from "./llm-judges.js";
 import { OfflineEcsJudge } from "./offline-ecs-judge.js";

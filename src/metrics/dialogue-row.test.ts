@@ -10,7 +10,7 @@ import { withJudgements, type FoldedJudgements } from "../record/judgements.js";
 import { renderHtmlReport } from "../report/html-report.js";
 import { renderMarkdownReport } from "../report/markdown-report.js";
 import { reportInputOfRecords, transcriptIds } from "../report/report-model.js";
-import { judgeDialogue, withNewJudgements } from "../runner/judge-record.js";
+import { judgeDialogue, withNewJudgements } from "../runner/dialogue-judgements.js";
 import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
 import { OfflineSimulatedUser } from "../simulated-user/offline-user.js";
 import { dialogueRow } from "./dialogue-row.js";

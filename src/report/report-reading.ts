@@ -10,7 +10,7 @@ import type { EcsJudgeKinds } from "../analysis/ecs-judges.js";
 import { sortedById, type DialogueRow } from "../metrics/dialogue-row.js";
 import type { RunSetup } from "../record/load-run.js";
 import type { SavedSummary } from "../record/summary-file.js";
-import { ecsJudgesOfRows, reportEcsKinds } from "./ecs.js";
+import { ecsJudgesOfRows, reportEcsKinds } from "./ecs-entries.js";
 import { NO_MODEL_JUDGE, withCI } from "./format.js";
 import { isOfflineSimulator, simulatorHidLabel } from "./hid-label.js";
 

@@ -11,7 +11,7 @@ import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-s
 import { loadScenarioSource } from "../scenarios/scenario-source.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { forEachConcurrent } from "./concurrency.js";
-import { judgeDialogue, judgesWithWork, type NamedJudges } from "./judge-record.js";
+import { judgeDialogue, judgesWithWork, type NamedJudges } from "./dialogue-judgements.js";
 import { configWarnings, PluginFactory } from "./plugins.js";
 import type { RunConfig } from "./run-config.js";
 

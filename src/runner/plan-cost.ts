@@ -11,7 +11,7 @@ import type { ModelEndpointConfig } from "../llm/endpoint-config.js";
 import { runEpisode } from "../episode/step.js";
 import { getPreset } from "../core/preset.js";
 import { loadReplyTokenizer } from "../metrics/reply-tokenizer.js";
-import { judgeDialogue, type NamedJudges } from "./judge-record.js";
+import { judgeDialogue, type NamedJudges } from "./dialogue-judgements.js";
 import { PluginFactory } from "./plugins.js";
 import type { RunConfig } from "./run-config.js";
 import { checkPlanSize, selectScenarios } from "./run-benchmark.js";

@@ -17,7 +17,7 @@ import type { SkippedProfileLine } from "../scenarios/sage-profiles.js";
 import { loadScenarioSource } from "../scenarios/scenario-source.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { forEachConcurrent } from "./concurrency.js";
-import { judgeDialogue, judgesWithWork, withNewJudgements, type NamedJudges } from "./judge-record.js";
+import { judgeDialogue, judgesWithWork, withNewJudgements, type NamedJudges } from "./dialogue-judgements.js";
 import { configWarnings, PluginFactory } from "./plugins.js";
 import type { RunConfig } from "./run-config.js";
 import { planRun, plannedDialogueCount } from "./run-plan.js";

@@ -11,7 +11,7 @@ import { EnvironmentError } from "./environment-error.js";
 import { Environment, type EnvironmentOptions } from "./environment.js";
 import { registerErrorHandling, registerValidation } from "./http-errors.js";
 import type { RecorderHealth } from "./episode-recorder.js";
-import { EnvironmentMetrics } from "./metrics.js";
+import { EnvironmentMetrics } from "./prometheus-metrics.js";
 import { registerOpenApi } from "./openapi.js";
 import type { RouteContext } from "./route-context.js";
 import { registerBatchRoutes } from "./routes/batch-routes.js";

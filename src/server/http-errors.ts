@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { z } from "zod";
 import { EnvironmentError, issuesOf } from "./environment-error.js";
-import type { EnvironmentMetrics } from "./metrics.js";
+import type { EnvironmentMetrics } from "./prometheus-metrics.js";
 
 /**
  * How requests are validated and how every failure is answered: a JSON body

@@ -3,7 +3,7 @@ import type { DialogueRecord } from "../core/dialogue.js";
 import { ErrorBodySchema } from "./api-schemas.js";
 import { EnvironmentError } from "./environment-error.js";
 import type { Environment, StepOutcome } from "./environment.js";
-import type { EnvironmentMetrics, StepApi } from "./metrics.js";
+import type { EnvironmentMetrics, StepApi } from "./prometheus-metrics.js";
 import type { SessionStore } from "./session-store.js";
 import type { StepPool } from "./step-pool.js";
 

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { resolveReference } from "../../analysis/run-summary.js";
 import { RunDirectoryLock } from "../../record/lock.js";
 import { writeSummaryFile } from "../../record/summary-file.js";
-import { loadRunForReport, reportInputOf } from "../../report/load-run.js";
+import { loadRunForReport, reportInputOf } from "../../report/report-input.js";
 import { writeReportFiles } from "../../report/write-reports.js";
 
 interface ReportFlags {

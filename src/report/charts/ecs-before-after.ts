@@ -2,7 +2,7 @@ import type { TopLevelSpec } from "vega-lite";
 import type { DialogueRow } from "../../metrics/dialogue-row.js";
 import type { RunSummary } from "../../analysis/summary-schema.js";
 import { COOPERATIVE_LABEL, isCooperative } from "../cooperative.js";
-import { ecsPanelLabel, readRowEcs, reportEcsKinds } from "../ecs.js";
+import { ecsPanelLabel, readRowEcs, reportEcsKinds } from "../ecs-entries.js";
 import { conditionOrder, scoredRows, typeOrder } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
 import { groupMeans, MAX_DIALOGUE_POINTS } from "./point-sample.js";

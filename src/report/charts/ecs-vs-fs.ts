@@ -1,7 +1,7 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { DialogueRow } from "../../metrics/dialogue-row.js";
 import type { RunSummary } from "../../analysis/summary-schema.js";
-import { ecsPanelLabel, readRowEcs, reportEcsKinds } from "../ecs.js";
+import { ecsPanelLabel, readRowEcs, reportEcsKinds } from "../ecs-entries.js";
 import { conditionOrder, scoredRows } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
 import { groupMeans, sampleDialogueIds, type PointSample } from "./point-sample.js";

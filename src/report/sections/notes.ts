@@ -1,4 +1,4 @@
-import { readRowEcs } from "../ecs.js";
+import { readRowEcs } from "../ecs-entries.js";
 import { conditionsWithOrphans } from "../worst-dialogues.js";
 import type { ReportReading } from "../report-reading.js";
 import type { ReportSection } from "./section.js";

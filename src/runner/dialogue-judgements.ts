@@ -1,6 +1,6 @@
 import type { DialogueRecord } from "../core/dialogue.js";
 import { ecsJudgementFailed, hidJudgementFailed, type EcsJudgement, type HidJudgement } from "../core/judgement.js";
-import { judgeEcs, judgeHid } from "../judges/judge-dialogue.js";
+import { judgeEcs, judgeHid } from "../judges/apply-judge.js";
 import type { EcsJudge, HidJudge } from "../judges/judge.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 
