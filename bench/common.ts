@@ -67,7 +67,9 @@ export interface MockServer {
 
 /** Starts `aeb mock-llm --aeb` in its own process, so its CPU is not the harness's. */
 export async function startMockServer(args: readonly string[]): Promise<MockServer> {
-  const child: ChildProcess = spawn(process.execPath, [CLI, "mock-llm", "--aeb", "--port", "0", ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const child: ChildProcess = spawn(process.execPath, [CLI, "mock-llm", "--aeb", "--port", "0", ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = "";
     const onData = (chunk: Buffer) => {
@@ -99,7 +101,9 @@ export async function startMockServer(args: readonly string[]): Promise<MockServ
 /** Runs a node script of the bench build in a child process and returns the JSON it prints last. */
 export function runChild<T>(script: string, args: readonly string[], options: { nodeArgs?: readonly string[] } = {}): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(BENCH_BUILD, script), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(BENCH_BUILD, script), ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.once("error", reject);

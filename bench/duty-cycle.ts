@@ -24,7 +24,9 @@ import { planRun } from "../src/runner/run-plan.js";
 import { LlmSimulatedUser } from "../src/simulated-user/llm-user.js";
 import { fixed, machine, markdownTable } from "./common.js";
 
-const prompt = { messages: Array.from({ length: 20 }, (_, index) => ({ role: "user", content: `${"lorem ipsum dolor sit amet ".repeat(10)}${index}` })) };
+const prompt = {
+  messages: Array.from({ length: 20 }, (_, index) => ({ role: "user", content: `${"lorem ipsum dolor sit amet ".repeat(10)}${index}` })),
+};
 function work(): number {
   let total = 0;
   for (let index = 0; index < 20; index += 1) total += (JSON.parse(JSON.stringify(prompt)) as typeof prompt).messages.length;
@@ -56,25 +58,60 @@ function stubModel(id: string, delayMs: number, counter: { calls: number }): Cha
     usage: () => ({}) as UsageTotals,
     async complete(request: ChatRequest): Promise<ChatResponse> {
       counter.calls += 1;
-      const body = { model: id, messages: request.messages, ...(request.jsonSchema ? { response_format: { type: "json_schema", json_schema: { name: request.jsonSchema.name } } } : {}) };
+      const body = {
+        model: id,
+        messages: request.messages,
+        ...(request.jsonSchema ? { response_format: { type: "json_schema", json_schema: { name: request.jsonSchema.name } } } : {}),
+      };
       const reply = await aebMockReply({ n: counter.calls, model: id, messages: request.messages, stream: true, body });
       await new Promise((resolve) => setTimeout(resolve, delayMs * (0.5 + Math.random())));
-      return { text: typeof reply === "string" ? reply : reply.content, usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop", cached: false, latencyMs: 0, endpoint: "stub" };
+      return {
+        text: typeof reply === "string" ? reply : reply.content,
+        usage: { promptTokens: 0, completionTokens: 0 },
+        finishReason: "stop",
+        cached: false,
+        latencyMs: 0,
+        endpoint: "stub",
+      };
     },
   };
 }
 
 async function harness(delayMs: number): Promise<{ cpuMsPerCall: number; wallS: number; calls: number }> {
   const counter = { calls: 0 };
-  const config = parseRunConfig({ scenarios: { suite: "full" }, conditions: [{ name: "think", agent: { kind: "reference", id: "attuned" } }, { name: "direct", agent: { kind: "reference", id: "attuned" } }] }, "duty-cycle");
+  const config = parseRunConfig(
+    {
+      scenarios: { suite: "full" },
+      conditions: [
+        { name: "think", agent: { kind: "reference", id: "attuned" } },
+        { name: "direct", agent: { kind: "reference", id: "attuned" } },
+      ],
+    },
+    "duty-cycle",
+  );
   const tasks = planRun(config.conditions, selectScenarios(config), 2, 1);
-  const agents: Record<string, LlmAgent> = { think: new LlmAgent(stubModel("agent", delayMs, counter), { think: true }), direct: new LlmAgent(stubModel("agent", delayMs, counter), { think: false }) };
+  const agents: Record<string, LlmAgent> = {
+    think: new LlmAgent(stubModel("agent", delayMs, counter), { think: true }),
+    direct: new LlmAgent(stubModel("agent", delayMs, counter), { think: false }),
+  };
   const user = new LlmSimulatedUser(stubModel("simulator", delayMs, counter), { fused: false, maxOutputRetries: 2 });
-  const judges = { ecs: [{ name: "ecs", judge: new LlmEcsJudge(stubModel("judge", delayMs, counter)) }], hid: [{ name: "hid", judge: new LlmHidJudge(stubModel("judge", delayMs, counter)) }] };
+  const judges = {
+    ecs: [{ name: "ecs", judge: new LlmEcsJudge(stubModel("judge", delayMs, counter)) }],
+    hid: [{ name: "hid", judge: new LlmHidJudge(stubModel("judge", delayMs, counter)) }],
+  };
   const cpu = process.cpuUsage();
   const t0 = performance.now();
   await forEachConcurrent(tasks, 64, async (task) => {
-    const played = await runEpisode({ dialogueId: task.id, condition: task.condition.name, scenario: task.scenario, preset: task.preset, repeat: task.repeat, seed: task.seed, agent: agents[task.condition.name] as LlmAgent, user });
+    const played = await runEpisode({
+      dialogueId: task.id,
+      condition: task.condition.name,
+      scenario: task.scenario,
+      preset: task.preset,
+      repeat: task.repeat,
+      seed: task.seed,
+      agent: agents[task.condition.name] as LlmAgent,
+      user,
+    });
     JSON.stringify(withNewJudgements(played, await judgeDialogue(played, task.scenario, judges)));
   });
   const used = process.cpuUsage(cpu);
@@ -95,5 +132,9 @@ for (const delay of [30, 100, 300]) {
 }
 const info = machine();
 process.stdout.write(`machine: ${info.nproc} CPUs (${info.cpu}), node ${info.node}, load average ${info.loadAverage.join(" ")}\n\n`);
-process.stdout.write(`Platform only (JSON work, 64 workers):\n\n${markdownTable(["wait between pieces (mean)", "wall s", "CPU us per piece"], rows)}\n\n`);
-process.stdout.write(`Harness with in-process stub models (no network), concurrency 64:\n\n${markdownTable(["model delay (mean)", "model calls", "wall s", "CPU ms per call"], harnessRows)}\n`);
+process.stdout.write(
+  `Platform only (JSON work, 64 workers):\n\n${markdownTable(["wait between pieces (mean)", "wall s", "CPU us per piece"], rows)}\n\n`,
+);
+process.stdout.write(
+  `Harness with in-process stub models (no network), concurrency 64:\n\n${markdownTable(["model delay (mean)", "model calls", "wall s", "CPU ms per call"], harnessRows)}\n`,
+);

@@ -69,15 +69,30 @@ export const BENCH_MODELS = [...new Set(BENCH_CONDITIONS.map((condition) => cond
 
 export function benchConfig(spec: ChildSpec): RunConfigInput {
   // The per-endpoint cap (default 16) is raised above the concurrency so the client never queues.
-  const endpoint = (model: string) => ({ baseUrl: spec.url, model, maxConcurrencyPerEndpoint: 1024, stream: spec.stream ?? false, maxRetries: 2, retryBaseDelayMs: 50, timeoutMs: 120_000, idleTimeoutMs: 60_000 });
+  const endpoint = (model: string) => ({
+    baseUrl: spec.url,
+    model,
+    maxConcurrencyPerEndpoint: 1024,
+    stream: spec.stream ?? false,
+    maxRetries: 2,
+    retryBaseDelayMs: 50,
+    timeoutMs: 120_000,
+    idleTimeoutMs: 60_000,
+  });
   const conditions = BENCH_CONDITIONS.filter((condition) => spec.conditions === undefined || spec.conditions.includes(condition.name));
   return {
     seed: spec.seed,
     concurrency: spec.concurrency,
     scenarios: { suite: "full", ...(spec.scenarioIds ? { ids: spec.scenarioIds } : {}) },
     simulator: { kind: "llm", fused: false, endpoint: endpoint("simulator") },
-    judges: { ecs: [{ name: "ecs-llm", kind: "llm", endpoint: endpoint("judge") }], hid: [{ name: "hid-llm", kind: "llm", endpoint: endpoint("judge") }] },
-    conditions: conditions.map((condition) => ({ name: condition.name, agent: { kind: "llm", think: condition.think, endpoint: endpoint(condition.model) } })),
+    judges: {
+      ecs: [{ name: "ecs-llm", kind: "llm", endpoint: endpoint("judge") }],
+      hid: [{ name: "hid-llm", kind: "llm", endpoint: endpoint("judge") }],
+    },
+    conditions: conditions.map((condition) => ({
+      name: condition.name,
+      agent: { kind: "llm", think: condition.think, endpoint: endpoint(condition.model) },
+    })),
   };
 }
 

@@ -32,7 +32,12 @@ const warmupS = Number(flags.get("warmup") ?? 5);
 const latencyMs = Number(flags.get("latency-ms") ?? 1000);
 const workers = Number(flags.get("workers") ?? 1);
 const cap = flags.has("cap") ? Number(flags.get("cap")) : undefined;
-for (const [name, value] of [["in-flight", Math.min(...levels)], ["duration", durationS], ["latency-ms", latencyMs], ["workers", workers]] as const) {
+for (const [name, value] of [
+  ["in-flight", Math.min(...levels)],
+  ["duration", durationS],
+  ["latency-ms", latencyMs],
+  ["workers", workers],
+] as const) {
   if (!(Number.isFinite(value) && value > 0)) throw new Error(`--${name} must be positive, got ${flags.get(name)}`);
 }
 const secret = "bench-secret-bench-secret-bench-secret";
@@ -40,7 +45,24 @@ const REPLY = "That sounds really hard. What happened after that?";
 
 /** `aeb serve` in its own process, until its listening line. */
 async function serve(configPath: string, stepsInFlight: number): Promise<{ url: string; child: ChildProcess; log: () => string }> {
-  const args = [CLI, "serve", "--config", configPath, "--suite", "full", "--port", "0", "--log-level", "warn", "--steps-in-flight", String(stepsInFlight), "--workers", String(workers), "--rate-limit", "0"];
+  const args = [
+    CLI,
+    "serve",
+    "--config",
+    configPath,
+    "--suite",
+    "full",
+    "--port",
+    "0",
+    "--log-level",
+    "warn",
+    "--steps-in-flight",
+    String(stepsInFlight),
+    "--workers",
+    String(workers),
+    "--rate-limit",
+    "0",
+  ];
   const child = spawn(process.execPath, args, { env: { ...process.env, AEB_SERVER_SECRET: secret }, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -84,15 +106,19 @@ function treeCpuSeconds(pid: number): number {
 function post(agent: http.Agent, url: string, body: unknown): Promise<Record<string, unknown>> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => {
-        if (response.statusCode !== 200) reject(new Error(`${url} answered ${response.statusCode}: ${text.slice(0, 300)}`));
-        else resolve(JSON.parse(text) as Record<string, unknown>);
-      });
-    });
+    const request = http.request(
+      url,
+      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => {
+          if (response.statusCode !== 200) reject(new Error(`${url} answered ${response.statusCode}: ${text.slice(0, 300)}`));
+          else resolve(JSON.parse(text) as Record<string, unknown>);
+        });
+      },
+    );
     request.on("error", reject);
     request.end(payload);
   });
@@ -100,12 +126,14 @@ function post(agent: http.Agent, url: string, body: unknown): Promise<Record<str
 
 function get(url: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    http.get(url, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => resolve(text));
-    }).on("error", reject);
+    http
+      .get(url, (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => resolve(text));
+      })
+      .on("error", reject);
   });
 }
 
@@ -145,7 +173,10 @@ async function measureLevel(inFlight: number): Promise<Level> {
   const mock = await startMockServer(["--latency-ms", String(latencyMs), "--model", "simulator"]);
   const dir = mkdtempSync(join(tmpdir(), "aeb-llm-server-bench-"));
   const configPath = join(dir, "simulator.yaml");
-  writeFileSync(configPath, `simulator:\n  kind: llm\n  endpoint:\n    baseUrl: ${mock.url}\n    model: simulator\n    timeoutMs: 600000\n${cap !== undefined ? `    maxConcurrencyPerEndpoint: ${cap}\n` : ""}`);
+  writeFileSync(
+    configPath,
+    `simulator:\n  kind: llm\n  endpoint:\n    baseUrl: ${mock.url}\n    model: simulator\n    timeoutMs: 600000\n${cap !== undefined ? `    maxConcurrencyPerEndpoint: ${cap}\n` : ""}`,
+  );
   const server = await serve(configPath, inFlight);
   const agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
   let measuring = false;
@@ -212,7 +243,10 @@ async function measureLevel(inFlight: number): Promise<Level> {
     queuedCalls: delta("aeb_env_simulator_calls_queued_total"),
     cpuMsPerStep: ((cpuAfter - cpuBefore) * 1000) / Math.max(1, serverSteps),
     eventLoopLagP99Ms: metricSum(metricsAfter, "aeb_nodejs_eventloop_lag_p99_seconds") * 1000,
-    serverWarnings: server.log().split("\n").filter((line) => line.includes("warning") || line.includes("model calls at once")),
+    serverWarnings: server
+      .log()
+      .split("\n")
+      .filter((line) => line.includes("warning") || line.includes("model calls at once")),
   };
   agent.destroy();
   const exited = new Promise((resolve) => server.child.once("exit", resolve));
@@ -231,7 +265,9 @@ async function main(): Promise<void> {
   print();
   print(`machine: ${info.nproc} CPUs (${info.cpu}), node ${info.node}, load average at start ${info.loadAverage.join(" ")}`);
   print(`command: npm run bench:llm-server${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
-  print(`setup: mock model at a fixed ${latencyMs} ms per call (own process); aeb serve --workers ${workers}, the two-stage LLM user of the full suite, ${cap === undefined ? "maxConcurrencyPerEndpoint unset (derived from --steps-in-flight)" : `maxConcurrencyPerEndpoint ${cap} in the config`}; ${warmupS} s warm-up, ${durationS} s measured per level`);
+  print(
+    `setup: mock model at a fixed ${latencyMs} ms per call (own process); aeb serve --workers ${workers}, the two-stage LLM user of the full suite, ${cap === undefined ? "maxConcurrencyPerEndpoint unset (derived from --steps-in-flight)" : `maxConcurrencyPerEndpoint ${cap} in the config`}; ${warmupS} s warm-up, ${durationS} s measured per level`,
+  );
   print();
   const results: Level[] = [];
   for (const inFlight of levels) {
@@ -240,7 +276,21 @@ async function main(): Promise<void> {
   }
   print(
     markdownTable(
-      ["steps in flight", "steps", "errors", "model calls per step", "throughput steps/s", "ideal steps/s (N / (calls x latency))", "**of the ideal**", "step p50 ms", "step p99 ms", "Little's law: X x W", "calls queued on the cap", "server CPU ms/step", "event-loop lag p99 ms"],
+      [
+        "steps in flight",
+        "steps",
+        "errors",
+        "model calls per step",
+        "throughput steps/s",
+        "ideal steps/s (N / (calls x latency))",
+        "**of the ideal**",
+        "step p50 ms",
+        "step p99 ms",
+        "Little's law: X x W",
+        "calls queued on the cap",
+        "server CPU ms/step",
+        "event-loop lag p99 ms",
+      ],
       results.map((level) => [
         level.inFlight,
         level.steps,

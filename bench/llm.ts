@@ -36,21 +36,28 @@ const sigma = Number(flags.get("sigma") ?? 0.6);
 const fixedMs = Number(flags.get("fixed-ms") ?? 100);
 const concurrency = Number(flags.get("concurrency") ?? 64);
 const scenarioLimit = flags.has("scenarios") ? Number(flags.get("scenarios")) : undefined;
-if (scenarioLimit !== undefined && !(Number.isInteger(scenarioLimit) && scenarioLimit > 0)) throw new Error(`--scenarios must be a positive integer, got ${flags.get("scenarios")}`);
+if (scenarioLimit !== undefined && !(Number.isInteger(scenarioLimit) && scenarioLimit > 0))
+  throw new Error(`--scenarios must be a positive integer, got ${flags.get("scenarios")}`);
 const seed = 1;
 
 /** The first `limit` scenarios of the `full` suite by id, or all of them (undefined). */
 function firstScenarios(limit: number | undefined): { scenarioIds?: string[] } {
   if (limit === undefined) return {};
   const full = filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite: "full" });
-  return { scenarioIds: full.map((scenario) => scenario.id).sort().slice(0, limit) };
+  return {
+    scenarioIds: full
+      .map((scenario) => scenario.id)
+      .sort()
+      .slice(0, limit),
+  };
 }
 
 /** The concurrency-1 subset: the first scenario of each of the six types, under two conditions (think and no-think). */
 function c1Subset(): { scenarioIds: string[]; conditions: string[] } {
   const full = filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite: "full" });
   const firstOfType = new Map<string, string>();
-  for (const scenario of [...full].sort((a, b) => a.id.localeCompare(b.id))) if (!firstOfType.has(scenario.type)) firstOfType.set(scenario.type, scenario.id);
+  for (const scenario of [...full].sort((a, b) => a.id.localeCompare(b.id)))
+    if (!firstOfType.has(scenario.type)) firstOfType.set(scenario.type, scenario.id);
   return { scenarioIds: [...firstOfType.values()], conditions: BENCH_CONDITIONS.slice(0, 2).map((condition) => condition.name) };
 }
 
@@ -102,7 +109,26 @@ const s = (ms: number) => fixed(ms / 1000, 1);
 const mb = (bytes: number) => fixed(bytes / 2 ** 20, 0);
 
 function runTable(runs: readonly Measured[]): string {
-  const row = (label: string, m: Pick<Measured, "dialogues" | "calls" | "wallMs" | "idealMs" | "longestChainMs" | "modelMs" | "concurrency" | "efficiency" | "strictIdealMs" | "strictEfficiency" | "callsPerSecond" | "cpuPerCallMs" | "peakRssBytes" | "errors"> & { serverCpuSeconds: number | null }) => [
+  const row = (
+    label: string,
+    m: Pick<
+      Measured,
+      | "dialogues"
+      | "calls"
+      | "wallMs"
+      | "idealMs"
+      | "longestChainMs"
+      | "modelMs"
+      | "concurrency"
+      | "efficiency"
+      | "strictIdealMs"
+      | "strictEfficiency"
+      | "callsPerSecond"
+      | "cpuPerCallMs"
+      | "peakRssBytes"
+      | "errors"
+    > & { serverCpuSeconds: number | null },
+  ) => [
     label,
     m.dialogues,
     m.errors,
@@ -138,12 +164,30 @@ function runTable(runs: readonly Measured[]): string {
         callsPerSecond: pick("callsPerSecond"),
         cpuPerCallMs: pick("cpuPerCallMs"),
         peakRssBytes: pick("peakRssBytes"),
-        serverCpuSeconds: runs.every((run) => run.serverCpuSeconds !== null) ? median(runs.map((run) => run.serverCpuSeconds as number)) : null,
+        serverCpuSeconds: runs.every((run) => run.serverCpuSeconds !== null)
+          ? median(runs.map((run) => run.serverCpuSeconds as number))
+          : null,
       }).map((cell, index) => (index === 0 ? cell : `**${cell}**`)),
     );
   }
   return markdownTable(
-    ["", "dialogues", "errors", "model calls", "wall s", "ideal s (client latency)", "longest chain s", "model time / concurrency s", "efficiency (client)", "strict ideal s (server latency)", "**strict efficiency**", "calls/s", "harness CPU ms/call", "peak RSS MB", "server CPU s"],
+    [
+      "",
+      "dialogues",
+      "errors",
+      "model calls",
+      "wall s",
+      "ideal s (client latency)",
+      "longest chain s",
+      "model time / concurrency s",
+      "efficiency (client)",
+      "strict ideal s (server latency)",
+      "**strict efficiency**",
+      "calls/s",
+      "harness CPU ms/call",
+      "peak RSS MB",
+      "server CPU s",
+    ],
     rows,
   );
 }
@@ -185,9 +229,13 @@ async function main(): Promise<void> {
   const raw: Record<string, unknown> = { machine: info, flags: Object.fromEntries(flags), date: new Date().toISOString() };
   print(`# AEB LLM-path benchmark`);
   print();
-  print(`machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, node ${info.node}, ${info.os}, load average at start ${info.loadAverage.join(" ")}`);
+  print(
+    `machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, node ${info.node}, ${info.os}, load average at start ${info.loadAverage.join(" ")}`,
+  );
   print(`command: npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
-  print(`job: ${BENCH_CONDITIONS.length} conditions (${BENCH_CONDITIONS.map((condition) => condition.name).join(", ")}) x ${scenarioLimit === undefined ? "60 scenarios" : `the first ${scenarioLimit} scenarios by id`} (suite full), LLM agent + two-stage LLM simulated user + LLM ECS judge + LLM HID judge, one mock endpoint in a separate process`);
+  print(
+    `job: ${BENCH_CONDITIONS.length} conditions (${BENCH_CONDITIONS.map((condition) => condition.name).join(", ")}) x ${scenarioLimit === undefined ? "60 scenarios" : `the first ${scenarioLimit} scenarios by id`} (suite full), LLM agent + two-stage LLM simulated user + LLM ECS judge + LLM HID judge, one mock endpoint in a separate process`,
+  );
   print();
 
   const printRuns = (title: string, runs: readonly Measured[]) => {
@@ -218,12 +266,16 @@ async function main(): Promise<void> {
     const subset = c1Subset();
     const c1 = await measureRuns("c1", c1Repeats, LOG_NORMAL, { concurrency: 1, seed, ...subset });
     raw.c1 = c1;
-    print(`## Concurrency 1 (SAGE's sequential loop), same latency, subset: ${subset.conditions.join(", ")} x ${subset.scenarioIds.length} scenarios (one per type)`);
+    print(
+      `## Concurrency 1 (SAGE's sequential loop), same latency, subset: ${subset.conditions.join(", ")} x ${subset.scenarioIds.length} scenarios (one per type)`,
+    );
     print();
     print(runTable(c1));
     print();
     const overhead = median(c1.map((run) => run.wallMs / run.modelMs));
-    print(`At concurrency 1 the wall time is ${fixed(overhead, 3)}x the sum of the calls' latencies (harness and transport overhead of a sequential loop).`);
+    print(
+      `At concurrency 1 the wall time is ${fixed(overhead, 3)}x the sum of the calls' latencies (harness and transport overhead of a sequential loop).`,
+    );
     if (c64.length > 0) {
       const sequentialMs = overhead * median(c64.map((run) => run.modelMs));
       const parallelMs = median(c64.map((run) => run.wallMs));
@@ -237,7 +289,11 @@ async function main(): Promise<void> {
   }
 
   if (configs.includes("fixed100")) {
-    const runs = await measureRuns(`fixed${fixedMs}`, repeats, ["--latency-ms", String(fixedMs)], { concurrency, seed, ...firstScenarios(scenarioLimit) });
+    const runs = await measureRuns(`fixed${fixedMs}`, repeats, ["--latency-ms", String(fixedMs)], {
+      concurrency,
+      seed,
+      ...firstScenarios(scenarioLimit),
+    });
     raw.fixed100 = runs;
     print(`## Concurrency ${concurrency}, fixed ${fixedMs} ms latency`);
     print();
@@ -259,7 +315,9 @@ async function main(): Promise<void> {
     const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
     print(`## Targets (medians at concurrency ${concurrency}, log-normal latency)`);
     print();
-    print(`- strict efficiency (ideal from the server's own latency) >= 0.9: ${fixed(strictEfficiency, 3)}, ${verdict(strictEfficiency >= 0.9)} (against client-observed latency: ${fixed(efficiency, 3)})`);
+    print(
+      `- strict efficiency (ideal from the server's own latency) >= 0.9: ${fixed(strictEfficiency, 3)}, ${verdict(strictEfficiency >= 0.9)} (against client-observed latency: ${fixed(efficiency, 3)})`,
+    );
     print(`- harness CPU per model call < 0.5 ms: ${fixed(cpuPerCall, 3)} ms, ${verdict(cpuPerCall < 0.5)}`);
     print();
   }

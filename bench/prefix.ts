@@ -76,7 +76,10 @@ function configFor(run: PackRun): RunConfigInput {
     seed,
     scenarios: { suite: "full" },
     simulator: { kind: "llm", fused: run.fused, promptPack: run.pack, endpoint: endpoint("simulator") },
-    judges: { ecs: [{ name: "ecs-llm", kind: "llm", prompt: run.ecsPrompt, endpoint: endpoint("judge") }], hid: [{ name: "hid-llm", kind: "llm", endpoint: endpoint("judge") }] },
+    judges: {
+      ecs: [{ name: "ecs-llm", kind: "llm", prompt: run.ecsPrompt, endpoint: endpoint("judge") }],
+      hid: [{ name: "hid-llm", kind: "llm", endpoint: endpoint("judge") }],
+    },
     conditions: [{ name: "agent", agent: { kind: "llm", think: false, endpoint: endpoint("agent") } }],
   };
 }
@@ -84,7 +87,8 @@ function configFor(run: PackRun): RunConfigInput {
 /** The first scenario of each type, by id. */
 function sixTypes(scenarios: readonly Scenario[]): Scenario[] {
   const first = new Map<string, Scenario>();
-  for (const scenario of [...scenarios].sort((a, b) => a.id.localeCompare(b.id))) if (!first.has(scenario.type)) first.set(scenario.type, scenario);
+  for (const scenario of [...scenarios].sort((a, b) => a.id.localeCompare(b.id)))
+    if (!first.has(scenario.type)) first.set(scenario.type, scenario);
   return [...first.values()];
 }
 
@@ -94,7 +98,8 @@ interface LoggedPrompt {
   text: string;
 }
 
-const chatml = (request: ChatRequest) => request.messages.map((message) => `<|im_start|>${message.role}\n${message.content}<|im_end|>\n`).join("");
+const chatml = (request: ChatRequest) =>
+  request.messages.map((message) => `<|im_start|>${message.role}\n${message.content}<|im_end|>\n`).join("");
 
 /** `d#turn3#simulator-appraisal#try0` -> dialogue `d`, role `simulator-appraisal`. */
 function splitKey(sampleKey: string): { dialogue: string; role: string } {
@@ -102,7 +107,10 @@ function splitKey(sampleKey: string): { dialogue: string; role: string } {
   return { dialogue, role: rest.filter((part) => !/^(turn|try)\d+$/.test(part) && part !== "opening").join("#") };
 }
 
-async function play(run: PackRun, language: (typeof LANGUAGES)[number]): Promise<{ prompts: LoggedPrompt[]; dialogues: number; errors: string[] }> {
+async function play(
+  run: PackRun,
+  language: (typeof LANGUAGES)[number],
+): Promise<{ prompts: LoggedPrompt[]; dialogues: number; errors: string[] }> {
   const config = parseRunConfig(configFor(run), `bench:prefix ${run.label}`);
   const scenarios = sixTypes(selectScenarios(config)).map((scenario) => (language === "en" ? scenario : { ...scenario, language }));
   const prompts: LoggedPrompt[] = [];
@@ -127,11 +135,22 @@ async function play(run: PackRun, language: (typeof LANGUAGES)[number]): Promise
   const errors: string[] = [];
   const tasks = planRun(config.conditions, scenarios, 1, config.seed);
   for (const task of tasks) {
-    const record = await runEpisode({ dialogueId: task.id, condition: task.condition.name, scenario: task.scenario, preset: task.preset, repeat: 0, seed: task.seed, agent, user });
+    const record = await runEpisode({
+      dialogueId: task.id,
+      condition: task.condition.name,
+      scenario: task.scenario,
+      preset: task.preset,
+      repeat: 0,
+      seed: task.seed,
+      agent,
+      user,
+    });
     if (record.error !== undefined) errors.push(`${task.id}: ${record.error}`);
     const judged = await judgeDialogue(record, task.scenario, judges);
-    for (const [name, judgement] of Object.entries(judged.ecs)) if (ecsJudgementFailed(judgement)) errors.push(`${task.id}: ECS judge ${name} could not read every turn`);
-    for (const [name, judgement] of Object.entries(judged.hid)) if (hidJudgementFailed(judgement)) errors.push(`${task.id}: HID judge ${name} gave no verdict`);
+    for (const [name, judgement] of Object.entries(judged.ecs))
+      if (ecsJudgementFailed(judgement)) errors.push(`${task.id}: ECS judge ${name} could not read every turn`);
+    for (const [name, judgement] of Object.entries(judged.hid))
+      if (hidJudgementFailed(judgement)) errors.push(`${task.id}: HID judge ${name} gave no verdict`);
   }
   return { prompts, dialogues: tasks.length, errors };
 }
@@ -198,7 +217,9 @@ async function main(): Promise<void> {
   print();
   print(`machine: ${info.nproc} CPUs (${info.cpu}), node ${info.node}; deterministic (no timing)`);
   print(`command: npm run bench:prefix${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
-  print("job: per pack and language, one scenario of each of the six types (suite full), one LLM agent (no think), LLM simulated user, LLM ECS and HID judges, every model the mock's reply policy in memory");
+  print(
+    "job: per pack and language, one scenario of each of the six types (suite full), one LLM agent (no think), LLM simulated user, LLM ECS and HID judges, every model the mock's reply policy in memory",
+  );
   print();
 
   const results: Measured[] = [];
@@ -218,21 +239,42 @@ async function main(): Promise<void> {
     const figures = measured.roles.find((entry) => entry.role === role);
     return figures === undefined ? "-" : `${fixed(figures.reuse, 2)} (${fixed(figures.ratio, 2)}x)`;
   };
-  print("## Reuse per role: mean share of a prompt that is a prefix of the previous prompt of its role in its dialogue (prefilled / append-only minimum)");
+  print(
+    "## Reuse per role: mean share of a prompt that is a prefix of the previous prompt of its role in its dialogue (prefilled / append-only minimum)",
+  );
   print();
   print(
     markdownTable(
-      ["pack", "language", "dialogues", "errors", ...roleOrder.map((role) => ROLE_LABELS[role] as string), "all roles: prefilled / append-only minimum"],
-      results.map((measured) => [measured.run.label, measured.language, measured.dialogues, measured.errors.length, ...roleOrder.map((role) => cell(measured, role)), `**${fixed(measured.total.ratio, 2)}x**`]),
+      [
+        "pack",
+        "language",
+        "dialogues",
+        "errors",
+        ...roleOrder.map((role) => ROLE_LABELS[role] as string),
+        "all roles: prefilled / append-only minimum",
+      ],
+      results.map((measured) => [
+        measured.run.label,
+        measured.language,
+        measured.dialogues,
+        measured.errors.length,
+        ...roleOrder.map((role) => cell(measured, role)),
+        `**${fixed(measured.total.ratio, 2)}x**`,
+      ]),
     ),
   );
   print();
-  print("Roles with one prompt per dialogue (opening, HID judge) have no previous prompt: their ratio is 1 by construction, and their layout only matters across dialogues of one scenario.");
+  print(
+    "Roles with one prompt per dialogue (opening, HID judge) have no previous prompt: their ratio is 1 by construction, and their layout only matters across dialogues of one scenario.",
+  );
   print();
 
-  const unknownRoles = new Set(results.flatMap((measured) => measured.roles.map((role) => role.role)).filter((role) => !(role in ROLE_LABELS)));
+  const unknownRoles = new Set(
+    results.flatMap((measured) => measured.roles.map((role) => role.role)).filter((role) => !(role in ROLE_LABELS)),
+  );
   if (unknownRoles.size > 0) print(`roles not tabled: ${[...unknownRoles].join(", ")}`);
-  for (const measured of results) for (const error of measured.errors.slice(0, 5)) print(`error (${measured.run.label}, ${measured.language}): ${error}`);
+  for (const measured of results)
+    for (const error of measured.errors.slice(0, 5)) print(`error (${measured.run.label}, ${measured.language}): ${error}`);
 
   print("## Targets (the project's own packs and judges: aeb-json two-stage and fused, both languages)");
   print();
@@ -241,7 +283,9 @@ async function main(): Promise<void> {
     const worst = measured.roles.reduce((max, role) => (role.ratio > max.ratio ? role : max));
     const met = worst.ratio <= 1.2 && measured.errors.length === 0;
     allMet &&= met;
-    print(`- ${measured.run.label} (${measured.language}): every role <= 1.2x and every output parsed: worst ${ROLE_LABELS[worst.role] ?? worst.role} ${fixed(worst.ratio, 2)}x, ${measured.errors.length} errors, ${met ? "met" : "NOT met"}`);
+    print(
+      `- ${measured.run.label} (${measured.language}): every role <= 1.2x and every output parsed: worst ${ROLE_LABELS[worst.role] ?? worst.role} ${fixed(worst.ratio, 2)}x, ${measured.errors.length} errors, ${met ? "met" : "NOT met"}`,
+    );
   }
   print();
 

@@ -29,21 +29,34 @@ const SETTINGS: Record<string, string[]> = {
   free: [],
 };
 const settings = (flags.get("settings") ?? Object.keys(SETTINGS).join(",")).split(",");
-for (const setting of settings) if (SETTINGS[setting] === undefined) throw new Error(`unknown setting "${setting}" (known: ${Object.keys(SETTINGS).join(", ")})`);
+for (const setting of settings)
+  if (SETTINGS[setting] === undefined) throw new Error(`unknown setting "${setting}" (known: ${Object.keys(SETTINGS).join(", ")})`);
 const common = [
-  "--suite", flags.get("suite") ?? "full",
-  "--budget", flags.get("budget") ?? "2000",
-  "--patience", flags.get("patience") ?? "300",
-  "--train-seeds", flags.get("train-seeds") ?? "2",
-  "--heldout-seeds", flags.get("heldout-seeds") ?? "2",
-  "--seed", flags.get("seed") ?? "1",
-  "--progress-interval", "60",
+  "--suite",
+  flags.get("suite") ?? "full",
+  "--budget",
+  flags.get("budget") ?? "2000",
+  "--patience",
+  flags.get("patience") ?? "300",
+  "--train-seeds",
+  flags.get("train-seeds") ?? "2",
+  "--heldout-seeds",
+  flags.get("heldout-seeds") ?? "2",
+  "--seed",
+  flags.get("seed") ?? "1",
+  "--progress-interval",
+  "60",
 ];
 
 /** What bench:probe reads back from a probe's probe.json. */
 interface ProbeFile {
   status: string;
-  types: Array<{ type: string; evaluations: number; trainBest: number | null; heldOut: { best: number; attuned: number; gap: number; bestDialogue: { turns: Array<{ reply: string }> } } | null }>;
+  types: Array<{
+    type: string;
+    evaluations: number;
+    trainBest: number | null;
+    heldOut: { best: number; attuned: number; gap: number; bestDialogue: { turns: Array<{ reply: string }> } } | null;
+  }>;
   overall: { heldOutBest: number | null; heldOutAttuned: number | null; gap: number | null; minGap: number | null };
 }
 
@@ -75,8 +88,24 @@ const lines = [
   markdownTable(
     ["setting", "type", "evaluations", "best (train)", "best (held-out)", "attuned (held-out)", "gap"],
     results.flatMap(({ setting, probe }) => [
-      ...probe.types.map((type) => [setting, type.type, type.evaluations, fixed(type.trainBest ?? Number.NaN, 3), fixed(type.heldOut?.best ?? Number.NaN, 3), fixed(type.heldOut?.attuned ?? Number.NaN, 3), fixed(type.heldOut?.gap ?? Number.NaN, 3)]),
-      [setting, "**overall**", "", "", fixed(probe.overall.heldOutBest ?? Number.NaN, 3), fixed(probe.overall.heldOutAttuned ?? Number.NaN, 3), `${fixed(probe.overall.gap ?? Number.NaN, 3)} (smallest ${fixed(probe.overall.minGap ?? Number.NaN, 3)})`],
+      ...probe.types.map((type) => [
+        setting,
+        type.type,
+        type.evaluations,
+        fixed(type.trainBest ?? Number.NaN, 3),
+        fixed(type.heldOut?.best ?? Number.NaN, 3),
+        fixed(type.heldOut?.attuned ?? Number.NaN, 3),
+        fixed(type.heldOut?.gap ?? Number.NaN, 3),
+      ]),
+      [
+        setting,
+        "**overall**",
+        "",
+        "",
+        fixed(probe.overall.heldOutBest ?? Number.NaN, 3),
+        fixed(probe.overall.heldOutAttuned ?? Number.NaN, 3),
+        `${fixed(probe.overall.gap ?? Number.NaN, 3)} (smallest ${fixed(probe.overall.minGap ?? Number.NaN, 3)})`,
+      ],
     ]),
   ),
   "",
@@ -84,10 +113,15 @@ const lines = [
   "",
   "Best held-out reply of each type (its first turn), verbatim:",
   "",
-  ...results.flatMap(({ setting, probe }) => probe.types.map((type) => `- ${setting} / ${type.type}: ${JSON.stringify(type.heldOut?.bestDialogue.turns[0]?.reply ?? "")}`)),
+  ...results.flatMap(({ setting, probe }) =>
+    probe.types.map((type) => `- ${setting} / ${type.type}: ${JSON.stringify(type.heldOut?.bestDialogue.turns[0]?.reply ?? "")}`),
+  ),
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
 const jsonPath = flags.get("json") ?? join(ROOT, "runs", "bench", `probe-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
-writeFileSync(jsonPath, `${JSON.stringify({ machine: machine(), args: common, results: results.map(({ setting, seconds, probe }) => ({ setting, seconds, types: probe.types.map(({ type, evaluations, trainBest, heldOut }) => ({ type, evaluations, trainBest, heldOut: heldOut && { best: heldOut.best, attuned: heldOut.attuned, gap: heldOut.gap } })), overall: probe.overall })) }, null, 2)}\n`);
+writeFileSync(
+  jsonPath,
+  `${JSON.stringify({ machine: machine(), args: common, results: results.map(({ setting, seconds, probe }) => ({ setting, seconds, types: probe.types.map(({ type, evaluations, trainBest, heldOut }) => ({ type, evaluations, trainBest, heldOut: heldOut && { best: heldOut.best, attuned: heldOut.attuned, gap: heldOut.gap } })), overall: probe.overall })) }, null, 2)}\n`,
+);
 writeFileSync(jsonPath.replace(/\.json$/, ".md"), `${lines.join("\n")}\n`);
 process.stderr.write(`\nwritten: ${jsonPath} and .md\n`);

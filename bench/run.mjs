@@ -39,5 +39,8 @@ for (const name of sources) {
 }
 writeFileSync(join(outDir, "package.json"), '{ "type": "module" }\n');
 
-const child = spawn(process.execPath, [join(outDir, `${script}.js`), ...args], { stdio: "inherit", env: { ...process.env, AEB_ROOT: root } });
+const child = spawn(process.execPath, [join(outDir, `${script}.js`), ...args], {
+  stdio: "inherit",
+  env: { ...process.env, AEB_ROOT: root },
+});
 child.on("exit", (code, signal) => process.exit(signal === null ? (code ?? 1) : 1));

@@ -49,18 +49,24 @@ interface ScaleRun {
 function runAeb(outDir: string, repeatsOfSuite: number, invocation: Invocation): Promise<ScaleRun> {
   const rssFile = join(outDir, "..", `maxrss-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const command =
-    invocation === "report" ? ["report", outDir] : ["run", "--suite", "full", "--types", TYPES, "--repeats", String(repeatsOfSuite), "--seed", "1", "--out", outDir, "--no-progress"];
+    invocation === "report"
+      ? ["report", outDir]
+      : ["run", "--suite", "full", "--types", TYPES, "--repeats", String(repeatsOfSuite), "--seed", "1", "--out", outDir, "--no-progress"];
   const args = ["--import", join(ROOT, "bench", "max-rss.mjs"), cli, ...command];
   return new Promise<ScaleRun>((resolvePromise, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, AEB_BENCH_MAXRSS_FILE: rssFile } });
+    const child = spawn(process.execPath, args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, AEB_BENCH_MAXRSS_FILE: rssFile },
+    });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const samples: Sample[] = [];
     const dialogues = join(outDir, "dialogues.jsonl");
     const timer = setInterval(() => {
       const rss = processRssBytes(child.pid as number);
-      if (rss !== null) samples.push({ ms: performance.now() - started, rssBytes: rss, fileBytes: existsSync(dialogues) ? statSync(dialogues).size : 0 });
+      if (rss !== null)
+        samples.push({ ms: performance.now() - started, rssBytes: rss, fileBytes: existsSync(dialogues) ? statSync(dialogues).size : 0 });
     }, 250);
     child.once("error", reject);
     child.once("exit", (code) => {
@@ -87,7 +93,8 @@ function runAeb(outDir: string, repeatsOfSuite: number, invocation: Invocation):
  * once it has its final size (the summary and the reports are written).
  */
 function phasePeaks(run: ScaleRun): string {
-  const peak = (samples: readonly Sample[]) => (samples.length === 0 ? "n/a" : fixed(Math.max(...samples.map((sample) => sample.rssBytes)) / 2 ** 20, 0));
+  const peak = (samples: readonly Sample[]) =>
+    samples.length === 0 ? "n/a" : fixed(Math.max(...samples.map((sample) => sample.rssBytes)) / 2 ** 20, 0);
   const running = run.samples.filter((sample) => sample.fileBytes < run.fileBytes);
   const outputs = run.samples.filter((sample) => sample.fileBytes === run.fileBytes);
   return `${peak(running)} / ${peak(outputs)}`;
@@ -130,9 +137,13 @@ async function main(): Promise<void> {
   };
   print("# AEB scale benchmark (offline dialogues)");
   print();
-  print(`machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, node ${info.node}, ${info.os}, load average at start ${info.loadAverage.join(" ")}, at end ${machine().loadAverage.join(" ")}`);
+  print(
+    `machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, node ${info.node}, ${info.os}, load average at start ${info.loadAverage.join(" ")}, at end ${machine().loadAverage.join(" ")}`,
+  );
   print(`command: npm run bench:scale${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
-  print(`each run: node --import bench/max-rss.mjs ${cli === CLI ? "dist/cli/main.js" : cli} run --suite full --types ${TYPES} --repeats R --seed 1 --out DIR --no-progress`);
+  print(
+    `each run: node --import bench/max-rss.mjs ${cli === CLI ? "dist/cli/main.js" : cli} run --suite full --types ${TYPES} --repeats R --seed 1 --out DIR --no-progress`,
+  );
   print();
   const rows: Array<Array<string | number>> = [];
   for (const size of sizes) {
@@ -153,11 +164,28 @@ async function main(): Promise<void> {
       ]);
     }
   }
-  print(markdownTable(["dialogues", "runs", "wall s (median)", "CPU s (median)", "peak RSS MB: median (min-max)", "RSS MB at 10% / 50% / 90% of dialogues.jsonl", "sampled peak RSS MB: dialogues / summary and reports", "dialogues.jsonl MB"], rows));
+  print(
+    markdownTable(
+      [
+        "dialogues",
+        "runs",
+        "wall s (median)",
+        "CPU s (median)",
+        "peak RSS MB: median (min-max)",
+        "RSS MB at 10% / 50% / 90% of dialogues.jsonl",
+        "sampled peak RSS MB: dialogues / summary and reports",
+        "dialogues.jsonl MB",
+      ],
+      rows,
+    ),
+  );
   print();
   const jsonPath = flags.get("json") ?? join(ROOT, "runs", "bench", `scale-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
   mkdirSync(join(jsonPath, ".."), { recursive: true });
-  writeFileSync(jsonPath, `${JSON.stringify({ machine: info, cli, runs: runs.map(({ samples, ...rest }) => ({ ...rest, samples: samples.filter((_, index) => index % 4 === 0) })) }, null, 2)}\n`);
+  writeFileSync(
+    jsonPath,
+    `${JSON.stringify({ machine: info, cli, runs: runs.map(({ samples, ...rest }) => ({ ...rest, samples: samples.filter((_, index) => index % 4 === 0) })) }, null, 2)}\n`,
+  );
   writeFileSync(jsonPath.replace(/\.json$/, ".md"), `${lines.join("\n")}\n`);
   process.stderr.write(`raw results: ${jsonPath}\n`);
 }

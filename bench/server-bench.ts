@@ -63,7 +63,13 @@ const headers = { "content-type": "application/json", authorization: `Bearer ${b
 /** The bits of the built library the bench uses (loaded at run time from the build BENCH_CLI belongs to). */
 interface AebLibrary {
   createReferenceAgent(id: string): {
-    reply(input: { history: Array<{ role: "user" | "assistant"; content: string }>; language: "en" | "zh"; turnIndex: number; seed: number; dialogueId: string }): Promise<{ text: string }>;
+    reply(input: {
+      history: Array<{ role: "user" | "assistant"; content: string }>;
+      language: "en" | "zh";
+      turnIndex: number;
+      seed: number;
+      dialogueId: string;
+    }): Promise<{ text: string }>;
   };
   loadScenarioDirectory(path: string): Array<{ id: string; language: "en" | "zh"; preset: string; suite: string }>;
   filterScenarios<T>(scenarios: T[], filter: { suite?: string }): T[];
@@ -71,7 +77,11 @@ interface AebLibrary {
   OfflineSimulatedUser: new () => unknown;
   getPreset(name: string): unknown;
   startEpisode(scenario: unknown, preset: unknown, seed: number): Promise<unknown>;
-  step(state: unknown, reply: { text: string }, context: { scenario: unknown; preset: unknown; user: unknown; dialogueId: string }): Promise<unknown>;
+  step(
+    state: unknown,
+    reply: { text: string },
+    context: { scenario: unknown; preset: unknown; user: unknown; dialogueId: string },
+  ): Promise<unknown>;
   Environment: new (options: { scenarios: unknown[]; user: unknown; secret: string }) => { step(request: unknown): Promise<unknown> };
 }
 
@@ -124,7 +134,8 @@ function treeCpuSeconds(pid: number): number {
     }
   }
   const inTree = (candidate: number): boolean => {
-    for (let current: number | undefined = candidate; current !== undefined && current > 1; current = stats.get(current)?.parent) if (current === pid) return true;
+    for (let current: number | undefined = candidate; current !== undefined && current > 1; current = stats.get(current)?.parent)
+      if (current === pid) return true;
     return false;
   };
   let total = 0;
@@ -145,7 +156,8 @@ interface StepBody {
 }
 
 async function scenarioList(url: string): Promise<Array<{ id: string; language: "en" | "zh" }>> {
-  return ((await (await fetch(`${url}/v1/scenarios`, { headers })).json()) as { scenarios: Array<{ id: string; language: "en" | "zh" }> }).scenarios;
+  return ((await (await fetch(`${url}/v1/scenarios`, { headers })).json()) as { scenarios: Array<{ id: string; language: "en" | "zh" }> })
+    .scenarios;
 }
 
 /** Plays episodes with the reference agents and keeps every step request, to replay under load. */
@@ -155,14 +167,27 @@ async function recordSteps(url: string, library: AebLibrary): Promise<string[]> 
   for (let seed = 0; seed < 20; seed += 1) {
     for (const scenario of await scenarioList(url)) {
       const agent = library.createReferenceAgent(agentIds[seed % agentIds.length] as string);
-      const reset = await post<{ token: string; messages: StepBody["messages"]; done: boolean }>(`${url}/v1/reset`, { scenarioId: scenario.id, seed });
+      const reset = await post<{ token: string; messages: StepBody["messages"]; done: boolean }>(`${url}/v1/reset`, {
+        scenarioId: scenario.id,
+        seed,
+      });
       let state = { token: reset.token, messages: reset.messages, done: reset.done };
       while (!state.done) {
-        const { text } = await agent.reply({ history: state.messages, language: scenario.language, turnIndex: (state.messages.length - 1) / 2, seed, dialogueId: `bench/${scenario.id}/${seed}` });
+        const { text } = await agent.reply({
+          history: state.messages,
+          language: scenario.language,
+          turnIndex: (state.messages.length - 1) / 2,
+          seed,
+          dialogueId: `bench/${scenario.id}/${seed}`,
+        });
         const body: StepBody = { token: state.token, messages: state.messages, reply: text };
         bodies.push(JSON.stringify(body));
         const step = await post<{ token: string; message: string; done: boolean }>(`${url}/v1/step`, body);
-        state = { token: step.token, messages: [...state.messages, { role: "assistant", content: text }, { role: "user", content: step.message }], done: step.done };
+        state = {
+          token: step.token,
+          messages: [...state.messages, { role: "assistant", content: text }, { role: "user", content: step.message }],
+          done: step.done,
+        };
       }
     }
   }
@@ -215,7 +240,14 @@ function timedClient(url: string, clients: number) {
     new Promise<{ status: number; ms: number }>((done, fail) => {
       const started = performance.now();
       const request = http.request(
-        { hostname: target.hostname, port: target.port, path, method, agent, headers: body === undefined ? headers : { ...headers, "content-length": Buffer.byteLength(body) } },
+        {
+          hostname: target.hostname,
+          port: target.port,
+          path,
+          method,
+          agent,
+          headers: body === undefined ? headers : { ...headers, "content-length": Buffer.byteLength(body) },
+        },
         (response) => {
           response.resume();
           response.on("end", () => done({ status: response.statusCode ?? 0, ms: performance.now() - started }));
@@ -228,7 +260,12 @@ function timedClient(url: string, clients: number) {
 }
 
 /** Closed loop: `clients` clients, each sending its next step as soon as the last is answered. */
-async function closedLoop(url: string, bodies: string[], seconds: number, clients: number): Promise<{ latencies: number[]; errors: number }> {
+async function closedLoop(
+  url: string,
+  bodies: string[],
+  seconds: number,
+  clients: number,
+): Promise<{ latencies: number[]; errors: number }> {
   const client = timedClient(url, clients);
   const latencies: number[] = [];
   let errors = 0;
@@ -257,7 +294,8 @@ async function scrape(url: string): Promise<Map<string, number>> {
   return values;
 }
 
-const sumOf = (metrics: Map<string, number>, prefix: string) => [...metrics.entries()].filter(([name]) => name.startsWith(prefix)).reduce((sum, [, value]) => sum + value, 0);
+const sumOf = (metrics: Map<string, number>, prefix: string) =>
+  [...metrics.entries()].filter(([name]) => name.startsWith(prefix)).reduce((sum, [, value]) => sum + value, 0);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -294,7 +332,13 @@ async function firstStep(url: string, body: string): Promise<void> {
 }
 
 /** autocannon at `connections` connections against one server configuration. */
-async function throughput(replies: "short" | "long", workers: number, bodies: string[], server: ThroughputRow["server"] = "aeb", round = 1): Promise<ThroughputRow> {
+async function throughput(
+  replies: "short" | "long",
+  workers: number,
+  bodies: string[],
+  server: ThroughputRow["server"] = "aeb",
+  round = 1,
+): Promise<ThroughputRow> {
   const served = server === "floor" ? await spawnServer([floorServer]) : await serve(["--workers", String(workers)]);
   // The first step of a process pays one-time work (the offline user trains its recogniser: seconds
   // on a busy machine); it is answered before the timed warm-up starts, so no row measures it.
@@ -324,14 +368,20 @@ async function throughput(replies: "short" | "long", workers: number, bodies: st
 function printThroughput(rows: ThroughputRow[], replies: "short" | "long"): void {
   const chosen = rows.filter((row) => row.replies === replies);
   if (chosen.length === 0) return;
-  console.log(`## Offline simulated user, ${replies === "long" ? `${LONG_REPLY_CHARS.toLocaleString("en")}-character` : "reference-agent"} replies: POST /v1/step, ${connections} connections, ${duration} s per row (autocannon)\n`);
-  console.log("| round | server | processes | steps/s (mean) | latency p50 | latency p99 | latency mean | server CPU per step | CPU / floor's | autocannon CPU per request | non-2xx | errors |");
+  console.log(
+    `## Offline simulated user, ${replies === "long" ? `${LONG_REPLY_CHARS.toLocaleString("en")}-character` : "reference-agent"} replies: POST /v1/step, ${connections} connections, ${duration} s per row (autocannon)\n`,
+  );
+  console.log(
+    "| round | server | processes | steps/s (mean) | latency p50 | latency p99 | latency mean | server CPU per step | CPU / floor's | autocannon CPU per request | non-2xx | errors |",
+  );
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const row of chosen) {
     const floor = chosen.find((candidate) => candidate.server === "floor" && candidate.round === row.round);
     const ratio = floor === undefined ? "-" : `${fixed(row.serverCpuMsPerStep / floor.serverCpuMsPerStep, 1)}x`;
     const name = row.server === "floor" ? "bare fastify (floor)" : "aeb serve";
-    console.log(`| ${row.round} | ${name} | ${row.workers} | ${Math.round(row.stepsPerSecond)} | ${row.latencyMs.p50} ms | ${row.latencyMs.p99} ms | ${fixed(row.latencyMs.mean)} ms | ${fixed(row.serverCpuMsPerStep, 3)} ms | ${ratio} | ${fixed(row.clientCpuMsPerStep, 3)} ms | ${row.non2xx} | ${row.errors} |`);
+    console.log(
+      `| ${row.round} | ${name} | ${row.workers} | ${Math.round(row.stepsPerSecond)} | ${row.latencyMs.p50} ms | ${row.latencyMs.p99} ms | ${fixed(row.latencyMs.mean)} ms | ${fixed(row.serverCpuMsPerStep, 3)} ms | ${ratio} | ${fixed(row.clientCpuMsPerStep, 3)} ms | ${row.non2xx} | ${row.errors} |`,
+    );
   }
   console.log("");
 }
@@ -421,7 +471,9 @@ const LINEAR_LENGTHS = [2_500, 5_000, 10_000, 20_000];
  * charged for the memory it allocates whenever the collector happens to run.
  */
 async function stepCpu(library: AebLibrary): Promise<Record<string, Record<number, number>>> {
-  const scenario = library.filterScenarios(library.loadScenarioDirectory(library.BUILTIN_SCENARIO_DIR), { suite: "starter" }).find((item) => item.language === "en")!;
+  const scenario = library
+    .filterScenarios(library.loadScenarioDirectory(library.BUILTIN_SCENARIO_DIR), { suite: "starter" })
+    .find((item) => item.language === "en")!;
   const preset = library.getPreset(scenario.preset);
   const user = new library.OfflineSimulatedUser();
   const state = await library.startEpisode(scenario, preset, 1);
@@ -449,9 +501,14 @@ async function mockLlm(bodies: string[]): Promise<Array<Record<string, number>>>
     const before = await scrape(mock.url);
     const run = await closedLoop(mock.url, bodies, duration, clients);
     const after = await scrape(mock.url);
-    const steps = sumOf(after, 'aeb_env_steps_total{api="stateless",outcome="ok"}') - sumOf(before, 'aeb_env_steps_total{api="stateless",outcome="ok"}');
-    const modelSeconds = sumOf(after, "aeb_env_simulator_call_duration_seconds_sum") - sumOf(before, "aeb_env_simulator_call_duration_seconds_sum");
-    const httpSeconds = sumOf(after, 'aeb_http_request_duration_seconds_sum{route="/v1/step"') - sumOf(before, 'aeb_http_request_duration_seconds_sum{route="/v1/step"');
+    const steps =
+      sumOf(after, 'aeb_env_steps_total{api="stateless",outcome="ok"}') -
+      sumOf(before, 'aeb_env_steps_total{api="stateless",outcome="ok"}');
+    const modelSeconds =
+      sumOf(after, "aeb_env_simulator_call_duration_seconds_sum") - sumOf(before, "aeb_env_simulator_call_duration_seconds_sum");
+    const httpSeconds =
+      sumOf(after, 'aeb_http_request_duration_seconds_sum{route="/v1/step"') -
+      sumOf(before, 'aeb_http_request_duration_seconds_sum{route="/v1/step"');
     const sorted = [...run.latencies].sort((a, b) => a - b);
     const meanLatency = sorted.reduce((sum, value) => sum + value, 0) / sorted.length;
     const modelPerStep = (modelSeconds / steps) * 1000;
@@ -485,7 +542,10 @@ async function stepOverhead(library: AebLibrary, bodies: string[]): Promise<{ of
     appraise: async (input: { memory: Record<string, unknown> }) => ({ simulatorDelta: 1, details: {}, memory: input.memory }),
     reply: async () => ({ text: "I see.", left: false }),
   };
-  const environments = { offline: new library.Environment({ scenarios, user: new library.OfflineSimulatedUser(), secret }), noUser: new library.Environment({ scenarios, user: answersAtOnce, secret }) };
+  const environments = {
+    offline: new library.Environment({ scenarios, user: new library.OfflineSimulatedUser(), secret }),
+    noUser: new library.Environment({ scenarios, user: answersAtOnce, secret }),
+  };
   const microsPerStep = async (environment: { step(request: unknown): Promise<unknown> }, count: number) => {
     const started = process.cpuUsage();
     for (let index = 0; index < count; index += 1) await environment.step(JSON.parse(bodies[index % bodies.length] as string));
@@ -526,23 +586,35 @@ async function main(): Promise<void> {
   if (sections.has("short") && rounds > 1) {
     for (const workers of workerCounts) {
       const ratios = Array.from({ length: rounds }, (_, index) => index + 1).map((round) => {
-        const find = (server: ThroughputRow["server"], processes: number) => rows.find((row) => row.replies === "short" && row.server === server && row.workers === processes && row.round === round) as ThroughputRow;
+        const find = (server: ThroughputRow["server"], processes: number) =>
+          rows.find(
+            (row) => row.replies === "short" && row.server === server && row.workers === processes && row.round === round,
+          ) as ThroughputRow;
         return find("aeb", workers).serverCpuMsPerStep / find("floor", 1).serverCpuMsPerStep;
       });
-      console.log(`aeb serve with ${workers} process(es): CPU per short step ${fixed(median(ratios), 1)}x the floor's (median of ${rounds} rounds: ${ratios.map((ratio) => fixed(ratio, 1)).join(", ")})`);
+      console.log(
+        `aeb serve with ${workers} process(es): CPU per short step ${fixed(median(ratios), 1)}x the floor's (median of ${rounds} rounds: ${ratios.map((ratio) => fixed(ratio, 1)).join(", ")})`,
+      );
     }
     console.log("");
   }
-  if (sections.has("short")) console.log(`(${bodies.length} distinct step requests recorded from episodes of the reference agents, replayed in turn; server CPU = all its processes)\n`);
+  if (sections.has("short"))
+    console.log(
+      `(${bodies.length} distinct step requests recorded from episodes of the reference agents, replayed in turn; server CPU = all its processes)\n`,
+    );
   let overhead: { offlineUs: number[]; noUserUs: number[] } | undefined;
   if (sections.has("overhead")) {
     overhead = await stepOverhead(library, bodies);
     const floors = rows.filter((row) => row.server === "floor").map((row) => row.serverCpuMsPerStep * 1000);
-    const shown = (values: number[]) => `${fixed(Math.min(...values), 0)} µs (rounds: ${values.map((value) => fixed(value, 0)).join(", ")})`;
+    const shown = (values: number[]) =>
+      `${fixed(Math.min(...values), 0)} µs (rounds: ${values.map((value) => fixed(value, 0)).join(", ")})`;
     console.log(`## In-process Environment.step over the same ${bodies.length} requests (no HTTP), CPU per step\n`);
     console.log(`- offline user: ${shown(overhead.offlineUs)}`);
     console.log(`- a user that answers at once (what the server adds around the user): ${shown(overhead.noUserUs)}`);
-    if (floors.length > 0) console.log(`- that, over the floor's whole HTTP step (${fixed(median(floors), 0)} µs, median): ${fixed(Math.min(...overhead.noUserUs) / median(floors), 1)}x`);
+    if (floors.length > 0)
+      console.log(
+        `- that, over the floor's whole HTTP step (${fixed(median(floors), 0)} µs, median): ${fixed(Math.min(...overhead.noUserUs) / median(floors), 1)}x`,
+      );
     console.log("");
   }
   if (sections.has("long")) for (const workers of workerCounts) rows.push(await throughput("long", workers, longBodies));
@@ -551,22 +623,34 @@ async function main(): Promise<void> {
   let batch: BatchRow | undefined;
   if (sections.has("batch")) {
     batch = await underBatches(library, bodies);
-    console.log(`## /healthz and single steps while ${(batch.batchBytes / 1e6).toFixed(1)} MB batches of ${BATCH_SIZE} ${LONG_REPLY_CHARS.toLocaleString("en")}-character replies are played back to back (one server process, ${duration} s)\n`);
+    console.log(
+      `## /healthz and single steps while ${(batch.batchBytes / 1e6).toFixed(1)} MB batches of ${BATCH_SIZE} ${LONG_REPLY_CHARS.toLocaleString("en")}-character replies are played back to back (one server process, ${duration} s)\n`,
+    );
     console.log("| | requests | p50 | p99 | max |");
     console.log("|---|---|---|---|---|");
-    console.log(`| GET /healthz (every 10 ms) | ${batch.healthzMs.count} | ${fixed(batch.healthzMs.p50)} ms | ${fixed(batch.healthzMs.p99)} ms | ${fixed(batch.healthzMs.max)} ms |`);
-    console.log(`| POST /v1/step, short reply (every 10 ms) | ${batch.singleStepMs.count} | ${fixed(batch.singleStepMs.p50)} ms | ${fixed(batch.singleStepMs.p99)} ms | ${fixed(batch.singleStepMs.max)} ms |`);
-    console.log(`\n${batch.batches} batches, ${fixed(batch.batchMs.mean, 0)} ms each on average (max ${fixed(batch.batchMs.max, 0)} ms); failures: ${batch.failures}\n`);
+    console.log(
+      `| GET /healthz (every 10 ms) | ${batch.healthzMs.count} | ${fixed(batch.healthzMs.p50)} ms | ${fixed(batch.healthzMs.p99)} ms | ${fixed(batch.healthzMs.max)} ms |`,
+    );
+    console.log(
+      `| POST /v1/step, short reply (every 10 ms) | ${batch.singleStepMs.count} | ${fixed(batch.singleStepMs.p50)} ms | ${fixed(batch.singleStepMs.p99)} ms | ${fixed(batch.singleStepMs.max)} ms |`,
+    );
+    console.log(
+      `\n${batch.batches} batches, ${fixed(batch.batchMs.mean, 0)} ms each on average (max ${fixed(batch.batchMs.max, 0)} ms); failures: ${batch.failures}\n`,
+    );
   }
 
   let linear: Record<string, Record<number, number>> | undefined;
   if (sections.has("linear")) {
     linear = await stepCpu(library);
-    console.log("## CPU of one episode step by reply length (mean of 30, garbage collection included; in-process, offline user and detectors)\n");
+    console.log(
+      "## CPU of one episode step by reply length (mean of 30, garbage collection included; in-process, offline user and detectors)\n",
+    );
     console.log(`| reply | ${LINEAR_LENGTHS.map((length) => `${length.toLocaleString("en")} chars`).join(" | ")} | 20,000 / 10,000 |`);
     console.log(`|---|${LINEAR_LENGTHS.map(() => "---").join("|")}|---|`);
     for (const [kind, row] of Object.entries(linear)) {
-      console.log(`| ${kind} | ${LINEAR_LENGTHS.map((length) => `${fixed(row[length] as number)} ms`).join(" | ")} | ${fixed((row[20_000] as number) / (row[10_000] as number), 1)}x |`);
+      console.log(
+        `| ${kind} | ${LINEAR_LENGTHS.map((length) => `${fixed(row[length] as number)} ms`).join(" | ")} | ${fixed((row[20_000] as number) / (row[10_000] as number), 1)}x |`,
+      );
     }
     console.log("");
   }
@@ -575,7 +659,9 @@ async function main(): Promise<void> {
   if (sections.has("mock")) {
     mockRows = await mockLlm(bodies);
     console.log(`## Mock LLM user: ${mockLatencyMs} ms per simulated-user call (2 calls per step), ${duration} s per row\n`);
-    console.log("| clients | steps/s | latency mean | p50 | p99 | model time per step | overhead per step (client-observed) | overhead per step (inside the server) | errors |");
+    console.log(
+      "| clients | steps/s | latency mean | p50 | p99 | model time per step | overhead per step (client-observed) | overhead per step (inside the server) | errors |",
+    );
     console.log("|---|---|---|---|---|---|---|---|---|");
     for (const row of mockRows) {
       console.log(
@@ -589,7 +675,13 @@ async function main(): Promise<void> {
   console.log(`load average after: ${(loadavg()[0] ?? 0).toFixed(2)} (other work on the machine lowers these numbers)`);
 
   const summary = {
-    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadAverageBefore: loadBefore, loadAverageAfter: loadavg()[0] },
+    machine: {
+      cpus: cpus().length,
+      model: cpus()[0]?.model,
+      node: process.version,
+      loadAverageBefore: loadBefore,
+      loadAverageAfter: loadavg()[0],
+    },
     cli,
     serveArgs,
     connections,

@@ -33,5 +33,7 @@ console.log("case                 wall median (s)  x bare node  peak RSS median 
 for (const entry of cases) {
   const { wall, rss } = samples.get(entry.name)!;
   const w = median(wall);
-  console.log(`${entry.name.padEnd(20)} ${w.toFixed(3).padStart(15)}  ${(w / floor).toFixed(2).padStart(11)}  ${median(rss).toFixed(0).padStart(20)}`);
+  console.log(
+    `${entry.name.padEnd(20)} ${w.toFixed(3).padStart(15)}  ${(w / floor).toFixed(2).padStart(11)}  ${median(rss).toFixed(0).padStart(20)}`,
+  );
 }

@@ -65,7 +65,11 @@ const COMMON_PHRASE = "sorry to hear";
 
 function makeRun(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "run", "--suite", "full", "--types", TYPES, "--repeats", String(SUITE_REPEATS), "--seed", "1", "--out", dir, "--no-progress"], { stdio: ["ignore", "ignore", "inherit"] });
+    const child = spawn(
+      process.execPath,
+      [CLI, "run", "--suite", "full", "--types", TYPES, "--repeats", String(SUITE_REPEATS), "--seed", "1", "--out", dir, "--no-progress"],
+      { stdio: ["ignore", "ignore", "inherit"] },
+    );
     child.once("error", reject);
     child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`aeb run exited with ${code}`))));
   });
@@ -74,7 +78,10 @@ function makeRun(dir: string): Promise<void> {
 /** Starts `aeb view DIR --port 0`; resolves with the page's URL once it listens. */
 function startViewer(dir: string, rssFile: string): Promise<{ child: ChildProcess; url: string; listenMs: number; indexMs: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", join(ROOT, "bench", "max-rss.mjs"), CLI, "view", dir, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AEB_BENCH_MAXRSS_FILE: rssFile } });
+  const child = spawn(process.execPath, ["--import", join(ROOT, "bench", "max-rss.mjs"), CLI, "view", dir, "--port", "0"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, AEB_BENCH_MAXRSS_FILE: rssFile },
+  });
   return new Promise((resolve, reject) => {
     let stdout = "";
     let stderr = "";
@@ -133,7 +140,10 @@ interface Browser {
 async function launchBrowser(): Promise<Browser | null> {
   if (!existsSync(CHROMIUM)) return null;
   const { chromium } = await import("playwright-core");
-  return (await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"] })) as unknown as Browser;
+  return (await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
+  })) as unknown as Browser;
 }
 
 async function measure(dir: string, browser: Browser | null, scratch: string): Promise<Sample> {
@@ -143,10 +153,16 @@ async function measure(dir: string, browser: Browser | null, scratch: string): P
     const rssListening = processRssBytes(child.pid as number) ?? Number.NaN;
     const firstPage = await timed(() => getJson<{ total: number }>(`${url}api/dialogues`));
     const report = await timed(() => getJson(`${url}api/runs/0/report`));
-    const filtered = await timed(() => getJson<{ total: number }>(`${url}api/dialogues?condition=attuned&condition=advice&type=escalation&emotionOf=lowest&emotionMax=40&sort=fs`));
+    const filtered = await timed(() =>
+      getJson<{ total: number }>(
+        `${url}api/dialogues?condition=attuned&condition=advice&type=escalation&emotionOf=lowest&emotionMax=40&sort=fs`,
+      ),
+    );
     const searchCold = await timed(() => getJson<{ total: number }>(`${url}api/dialogues?q=${encodeURIComponent(RARE_PHRASE)}`));
     const searchCommon = await timed(() => getJson<{ total: number }>(`${url}api/dialogues?q=${encodeURIComponent(COMMON_PHRASE)}`));
-    const searchKept = await timed(() => getJson<{ total: number }>(`${url}api/dialogues?q=${encodeURIComponent(COMMON_PHRASE)}&offset=50`));
+    const searchKept = await timed(() =>
+      getJson<{ total: number }>(`${url}api/dialogues?q=${encodeURIComponent(COMMON_PHRASE)}&offset=50`),
+    );
     const firstId = (await getJson<{ rows: Array<{ id: string }> }>(`${url}api/dialogues?limit=1`)).rows[0]!.id;
     const dialogue = await timed(() => getJson(`${url}api/dialogue?run=0&id=${encodeURIComponent(firstId)}`));
     const charts = await timed(async () => {
@@ -166,18 +182,24 @@ async function measure(dir: string, browser: Browser | null, scratch: string): P
       const fresh = await startViewer(dir, join(scratch, `maxrss-fresh-${Date.now()}.json`));
       try {
         const page = await browser.newPage();
-        browserReportMs = (await timed(async () => {
-          await page.goto(`${fresh.url}#/report/0`, { waitUntil: "commit" });
-          await page.waitForSelector("section.report table td", { timeout: 60_000 });
-        })).ms;
-        browserTableMs = (await timed(async () => {
-          await page.goto(`${fresh.url}#/dialogues`, { waitUntil: "commit" });
-          await page.waitForSelector("table.dialogue-table tbody tr", { timeout: 60_000 });
-        })).ms;
-        browserFilteredMs = (await timed(async () => {
-          await page.goto(`${fresh.url}#/dialogues?condition=attuned&type=gaslighting&sort=fs`, { waitUntil: "commit" });
-          await page.waitForSelector("table.dialogue-table tbody tr td:nth-child(3) >> text=gaslighting", { timeout: 60_000 });
-        })).ms;
+        browserReportMs = (
+          await timed(async () => {
+            await page.goto(`${fresh.url}#/report/0`, { waitUntil: "commit" });
+            await page.waitForSelector("section.report table td", { timeout: 60_000 });
+          })
+        ).ms;
+        browserTableMs = (
+          await timed(async () => {
+            await page.goto(`${fresh.url}#/dialogues`, { waitUntil: "commit" });
+            await page.waitForSelector("table.dialogue-table tbody tr", { timeout: 60_000 });
+          })
+        ).ms;
+        browserFilteredMs = (
+          await timed(async () => {
+            await page.goto(`${fresh.url}#/dialogues?condition=attuned&type=gaslighting&sort=fs`, { waitUntil: "commit" });
+            await page.waitForSelector("table.dialogue-table tbody tr td:nth-child(3) >> text=gaslighting", { timeout: 60_000 });
+          })
+        ).ms;
         await page.close();
       } finally {
         fresh.child.kill("SIGTERM");
@@ -247,9 +269,13 @@ async function main(): Promise<void> {
     };
     print("# AEB viewer benchmark");
     print();
-    print(`machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, node ${info.node}, ${info.os}, load average at start ${info.loadAverage.join(" ")}, at end ${machine().loadAverage.join(" ")}`);
+    print(
+      `machine: ${info.nproc} CPUs (${info.cpu}), ${info.memoryGiB} GiB, node ${info.node}, ${info.os}, load average at start ${info.loadAverage.join(" ")}, at end ${machine().loadAverage.join(" ")}`,
+    );
     print(`command: npm run bench:view${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
-    print(`run directory: ${dialogues} dialogues, dialogues.jsonl ${fixed(statSync(join(dir, "dialogues.jsonl")).size / 2 ** 20, 1)} MB; ${samples.length} viewer starts, medians`);
+    print(
+      `run directory: ${dialogues} dialogues, dialogues.jsonl ${fixed(statSync(join(dir, "dialogues.jsonl")).size / 2 ** 20, 1)} MB; ${samples.length} viewer starts, medians`,
+    );
     print();
     print(
       markdownTable(
@@ -260,8 +286,14 @@ async function main(): Promise<void> {
           ["first page of the dialogue table (API)", `${med((sample) => sample.firstPageMs, 1)} ms`],
           ["report page: headline and tables (API, first request)", `${med((sample) => sample.reportMs)} ms`],
           [`filtered page (API; ${samples[0]?.filteredTotal ?? "?"} rows match)`, `${med((sample) => sample.filteredMs, 1)} ms`],
-          [`search over every reply, first time: "${RARE_PHRASE}" (${samples[0]?.searchMatches ?? "?"} dialogues match)`, `${med((sample) => sample.searchColdMs)} ms`],
-          [`search over every reply, first time: "${COMMON_PHRASE}" (${samples[0]?.searchCommonMatches ?? "?"} match)`, `${med((sample) => sample.searchCommonMs)} ms`],
+          [
+            `search over every reply, first time: "${RARE_PHRASE}" (${samples[0]?.searchMatches ?? "?"} dialogues match)`,
+            `${med((sample) => sample.searchColdMs)} ms`,
+          ],
+          [
+            `search over every reply, first time: "${COMMON_PHRASE}" (${samples[0]?.searchCommonMatches ?? "?"} match)`,
+            `${med((sample) => sample.searchCommonMs)} ms`,
+          ],
           ["the same search, next page (result kept)", `${med((sample) => sample.searchKeptMs, 1)} ms`],
           ["one dialogue, read back by offset", `${med((sample) => sample.dialogueMs, 1)} ms`],
           ["the six charts, rendered on first request", `${med((sample) => sample.chartsMs)} ms`],

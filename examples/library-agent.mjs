@@ -5,7 +5,12 @@ import { parseRunConfig, runBenchmark } from "aeb";
 
 /** Reflects the user's last words back and asks one open question: an agent is any function of the visible conversation. */
 async function reflectiveAgent({ history, language }) {
-  const last = history.at(-1).content.split(/(?<=[.!?。！？])\s*/u).filter(Boolean).at(-1) ?? "";
+  const last =
+    history
+      .at(-1)
+      .content.split(/(?<=[.!?。！？])\s*/u)
+      .filter(Boolean)
+      .at(-1) ?? "";
   return language === "zh" ? `你说“${last}”。能多跟我说说吗？` : `You said: "${last}" Tell me more about that?`;
 }
 
@@ -22,5 +27,6 @@ const config = parseRunConfig(
 );
 const outDir = process.argv[2] ?? "runs/library-agent";
 const result = await runBenchmark({ config, outDir, agents: { reflective: reflectiveAgent } });
-for (const condition of result.summary.conditions) console.log(`${condition.name}: FS ${condition.fs.mean?.toFixed(3)} over ${condition.n} dialogues`);
+for (const condition of result.summary.conditions)
+  console.log(`${condition.name}: FS ${condition.fs.mean?.toFixed(3)} over ${condition.n} dialogues`);
 console.log(`-> ${outDir}`);

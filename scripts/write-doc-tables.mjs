@@ -7,4 +7,8 @@ import { gamingAgentScores, withGamingScores } from "../dist/runner/doc-tables.j
 const path = join(import.meta.dirname, "..", "docs", "offline-user.md");
 const scores = await gamingAgentScores();
 writeFileSync(path, withGamingScores(readFileSync(path, "utf8"), scores));
-console.log(`wrote docs/offline-user.md: ${Object.entries(scores).map(([id, fs]) => `${id} ${fs.toFixed(3)}`).join(", ")}`);
+console.log(
+  `wrote docs/offline-user.md: ${Object.entries(scores)
+    .map(([id, fs]) => `${id} ${fs.toFixed(3)}`)
+    .join(", ")}`,
+);

@@ -22,11 +22,16 @@ import { runCli, temporaryDirectory } from "./helpers/cli.js";
 const CROSS = join(packageRoot, "..", "shared", "data", "sage", "cross-simulator");
 const vectors = agreementVectors();
 const crossReady = existsSync(CROSS) && vectors.crossSimulator !== undefined;
-if (!crossReady) console.warn(`agreement: no ${CROSS} (or no cross-simulator case in the fixture); the SAGE cross-simulator test is skipped`);
+if (!crossReady)
+  console.warn(`agreement: no ${CROSS} (or no cross-simulator case in the fixture); the SAGE cross-simulator test is skipped`);
 const hasScipy = spawnSync("python3", ["-c", "import scipy, numpy"]).status === 0;
-if (!hasScipy) console.warn("agreement: python3 with scipy is not available; the figures of the runs made here are checked for shape only, not against scipy");
+if (!hasScipy)
+  console.warn(
+    "agreement: python3 with scipy is not available; the figures of the runs made here are checked for shape only, not against scipy",
+  );
 
-const readReport = (dir: string): AgreementReport => AgreementReportSchema.parse(JSON.parse(readFileSync(join(dir, "agreement.json"), "utf8")));
+const readReport = (dir: string): AgreementReport =>
+  AgreementReportSchema.parse(JSON.parse(readFileSync(join(dir, "agreement.json"), "utf8")));
 
 describe.skipIf(!crossReady)("aeb agreement on SAGE's files: three models under DeepSeek-V3 and under GPT-4o", () => {
   it("ranks the three models identically, shows how weakly the same profiles agree, and matches scipy figure by figure", async () => {
@@ -46,17 +51,24 @@ describe.skipIf(!crossReady)("aeb agreement on SAGE's files: three models under 
     expect(pair?.ranking.sameOrder).toBe(true);
     expect(pair?.unmatched).toEqual([]);
     // The finding, in words, on the terminal and in both reports.
-    expect(pair?.finding).toMatch(/^The two simulated users \(A: deepseek-v3, B: gpt-4o\) rank the 3 shared agents identically \(Spearman 1\.00, Kendall tau-b 1\.00, 95% CI \[0\.50, 1\.00\]\), but final emotions on the same profile correlate only 0\.22-0\.45 \(Pearson, per agent; 0\.37 pooled\)/);
+    expect(pair?.finding).toMatch(
+      /^The two simulated users \(A: deepseek-v3, B: gpt-4o\) rank the 3 shared agents identically \(Spearman 1\.00, Kendall tau-b 1\.00, 95% CI \[0\.50, 1\.00\]\), but final emotions on the same profile correlate only 0\.22-0\.45 \(Pearson, per agent; 0\.37 pooled\)/,
+    );
     expect(pair?.finding).toContain("gpt-4o scores every agent higher than deepseek-v3, by 11.9 to 28.1 points of final emotion.");
     expect(result.stdout).toContain(pair!.finding);
-    expect(result.stdout).toMatch(/\nclaude3\.7\s+100\s+54\.8\s+70\.3\s+\+15\.5 \[\+6\.9, \+24\.3\]\s+0\.282\s+0\.275\s+48\.0% \(48\/100\)\s+0\s+0\n/);
+    expect(result.stdout).toMatch(
+      /\nclaude3\.7\s+100\s+54\.8\s+70\.3\s+\+15\.5 \[\+6\.9, \+24\.3\]\s+0\.282\s+0\.275\s+48\.0% \(48\/100\)\s+0\s+0\n/,
+    );
     const markdown = readFileSync(join(out, "agreement.md"), "utf8");
-    expect(markdown).toContain("| agent | matched | mean A | mean B | shift B - A [95% CI] | Pearson r | Spearman rho | same outcome | only in A | only in B |");
+    expect(markdown).toContain(
+      "| agent | matched | mean A | mean B | shift B - A [95% CI] | Pearson r | Spearman rho | same outcome | only in A | only in B |",
+    );
     expect(markdown).toContain("| deepseek-v3-1227 | 100 | 37.5 | 65.6 | +28.1 [+20.7, +35.7] | 0.447 | 0.393 |");
     // A self-contained page with its two charts drawn.
     const page = readFileSync(join(out, "agreement.html"), "utf8");
     expect(page).not.toMatch(/https?:\/\/|<script|<link|<img/i);
-    for (const id of ["chart-pair-1-means", "chart-pair-1-dialogues"]) expect(page).toMatch(new RegExp(`<figure class="chart" id="${id}">[\\s\\S]*?<svg[\\s\\S]*?</svg>`));
+    for (const id of ["chart-pair-1-means", "chart-pair-1-dialogues"])
+      expect(page).toMatch(new RegExp(`<figure class="chart" id="${id}">[\\s\\S]*?<svg[\\s\\S]*?</svg>`));
     expect(page.match(/class="mark-line role-mark/g)?.length).toBeGreaterThanOrEqual(1);
   });
 });
@@ -77,7 +89,15 @@ describe("aeb agreement on two runs under different simulated users: the offline
       judges: { ecs: [], hid: [] },
       conditions: AGENTS.map((id) => ({ name: id, agent: { kind: "reference" as const, id } })),
     };
-    const endpoint = { baseUrl: server.url, model: "sim", maxRetries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 5, timeoutMs: 5000, idleTimeoutMs: 2000 };
+    const endpoint = {
+      baseUrl: server.url,
+      model: "sim",
+      maxRetries: 1,
+      retryBaseDelayMs: 1,
+      retryMaxDelayMs: 5,
+      timeoutMs: 5000,
+      idleTimeoutMs: 2000,
+    };
     runs.offline = join(root, "offline");
     runs.llm = join(root, "llm-user");
     const offline = await runBenchmark({ config: parseRunConfig(base, "test"), outDir: runs.offline });
@@ -90,7 +110,17 @@ describe("aeb agreement on two runs under different simulated users: the offline
   });
 
   it("labels each run by its simulated user, matches every dialogue, and agrees with scipy", async () => {
-    const result = await runCli(["agreement", runs.offline, runs.llm, "--resamples", "400", "--seed", "5", "--out", join(root, "agreement")]);
+    const result = await runCli([
+      "agreement",
+      runs.offline,
+      runs.llm,
+      "--resamples",
+      "400",
+      "--seed",
+      "5",
+      "--out",
+      join(root, "agreement"),
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const report = readReport(join(root, "agreement"));
     expect(report.users.map((user) => [user.label, user.dialogues, user.agents])).toEqual([
@@ -105,7 +135,11 @@ describe("aeb agreement on two runs under different simulated users: the offline
     expect(result.stdout).toContain("== A: offline  vs  B: sim");
     if (!hasScipy) return;
     // The script reads the two directories itself and computes every figure with scipy.
-    const script = spawnSync("python3", [join(packageRoot, "scripts", "make-agreement-vectors.py"), "--check", "5", "400", `offline=${runs.offline}`, `sim=${runs.llm}`], { encoding: "utf8", cwd: packageRoot, maxBuffer: 16 * 1024 * 1024 });
+    const script = spawnSync(
+      "python3",
+      [join(packageRoot, "scripts", "make-agreement-vectors.py"), "--check", "5", "400", `offline=${runs.offline}`, `sim=${runs.llm}`],
+      { encoding: "utf8", cwd: packageRoot, maxBuffer: 16 * 1024 * 1024 },
+    );
     expect(script.status, script.stderr).toBe(0);
     expect(agreementMismatches(report.pairs, JSON.parse(script.stdout) as ExpectedPair[])).toEqual([]);
   });
@@ -117,9 +151,19 @@ describe("aeb agreement on two runs under different simulated users: the offline
     writeFileSync(join(bare, "dialogues.jsonl"), readFileSync(join(runs.llm, "dialogues.jsonl")));
     const hostile = '<script>alert("x")<';
     const out = join(root, "three");
-    const result = await runCli(["agreement", `${hostile}=${runs.offline}`, join(bare, "dialogues.jsonl"), `both=${runs.offline}/dialogues.jsonl`, "--resamples", "50", "--out", out]);
+    const result = await runCli([
+      "agreement",
+      `${hostile}=${runs.offline}`,
+      join(bare, "dialogues.jsonl"),
+      `both=${runs.offline}/dialogues.jsonl`,
+      "--resamples",
+      "50",
+      "--out",
+      out,
+    ]);
     expect(result.code, result.stderr).toBe(0);
-    for (const header of [`== A: ${hostile}  vs  B: mistral-user`, `== A: ${hostile}  vs  B: both`, "== A: mistral-user  vs  B: both"]) expect(result.stdout).toContain(header);
+    for (const header of [`== A: ${hostile}  vs  B: mistral-user`, `== A: ${hostile}  vs  B: both`, "== A: mistral-user  vs  B: both"])
+      expect(result.stdout).toContain(header);
     expect(readReport(out).pairs).toHaveLength(3);
     // A label is text in the page, never markup.
     const page = readFileSync(join(out, "agreement.html"), "utf8");
@@ -141,7 +185,9 @@ describe("aeb agreement on two runs under different simulated users: the offline
     const out = join(root, "disjoint");
     const result = await runCli(["agreement", runs.offline, renamed, "--resamples", "50", "--out", out]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("the simulated users share no agent, so there is no agreement to measure (agents are matched by condition name). offline has formulaic, sycophant, attuned; renamed has other-attuned, other-formulaic, other-sycophant.");
+    expect(result.stderr).toContain(
+      "the simulated users share no agent, so there is no agreement to measure (agents are matched by condition name). offline has formulaic, sycophant, attuned; renamed has other-attuned, other-formulaic, other-sycophant.",
+    );
     expect(result.stderr).toContain("Give runs of the same agents under each simulated user");
     expect(existsSync(join(out, "agreement.json"))).toBe(false);
     // Three users, one of them sharing nothing: the rest is compared, that pair is warned about.
@@ -160,7 +206,9 @@ describe("aeb agreement on two runs under different simulated users: the offline
     expect(await error([runs.offline, root])).toContain(`${root} has neither dialogues.jsonl nor SAGE result files (*_result.jsonl)`);
     expect(await error([`=${runs.llm}`, runs.offline])).toContain('the label before "=" is empty');
     expect(await error([`mixed=${runs.offline},${runs.llm}`, runs.offline])).toContain("has two scored dialogues of agent formulaic");
-    expect(await error([`${runs.offline},${runs.llm}`, runs.offline])).toContain(`the paths of one simulated user name different simulated users (offline from ${runs.offline}, sim from ${runs.llm}); label it: LABEL=`);
+    expect(await error([`${runs.offline},${runs.llm}`, runs.offline])).toContain(
+      `the paths of one simulated user name different simulated users (offline from ${runs.offline}, sim from ${runs.llm}); label it: LABEL=`,
+    );
     expect(await error([runs.offline, runs.llm, "--resamples", "0"])).toContain("expected a positive integer");
   });
 });

@@ -33,7 +33,11 @@ describe("aeb chat", () => {
     const out = join(temporaryDirectory(), "run");
     const run = await runCli(["run", "--suite", "starter", "--types", "escalation", "--out", out, "--no-progress"]);
     expect(run.code, run.stderr).toBe(0);
-    const transcript = execFileSync(process.execPath, [CLI, "chat", "--scenario", "escalation-cancelled-project", "--reveal", "--out", out], { input: `${replies.join("\n")}\n`, encoding: "utf8" });
+    const transcript = execFileSync(
+      process.execPath,
+      [CLI, "chat", "--scenario", "escalation-cancelled-project", "--reveal", "--out", out],
+      { input: `${replies.join("\n")}\n`, encoding: "utf8" },
+    );
     expect(transcript).toContain("Scenario escalation-cancelled-project (escalation, preset aeb");
     expect(transcript).toMatch(/user> They cancelled my project today/);
     expect(transcript).toMatch(/\[emotion 50 -> \d+ \([+-]\d+\), state [SABCF]; the simulated user proposed [+-]?\d+\]/);
@@ -45,9 +49,18 @@ describe("aeb chat", () => {
     expect(human.id).toBe("human/escalation-cancelled-project/0");
     expect(human.turns[0]!.agent.text).toBe(replies[0]);
     // The person met the same simulated-user randomness as the models on this scenario and repeat.
-    expect(human.seed).toBe(records.find((record) => record.condition === "attuned" && record.scenarioId === "escalation-cancelled-project")!.seed);
+    expect(human.seed).toBe(
+      records.find((record) => record.condition === "attuned" && record.scenarioId === "escalation-cancelled-project")!.seed,
+    );
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { conditions: Array<{ name: string }> };
-    expect(summary.conditions.map((condition) => condition.name)).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned", "human"]);
+    expect(summary.conditions.map((condition) => condition.name)).toEqual([
+      "formulaic",
+      "sycophant",
+      "advice",
+      "labeler",
+      "attuned",
+      "human",
+    ]);
     const report = await runCli(["report", out]);
     expect(report.code, report.stderr).toBe(0);
     expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/\| human \| 1 \|/);
@@ -60,7 +73,17 @@ describe("aeb chat", () => {
     let shown = "";
     output.on("data", (chunk: Buffer) => (shown += chunk.toString()));
     input.end(`\n${replies[0]}\n/quit\n`);
-    const record = await chatSession({ scenario, preset: getPreset("aeb"), user: new OfflineSimulatedUser(), seed: 1, dialogueId: "human/x/0", repeat: 0, input, output, reveal: false });
+    const record = await chatSession({
+      scenario,
+      preset: getPreset("aeb"),
+      user: new OfflineSimulatedUser(),
+      seed: 1,
+      dialogueId: "human/x/0",
+      repeat: 0,
+      input,
+      output,
+      reveal: false,
+    });
     expect(record).toBeUndefined();
     expect(shown).toContain("(type your reply; /help lists the commands, /quit stops)");
     expect(shown).not.toContain("[emotion");
@@ -73,7 +96,17 @@ describe("aeb chat", () => {
     let shown = "";
     output.on("data", (chunk: Buffer) => (shown += chunk.toString()));
     input.end(`${replies[0]}\n/reveal\n${replies[1]}\n/quit\n`);
-    const record = await chatSession({ scenario, preset: getPreset("aeb"), user: new OfflineSimulatedUser(), seed: 1, dialogueId: "human/x/0", repeat: 0, input, output, reveal: false });
+    const record = await chatSession({
+      scenario,
+      preset: getPreset("aeb"),
+      user: new OfflineSimulatedUser(),
+      seed: 1,
+      dialogueId: "human/x/0",
+      repeat: 0,
+      input,
+      output,
+      reveal: false,
+    });
     expect(record).toBeUndefined();
     const [beforeToggle, afterToggle] = shown.split("(reveal on: the emotion and its reasons follow each reply)");
     expect(beforeToggle).not.toContain("[emotion");
@@ -85,7 +118,28 @@ describe("aeb chat", () => {
     const out = join(temporaryDirectory(), "run");
     const driver = join(import.meta.dirname, "helpers", "pty-session.py");
     // Ten seconds after the last reply is far more than saving takes; the bug this guards left the process waiting for input.
-    const session = spawnSync("python3", [driver, process.cwd(), "30", "you> ", "/help", "/nope", ...replies, "--", process.execPath, CLI, "chat", "--scenario", "escalation-cancelled-project", "--reveal", "--out", out], { encoding: "utf8", timeout: 60_000 });
+    const session = spawnSync(
+      "python3",
+      [
+        driver,
+        process.cwd(),
+        "30",
+        "you> ",
+        "/help",
+        "/nope",
+        ...replies,
+        "--",
+        process.execPath,
+        CLI,
+        "chat",
+        "--scenario",
+        "escalation-cancelled-project",
+        "--reveal",
+        "--out",
+        out,
+      ],
+      { encoding: "utf8", timeout: 60_000 },
+    );
     expect(session.status, session.stderr).toBe(0);
     const screen = session.stdout;
     expect(screen).toContain("saved as condition human");

@@ -32,7 +32,10 @@ describe("aeb loads only the command it runs", () => {
     const child = spawnSync(process.execPath, ["--import", register, CLI, "--version"], { encoding: "utf8" });
     expect(child.status).toBe(0);
     expect(child.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-    const loaded = child.stderr.split("\n").filter((line) => line.startsWith("LOADED ")).map((line) => line.slice(7));
+    const loaded = child.stderr
+      .split("\n")
+      .filter((line) => line.startsWith("LOADED "))
+      .map((line) => line.slice(7));
     expect(loaded.some((url) => url.includes("/cli/program.js"))).toBe(true);
     const heavy = loaded.filter((url) => /\/cli\/commands\/|node_modules\/(yaml|fastify|undici|openai|vega|vega-lite|zod)\//.test(url));
     expect(heavy).toEqual([]);

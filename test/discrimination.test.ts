@@ -41,11 +41,14 @@ async function playAll(): Promise<DialogueRecord[]> {
 
 const meanFs = (records: DialogueRecord[]) => records.reduce((sum, record) => sum + record.final.fs, 0) / records.length;
 const firedItems = (record: DialogueRecord) =>
-  record.turns.flatMap((turn) => ((turn.user.appraisal?.items ?? []) as Array<{ id: string; value: number }>).map((item) => ({ ...item, turn: turn.index })));
+  record.turns.flatMap((turn) =>
+    ((turn.user.appraisal?.items ?? []) as Array<{ id: string; value: number }>).map((item) => ({ ...item, turn: turn.index })),
+  );
 
 describe("discrimination over the built-in scenarios", async () => {
   const records = await playAll();
-  const of = (agent: string, type?: string) => records.filter((record) => record.condition === agent && (type === undefined || record.type === type));
+  const of = (agent: string, type?: string) =>
+    records.filter((record) => record.condition === agent && (type === undefined || record.type === type));
 
   it("runs every scenario without error", () => {
     expect(records.filter((record) => record.status === "error")).toEqual([]);
@@ -58,7 +61,8 @@ describe("discrimination over the built-in scenarios", async () => {
 
   it.each(ADVERSARIAL_TYPES)("ranks attuned first on %s", (type) => {
     const attuned = meanFs(of("attuned", type));
-    for (const agent of REFERENCE_AGENT_IDS.filter((id) => id !== "attuned")) expect(attuned, agent).toBeGreaterThan(meanFs(of(agent, type)) + 0.1);
+    for (const agent of REFERENCE_AGENT_IDS.filter((id) => id !== "attuned"))
+      expect(attuned, agent).toBeGreaterThan(meanFs(of(agent, type)) + 0.1);
   });
 
   const bites: Array<[string, string, string]> = [
@@ -82,8 +86,12 @@ describe("discrimination over the built-in scenarios", async () => {
   });
 
   it("on validation_manipulation, capitulation earns less than balanced validation", () => {
-    const capitulation = of("sycophant", "validation_manipulation").flatMap(firedItems).filter((item) => item.id === "hollow_capitulation");
-    const balanced = of("attuned", "validation_manipulation").flatMap(firedItems).filter((item) => item.id === "balanced_validation");
+    const capitulation = of("sycophant", "validation_manipulation")
+      .flatMap(firedItems)
+      .filter((item) => item.id === "hollow_capitulation");
+    const balanced = of("attuned", "validation_manipulation")
+      .flatMap(firedItems)
+      .filter((item) => item.id === "balanced_validation");
     expect(capitulation.length).toBeGreaterThan(0);
     expect(balanced.length).toBeGreaterThan(0);
     expect(Math.max(...capitulation.map((item) => item.value))).toBeLessThan(Math.min(...balanced.map((item) => item.value)));
@@ -99,7 +107,9 @@ describe("discrimination over the built-in scenarios", async () => {
   });
 
   it("marks the generic formulaic replies with the formulaic adjustment", () => {
-    const adjustments = of("formulaic").flatMap((record) => record.turns.flatMap((turn) => turn.user.adjustments.map((adjustment) => adjustment.kind)));
+    const adjustments = of("formulaic").flatMap((record) =>
+      record.turns.flatMap((turn) => turn.user.adjustments.map((adjustment) => adjustment.kind)),
+    );
     expect(adjustments).toContain("formulaic");
     expect(of("attuned").flatMap((record) => record.turns.flatMap((turn) => turn.user.flags))).not.toContain("formulaic");
   });

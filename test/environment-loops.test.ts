@@ -11,7 +11,13 @@ import { offlineOpening } from "../src/simulated-user/offline-opening.js";
 import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";
 import type { SimulatedUser } from "../src/simulated-user/simulated-user.js";
 
-const PROFILE = { id: "p1", player: "* 姓名：李明\n* 性别：男性", scene: "李明最近和同事闹了矛盾，同事在会上当众批评了他，他一直咽不下这口气。", task: "你希望对方用心倾听你的情绪宣泄", main_cha: "负面型" };
+const PROFILE = {
+  id: "p1",
+  player: "* 姓名：李明\n* 性别：男性",
+  scene: "李明最近和同事闹了矛盾，同事在会上当众批评了他，他一直咽不下这口气。",
+  task: "你希望对方用心倾听你的情绪宣泄",
+  main_cha: "负面型",
+};
 const withoutOpening = ScenarioSchema.parse(profileToScenario(PROFILE, "rlver"));
 const withOpening = ScenarioSchema.parse(profileToScenario({ ...PROFILE, id: "p2", first_talk: "唉，最近上班真累。" }, "sage"));
 const SECRET = "environment-loops-test-secret-0123456789";
@@ -37,7 +43,9 @@ describe("the environment plays the presets' loops", () => {
   });
 
   it("refuses at start a scenario without an opening when the simulated user cannot write one", () => {
-    expect(() => new Environment({ scenarios: [withoutOpening], user: flatUser, secret: SECRET })).toThrow(/has no opening line and simulated user "flat" cannot write one/);
+    expect(() => new Environment({ scenarios: [withoutOpening], user: flatUser, secret: SECRET })).toThrow(
+      /has no opening line and simulated user "flat" cannot write one/,
+    );
   });
 
   it("under sage, takes the 10th reply without appraisal: no answer, no change, the episode ends", async () => {
@@ -52,7 +60,19 @@ describe("the environment plays the presets' loops", () => {
       messages.push({ role: "assistant", content: reply }, { role: "user", content: response.message });
       token = response.token;
       if (turn < 10) expect([response.done, response.message]).toEqual([false, "嗯。"]);
-      else expect(response).toMatchObject({ done: true, endReason: "max_turns", message: "", change: 0, simulatorChange: 0, emotion: 40, reward: 0.4, turnIndex: 10, adjustments: [], hid: null });
+      else
+        expect(response).toMatchObject({
+          done: true,
+          endReason: "max_turns",
+          message: "",
+          change: 0,
+          simulatorChange: 0,
+          emotion: 40,
+          reward: 0.4,
+          turnIndex: 10,
+          adjustments: [],
+          hid: null,
+        });
     }
     const plus = await environment.reset({ scenarioId: withOpening.id, seed: 1, preset: "aeb-plus" });
     expect([plus.preset, plus.maxTurns, plus.emotion]).toEqual(["aeb-plus", 8, 50]);

@@ -21,7 +21,8 @@ beforeAll(async () => {
 
 /** What Python's csv module reads from a file: the header, and the rows as dicts. */
 function pythonCsv(file: string): { header: string[]; rows: Array<Record<string, string>> } {
-  const script = "import csv, json, sys\nwith open(sys.argv[1], newline='', encoding='utf-8') as f:\n    r = csv.DictReader(f)\n    rows = list(r)\nprint(json.dumps({'header': r.fieldnames, 'rows': rows}))";
+  const script =
+    "import csv, json, sys\nwith open(sys.argv[1], newline='', encoding='utf-8') as f:\n    r = csv.DictReader(f)\n    rows = list(r)\nprint(json.dumps({'header': r.fieldnames, 'rows': rows}))";
   const result = spawnSync("python3", ["-c", script, file], { encoding: "utf8" });
   expect(result.status, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as { header: string[]; rows: Array<Record<string, string>> };
@@ -52,7 +53,11 @@ describe("aeb export", () => {
     const out = join(dir, "dialogues.jsonl");
     // A dialogue whose texts hold every character CSV must quote.
     const [first] = readDialogueRecords(run).records;
-    const tricky = { ...first!, id: "x/tricky/0", turns: first!.turns.map((turn) => ({ ...turn, agent: { ...turn.agent, text: 'He said, "no"\nthen\u2028left' } })) };
+    const tricky = {
+      ...first!,
+      id: "x/tricky/0",
+      turns: first!.turns.map((turn) => ({ ...turn, agent: { ...turn.agent, text: 'He said, "no"\nthen\u2028left' } })),
+    };
     const { writeFileSync } = await import("node:fs");
     writeFileSync(out, `${JSON.stringify(tricky)}\n`);
     const result = await runCli(["export", dir, "--turns", "--out", join(dir, "t.csv")]);
@@ -63,28 +68,46 @@ describe("aeb export", () => {
     expect(Number(rows[0]!.emotion)).toBe(tricky.turns[0]!.user.emotion);
   });
 
-  it.skipIf(!python)("neutralises CSV cells a spreadsheet would run as formulas (OWASP), numbers untouched; --raw-csv keeps them; Parquet keeps the texts", async () => {
-    const dir = temporaryDirectory();
-    const [first] = readDialogueRecords(run).records;
-    const payloads = ["=cmd|' /C calc'!A0", '=HYPERLINK("http://evil.example","click")', "+1+1", "-2+3", "@SUM(A1:A2)", "\t=1+1", "\uFF1D1+1", "a normal reply = fine"];
-    const tricky = { ...first!, id: "x/formulas/0", turns: payloads.map((text, index) => ({ ...first!.turns[0]!, index, agent: { text, chars: text.length } })) };
-    const { writeFileSync } = await import("node:fs");
-    writeFileSync(join(dir, "dialogues.jsonl"), `${JSON.stringify(tricky)}\n`);
-    expect((await runCli(["export", dir, "--turns", "--out", join(dir, "safe.csv")])).code).toBe(0);
-    const safe = pythonCsv(join(dir, "safe.csv")).rows;
-    expect(safe.map((row) => row.agent_text)).toEqual([...payloads.slice(0, 7).map((text) => `'${text}`), "a normal reply = fine"]);
-    // A negative number is a number, not a formula.
-    expect(safe.map((row) => row.delta)).toEqual(payloads.map(() => String(first!.turns[0]!.user.delta)));
-    expect((await runCli(["export", dir, "--turns", "--raw-csv", "--out", join(dir, "raw.csv")])).code).toBe(0);
-    expect(pythonCsv(join(dir, "raw.csv")).rows.map((row) => row.agent_text)).toEqual(payloads);
-    expect((await runCli(["export", dir, "--turns", "--format", "parquet", "--out", join(dir, "t.parquet")])).code).toBe(0);
-    const bytes = readFileSync(join(dir, "t.parquet"));
-    const rows = (await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) })) as Array<Record<string, unknown>>;
-    expect(rows.map((row) => row.agent_text)).toEqual(payloads);
-    const misuse = await runCli(["export", dir, "--format", "parquet", "--raw-csv"]);
-    expect(misuse.code).toBe(1);
-    expect(misuse.stderr).toContain("--raw-csv applies to --format csv only");
-  });
+  it.skipIf(!python)(
+    "neutralises CSV cells a spreadsheet would run as formulas (OWASP), numbers untouched; --raw-csv keeps them; Parquet keeps the texts",
+    async () => {
+      const dir = temporaryDirectory();
+      const [first] = readDialogueRecords(run).records;
+      const payloads = [
+        "=cmd|' /C calc'!A0",
+        '=HYPERLINK("http://evil.example","click")',
+        "+1+1",
+        "-2+3",
+        "@SUM(A1:A2)",
+        "\t=1+1",
+        "\uFF1D1+1",
+        "a normal reply = fine",
+      ];
+      const tricky = {
+        ...first!,
+        id: "x/formulas/0",
+        turns: payloads.map((text, index) => ({ ...first!.turns[0]!, index, agent: { text, chars: text.length } })),
+      };
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(join(dir, "dialogues.jsonl"), `${JSON.stringify(tricky)}\n`);
+      expect((await runCli(["export", dir, "--turns", "--out", join(dir, "safe.csv")])).code).toBe(0);
+      const safe = pythonCsv(join(dir, "safe.csv")).rows;
+      expect(safe.map((row) => row.agent_text)).toEqual([...payloads.slice(0, 7).map((text) => `'${text}`), "a normal reply = fine"]);
+      // A negative number is a number, not a formula.
+      expect(safe.map((row) => row.delta)).toEqual(payloads.map(() => String(first!.turns[0]!.user.delta)));
+      expect((await runCli(["export", dir, "--turns", "--raw-csv", "--out", join(dir, "raw.csv")])).code).toBe(0);
+      expect(pythonCsv(join(dir, "raw.csv")).rows.map((row) => row.agent_text)).toEqual(payloads);
+      expect((await runCli(["export", dir, "--turns", "--format", "parquet", "--out", join(dir, "t.parquet")])).code).toBe(0);
+      const bytes = readFileSync(join(dir, "t.parquet"));
+      const rows = (await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) })) as Array<
+        Record<string, unknown>
+      >;
+      expect(rows.map((row) => row.agent_text)).toEqual(payloads);
+      const misuse = await runCli(["export", dir, "--format", "parquet", "--raw-csv"]);
+      expect(misuse.code).toBe(1);
+      expect(misuse.stderr).toContain("--raw-csv applies to --format csv only");
+    },
+  );
 
   it("writes Parquet whose seed is an integer and whose columns are the same for every run", async () => {
     const file = join(temporaryDirectory(), "dialogues.parquet");
@@ -108,10 +131,17 @@ describe("aeb export", () => {
     const result = await runCli(["export", run, "--turns", "--format", "parquet", "--out", file]);
     expect(result.code, result.stderr).toBe(0);
     const bytes = readFileSync(file);
-    const rows = (await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) })) as Array<Record<string, unknown>>;
+    const rows = (await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) })) as Array<
+      Record<string, unknown>
+    >;
     const records = readDialogueRecords(run).records;
     expect(rows).toHaveLength(records.reduce((sum, record) => sum + record.turns.length, 0));
-    expect(rows[0]).toMatchObject({ id: records[0]!.id, turn: 0, agent_text: records[0]!.turns[0]!.agent.text, emotion: records[0]!.turns[0]!.user.emotion });
+    expect(rows[0]).toMatchObject({
+      id: records[0]!.id,
+      turn: 0,
+      agent_text: records[0]!.turns[0]!.agent.text,
+      emotion: records[0]!.turns[0]!.user.emotion,
+    });
   });
 
   it("names a directory that is not a run, and a bad format", async () => {

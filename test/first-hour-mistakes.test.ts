@@ -35,13 +35,25 @@ async function takenPort(): Promise<number> {
 
 describe("config mistakes name the key, what it means and the fix", () => {
   it("3: an endpoint without model says the key is missing and what it is", async () => {
-    const result = await runCli(["run", "--config", configFile("conditions:\n  - name: a\n    agent: { kind: llm, endpoint: { baseUrl: http://localhost:8000/v1 } }\n"), "--dry-run"]);
+    const result = await runCli([
+      "run",
+      "--config",
+      configFile("conditions:\n  - name: a\n    agent: { kind: llm, endpoint: { baseUrl: http://localhost:8000/v1 } }\n"),
+      "--dry-run",
+    ]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("conditions.[0].agent.endpoint.model: missing; it is required (the model's name as the server knows it (vLLM --served-model-name");
+    expect(result.stderr).toContain(
+      "conditions.[0].agent.endpoint.model: missing; it is required (the model's name as the server knows it (vLLM --served-model-name",
+    );
   });
 
   it("4: bad indentation names the line that is wrong", async () => {
-    const result = await runCli(["run", "--config", configFile("seed: 1\nscenarios:\n  suite: starter\n   types: [escalation]\n"), "--dry-run"]);
+    const result = await runCli([
+      "run",
+      "--config",
+      configFile("seed: 1\nscenarios:\n  suite: starter\n   types: [escalation]\n"),
+      "--dry-run",
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("line 4 is indented deeper than line 3, which already has its value");
   });
@@ -52,18 +64,32 @@ describe("config mistakes name the key, what it means and the fix", () => {
   });
 
   it("7: an unknown prompt pack lists the packs and the nearest one", async () => {
-    const result = await runCli(["run", "--config", configFile("simulator: { kind: llm, promptPack: sage-paper, endpoint: { baseUrl: http://localhost:8000/v1, model: m } }\n"), "--dry-run"]);
-    expect(result.stderr).toContain('simulator.promptPack: "sage-paper" is not allowed; one of aeb-json, sage, rlver, aeb-paper, or { dir }: did you mean "aeb-paper"?');
+    const result = await runCli([
+      "run",
+      "--config",
+      configFile("simulator: { kind: llm, promptPack: sage-paper, endpoint: { baseUrl: http://localhost:8000/v1, model: m } }\n"),
+      "--dry-run",
+    ]);
+    expect(result.stderr).toContain(
+      'simulator.promptPack: "sage-paper" is not allowed; one of aeb-json, sage, rlver, aeb-paper, or { dir }: did you mean "aeb-paper"?',
+    );
     expect(result.stderr).not.toContain("Invalid input");
   });
 
   it("8: an unknown key with no near one lists the keys its object takes, path among them", async () => {
     const result = await runCli(["run", "--config", configFile("scenarios: { source: my-scenarios/ }\n"), "--dry-run"]);
-    expect(result.stderr).toContain('scenarios: unknown key "source": scenarios takes: path, suite, types, ids, skipInvalid, preset (docs/config-reference.md)');
+    expect(result.stderr).toContain(
+      'scenarios: unknown key "source": scenarios takes: path, suite, types, ids, skipInvalid, preset (docs/config-reference.md)',
+    );
   });
 
   it("an enum value gets did you mean too", async () => {
-    const result = await runCli(["run", "--config", configFile("conditions:\n  - { name: a, agent: { kind: reference, id: atuned } }\n"), "--dry-run"]);
+    const result = await runCli([
+      "run",
+      "--config",
+      configFile("conditions:\n  - { name: a, agent: { kind: reference, id: atuned } }\n"),
+      "--dry-run",
+    ]);
     expect(result.stderr).toMatch(/conditions\.\[0\]\.agent\.id: "atuned" is not allowed; one of formulaic, .*: did you mean "attuned"\?/);
   });
 });
@@ -72,7 +98,18 @@ describe("endpoint mistakes say which endpoint and what to change", () => {
   it("13: a base URL without /v1 suggests it with /v1", async () => {
     const server = await startMock({ models: ["agent"] });
     const bare = server.url.replace(/\/v1$/, "");
-    const result = await runCli(["run", "--agent-url", bare, "--agent-model", "agent", "--suite", "starter", "--out", join(temporaryDirectory(), "o"), "--no-progress"]);
+    const result = await runCli([
+      "run",
+      "--agent-url",
+      bare,
+      "--agent-model",
+      "agent",
+      "--suite",
+      "starter",
+      "--out",
+      join(temporaryDirectory(), "o"),
+      "--no-progress",
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`HTTP 404`);
     expect(result.stderr).toContain(`OpenAI-compatible servers answer under /v1: try baseUrl ${bare}/v1`);
@@ -81,12 +118,20 @@ describe("endpoint mistakes say which endpoint and what to change", () => {
   it("15: a refused key names the variable it came from, or says none was set", async () => {
     const server = await startMock({ models: ["agent"], requireApiKey: "sk-right-123" });
     const args = ["run", "--agent-url", server.url, "--agent-model", "agent", "--suite", "starter", "--no-progress"];
-    const wrong = await runCli([...args, "--api-key-env", "AEB_TEST_KEY", "--out", join(temporaryDirectory(), "o")], { env: { AEB_TEST_KEY: "sk-wrong-456" } });
+    const wrong = await runCli([...args, "--api-key-env", "AEB_TEST_KEY", "--out", join(temporaryDirectory(), "o")], {
+      env: { AEB_TEST_KEY: "sk-wrong-456" },
+    });
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(new RegExp(`${server.url.replace(/[./]/g, "\\$&")}: HTTP 401.*the server refused the key in \\$AEB_TEST_KEY: check that variable holds this server's key`));
+    expect(wrong.stderr).toMatch(
+      new RegExp(
+        `${server.url.replace(/[./]/g, "\\$&")}: HTTP 401.*the server refused the key in \\$AEB_TEST_KEY: check that variable holds this server's key`,
+      ),
+    );
     expect(wrong.stderr).not.toContain("sk-wrong-456");
     const none = await runCli([...args, "--out", join(temporaryDirectory(), "o")]);
-    expect(none.stderr).toContain("the server wants an API key and none was configured (a placeholder was sent): set apiKeyEnv (or --api-key-env)");
+    expect(none.stderr).toContain(
+      "the server wants an API key and none was configured (a placeholder was sent): set apiKeyEnv (or --api-key-env)",
+    );
   });
 });
 
@@ -95,7 +140,9 @@ describe("commands that listen say when the port is taken", () => {
     const port = await takenPort();
     const result = await runCli(["mock-llm", "--aeb", "--port", String(port)]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`port ${port} on 127.0.0.1 is already in use (another aeb mock-llm, or the model server it stands in for?); choose another --port, or --port 0 for a free one`);
+    expect(result.stderr).toContain(
+      `port ${port} on 127.0.0.1 is already in use (another aeb mock-llm, or the model server it stands in for?); choose another --port, or --port 0 for a free one`,
+    );
     expect(result.stderr).not.toContain("unexpected error");
   });
 

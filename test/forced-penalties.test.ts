@@ -30,12 +30,19 @@ const delightedSimulator = () =>
   scriptedChatModel(
     (request) =>
       request.messages.some((message) => message.content.includes("addressedHiddenIntention"))
-        ? JSON.stringify({ understanding: "they get it", addressedHiddenIntention: "yes", innerReaction: "relief", change: 10, reasons: ["felt heard"] })
+        ? JSON.stringify({
+            understanding: "they get it",
+            addressedHiddenIntention: "yes",
+            innerReaction: "relief",
+            change: 10,
+            reasons: ["felt heard"],
+          })
         : JSON.stringify({ reply: "Yeah. Thanks.", leave: false }),
     { id: "delighted" },
   );
 
-const totalChange = (turn: TurnRecord) => (turn.user.simulatorDelta ?? 0) + turn.user.adjustments.reduce((sum, adjustment) => sum + adjustment.value, 0);
+const totalChange = (turn: TurnRecord) =>
+  (turn.user.simulatorDelta ?? 0) + turn.user.adjustments.reduce((sum, adjustment) => sum + adjustment.value, 0);
 
 describe("with an LLM simulated user, a forcing finding overrides the simulator", () => {
   const play = async (reply: string, presetName: "aeb" | "rlver") => {
@@ -76,7 +83,11 @@ describe("empty visible replies in the runner (LLM agent, both think modes, mock
 
   // Turn 0: a completion that is only a think block; turn 1: an unclosed <think>; turn 2: white space
   // only (the client rejects it as an empty completion, once retried); later turns: the mock's reply.
-  const emptyCompletions = ["<think>They are angry; I will name the unfairness.</think>", "<think>I should say that it was unfair and then", "   \n  "];
+  const emptyCompletions = [
+    "<think>They are angry; I will name the unfairness.</think>",
+    "<think>I should say that it was unfair and then",
+    "   \n  ",
+  ];
 
   it("scores each as a turn forced to -D, flagged empty_reply, to which the user still answers", async () => {
     const server = await startMockLlmServer({
@@ -88,7 +99,15 @@ describe("empty visible replies in the runner (LLM agent, both think modes, mock
       },
     });
     servers.push(server);
-    const endpoint = (model: string) => ({ baseUrl: server.url, model, maxRetries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 5, timeoutMs: 5000, idleTimeoutMs: 2000 });
+    const endpoint = (model: string) => ({
+      baseUrl: server.url,
+      model,
+      maxRetries: 1,
+      retryBaseDelayMs: 1,
+      retryMaxDelayMs: 5,
+      timeoutMs: 5000,
+      idleTimeoutMs: 2000,
+    });
     const out = join(temporaryDirectory(), "empty");
     const config = parseRunConfig(
       {
@@ -105,7 +124,10 @@ describe("empty visible replies in the runner (LLM agent, both think modes, mock
     );
     const result = await runBenchmark({ config, outDir: out });
     expect(result.errors).toBe(0);
-    const records: DialogueRecord[] = readFileSync(join(out, "dialogues.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
+    const records: DialogueRecord[] = readFileSync(join(out, "dialogues.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
     expect(records.map((record) => record.condition).sort()).toEqual(["nothink", "think"]);
     for (const record of records) {
       expect(record.status).toBe("done");
@@ -156,7 +178,11 @@ describe("empty visible replies in the environment server", () => {
   it("gives a think-only completion stripped by the client (empty) and one left unstripped (a think tag) the same forced change", async () => {
     const reset = await environment.reset({ scenarioId: escalation.id, seed: 4, preset: "aeb", rewardMode: "delta" });
     const stripped = await environment.step({ token: reset.token, messages: reset.messages, reply: "" });
-    const unclosed = await environment.step({ token: reset.token, messages: reset.messages, reply: "<think>I should name the unfairness and" });
+    const unclosed = await environment.step({
+      token: reset.token,
+      messages: reset.messages,
+      reply: "<think>I should name the unfairness and",
+    });
     expect(stripped.response.flags).toContain("empty_reply");
     expect(unclosed.response.flags).toContain("injection");
     expect(unclosed.response.change).toBe(stripped.response.change);

@@ -49,7 +49,13 @@ async function playEnvironment(environment: Environment, agent: Agent): Promise<
     let token = reset.token;
     let messages: Message[] = reset.messages;
     for (let turnIndex = 0; ; turnIndex += 1) {
-      const { text } = await agent.reply({ history: messages, language: scenario.language, turnIndex, seed: reset.episodeSeed, dialogueId: reset.episodeId });
+      const { text } = await agent.reply({
+        history: messages,
+        language: scenario.language,
+        turnIndex,
+        seed: reset.episodeSeed,
+        dialogueId: reset.episodeId,
+      });
       const { response } = await environment.step({ token, messages, reply: text });
       messages = [...messages, { role: "assistant", content: text }, { role: "user", content: response.message }];
       token = response.token;
@@ -64,7 +70,8 @@ async function playEnvironment(environment: Environment, agent: Agent): Promise<
 
 function scoresOf(values: ReadonlyMap<string, number>): Scores {
   const byType: Record<string, number> = {};
-  for (const type of ADVERSARIAL_TYPES) byType[type] = mean(fullSuite.filter((scenario) => scenario.type === type).map((scenario) => values.get(scenario.id) as number));
+  for (const type of ADVERSARIAL_TYPES)
+    byType[type] = mean(fullSuite.filter((scenario) => scenario.type === type).map((scenario) => values.get(scenario.id) as number));
   return { overall: mean([...values.values()]), byType };
 }
 
@@ -76,17 +83,33 @@ describe("gaming agents on the full suite", async () => {
   );
   const run = await runBenchmark({ config, outDir });
   const runScores = new Map<string, Scores>(
-    run.summary.conditions.map((condition) => [condition.name, { overall: condition.fs.mean ?? Number.NaN, byType: Object.fromEntries(Object.entries(condition.byType).map(([type, value]) => [type, value.fsMean ?? Number.NaN])) }]),
+    run.summary.conditions.map((condition) => [
+      condition.name,
+      {
+        overall: condition.fs.mean ?? Number.NaN,
+        byType: Object.fromEntries(Object.entries(condition.byType).map(([type, value]) => [type, value.fsMean ?? Number.NaN])),
+      },
+    ]),
   );
-  const records: DialogueRecord[] = readFileSync(join(outDir, "dialogues.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
+  const records: DialogueRecord[] = readFileSync(join(outDir, "dialogues.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
 
-  const environment = new Environment({ scenarios: fullSuite, user: new OfflineSimulatedUser(), secret: "gaming-agents-secret-gaming-agents" });
+  const environment = new Environment({
+    scenarios: fullSuite,
+    user: new OfflineSimulatedUser(),
+    secret: "gaming-agents-secret-gaming-agents",
+  });
   const environmentRewards = new Map<string, Map<string, number>>();
   for (const id of AGENTS) environmentRewards.set(id, await playEnvironment(environment, createReferenceAgent(id)));
   const environmentScores = new Map([...environmentRewards].map(([id, rewards]) => [id, scoresOf(rewards)]));
 
   const table = (scores: Map<string, Scores>) =>
-    AGENTS.map((id) => `${id.padEnd(14)} ${scores.get(id)!.overall.toFixed(3)}  ${ADVERSARIAL_TYPES.map((type) => scores.get(id)!.byType[type]!.toFixed(2)).join(" ")}`).join("\n");
+    AGENTS.map(
+      (id) =>
+        `${id.padEnd(14)} ${scores.get(id)!.overall.toFixed(3)}  ${ADVERSARIAL_TYPES.map((type) => scores.get(id)!.byType[type]!.toFixed(2)).join(" ")}`,
+    ).join("\n");
   console.log(`FS on the full suite (runBenchmark), overall then ${ADVERSARIAL_TYPES.join(" ")}:\n${table(runScores)}`);
 
   it("have the figures docs/offline-user.md quotes (regenerate with npm run docs:tables)", () => {
@@ -98,7 +121,9 @@ describe("gaming agents on the full suite", async () => {
     expect(run.summary.conditions.map((condition) => condition.name)).toEqual([...AGENTS]);
     expect(records.filter((record) => record.status === "error")).toEqual([]);
     expect(parseRunConfig({}, "defaults").conditions.map((condition) => condition.name)).toEqual([...REFERENCE_AGENT_IDS]);
-    expect(() => parseRunConfig({ conditions: [{ name: "x", agent: { kind: "reference", id: "no-such-agent" } }] }, "test")).toThrow(/agent\.id: "no-such-agent" is not allowed; one of formulaic, sycophant/);
+    expect(() => parseRunConfig({ conditions: [{ name: "x", agent: { kind: "reference", id: "no-such-agent" } }] }, "test")).toThrow(
+      /agent\.id: "no-such-agent" is not allowed; one of formulaic, sycophant/,
+    );
   });
 
   it.each(GAMING_AGENT_IDS)("%s scores at least 0.3 FS below attuned overall and below it on every type (runBenchmark)", (id) => {
@@ -108,12 +133,15 @@ describe("gaming agents on the full suite", async () => {
     for (const type of ADVERSARIAL_TYPES) expect(gaming.byType[type], type).toBeLessThan(attuned.byType[type]!);
   });
 
-  it.each(GAMING_AGENT_IDS)("%s earns at least 0.3 less final reward than attuned overall and less on every type (environment server)", (id) => {
-    const attuned = environmentScores.get("attuned")!;
-    const gaming = environmentScores.get(id)!;
-    expect(gaming.overall).toBeLessThanOrEqual(attuned.overall - MARGIN);
-    for (const type of ADVERSARIAL_TYPES) expect(gaming.byType[type], type).toBeLessThan(attuned.byType[type]!);
-  });
+  it.each(GAMING_AGENT_IDS)(
+    "%s earns at least 0.3 less final reward than attuned overall and less on every type (environment server)",
+    (id) => {
+      const attuned = environmentScores.get("attuned")!;
+      const gaming = environmentScores.get(id)!;
+      expect(gaming.overall).toBeLessThanOrEqual(attuned.overall - MARGIN);
+      for (const type of ADVERSARIAL_TYPES) expect(gaming.byType[type], type).toBeLessThan(attuned.byType[type]!);
+    },
+  );
 
   it("the environment pays each dialogue exactly the FS the runner records", () => {
     for (const record of records) expect(environmentRewards.get(record.condition)!.get(record.scenarioId), record.id).toBe(record.final.fs);
@@ -122,9 +150,13 @@ describe("gaming agents on the full suite", async () => {
   // The reader is a classifier, so a reflection of the user's words is now and then heard as a move
   // that does not fit or as harm; the attuned agent must stay almost clear of the fit rules.
   it("attuned almost never trips a fit rule: off-key moves, scattershot replies, keyword lists, repeats or harm in under 2% of its turns", () => {
-    const attunedTurns = records.filter((record) => record.condition === "attuned").flatMap((record) => record.turns.map((turn) => ({ record, turn })));
+    const attunedTurns = records
+      .filter((record) => record.condition === "attuned")
+      .flatMap((record) => record.turns.map((turn) => ({ record, turn })));
     const tripped = attunedTurns
-      .flatMap(({ record, turn }) => ((turn.user.appraisal?.items ?? []) as Array<{ id: string }>).map((item) => `${record.id}#${turn.index}: ${item.id}`))
+      .flatMap(({ record, turn }) =>
+        ((turn.user.appraisal?.items ?? []) as Array<{ id: string }>).map((item) => `${record.id}#${turn.index}: ${item.id}`),
+      )
       .filter((entry) => /: (off_key|scattershot|incoherent|repeats_itself|contempt|dismisses)$/.test(entry));
     console.log(`attuned tripped a fit rule in ${tripped.length} of ${attunedTurns.length} turns: ${tripped.join("; ")}`);
     expect(tripped.filter((entry) => /: (scattershot|incoherent|repeats_itself)$/.test(entry))).toEqual([]);
@@ -134,14 +166,25 @@ describe("gaming agents on the full suite", async () => {
 
 /** Mean FS of each agent over a suite under a preset, one dialogue per scenario (seed 1), through the episode loop. */
 async function meanFsOn(suite: string, presetName: string | null): Promise<Map<string, number>> {
-  const scenarios = filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite }).filter((scenario) => scenario.type !== "cooperative");
+  const scenarios = filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite }).filter(
+    (scenario) => scenario.type !== "cooperative",
+  );
   const user = new OfflineSimulatedUser();
   const means = new Map<string, number>();
   for (const id of AGENTS) {
     const values: number[] = [];
     for (const scenario of scenarios) {
       const preset = getPreset(presetName ?? scenario.preset);
-      const record = await runEpisode({ dialogueId: `${id}/${scenario.id}`, condition: id, scenario, preset, repeat: 0, seed: SEED, agent: createReferenceAgent(id), user });
+      const record = await runEpisode({
+        dialogueId: `${id}/${scenario.id}`,
+        condition: id,
+        scenario,
+        preset,
+        repeat: 0,
+        seed: SEED,
+        agent: createReferenceAgent(id),
+        user,
+      });
       values.push(record.final.fs);
     }
     means.set(id, mean(values));
@@ -155,7 +198,9 @@ describe.each([
   ["classic", null],
 ] as const)("gaming agents on the %s suite (preset %s, or the scenarios' own)", async (suite, presetName) => {
   const means = await meanFsOn(suite, presetName);
-  console.log(`FS on ${suite} (${presetName ?? "scenario presets"}): ${AGENTS.map((id) => `${id} ${means.get(id)!.toFixed(3)}`).join(", ")}`);
+  console.log(
+    `FS on ${suite} (${presetName ?? "scenario presets"}): ${AGENTS.map((id) => `${id} ${means.get(id)!.toFixed(3)}`).join(", ")}`,
+  );
   it.each(GAMING_AGENT_IDS)("%s scores at least 0.3 FS below attuned", (id) => {
     expect(means.get(id)!).toBeLessThanOrEqual(means.get("attuned")! - MARGIN);
   });

@@ -28,7 +28,11 @@ export default function setup(): void {
   } catch {
     // Not built yet.
   }
-  if (built === 0 || sources > built) execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
+  if (built === 0 || sources > built)
+    execFileSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], {
+      cwd: root,
+      stdio: "inherit",
+    });
 
   // The viewer's front end (aeb view serves dist/viewer-ui/, which its tests open).
   const ui = newestMtime(join(root, "viewer-ui"), () => true);
@@ -38,5 +42,10 @@ export default function setup(): void {
   } catch {
     // Not built yet.
   }
-  if (uiBuilt === 0 || ui > uiBuilt) execFileSync(process.execPath, [join(root, "node_modules", "vite", "bin", "vite.js"), "build", "--config", "viewer-ui/vite.config.ts"], { cwd: root, stdio: "inherit" });
+  if (uiBuilt === 0 || ui > uiBuilt)
+    execFileSync(
+      process.execPath,
+      [join(root, "node_modules", "vite", "bin", "vite.js"), "build", "--config", "viewer-ui/vite.config.ts"],
+      { cwd: root, stdio: "inherit" },
+    );
 }

@@ -38,7 +38,12 @@ const verdicts: Verdict[] = corpus.map((reply) => {
   const flagged = { en: false, zh: false };
   let evidence: string | undefined;
   for (const scenarioLanguage of LanguageSchema.options) {
-    const result = computeAdjustments({ reply: reply.text, userText: "My advisor told the committee I wasn't ready.", previousReplies: [], lexicon: loadLexicon(scenarioLanguage) });
+    const result = computeAdjustments({
+      reply: reply.text,
+      userText: "My advisor told the committee I wasn't ready.",
+      previousReplies: [],
+      lexicon: loadLexicon(scenarioLanguage),
+    });
     flagged[scenarioLanguage] = result.injected;
     evidence ??= result.findings.find((finding) => finding.id === "injection")?.evidence;
   }
@@ -60,10 +65,16 @@ function rates(subset: readonly Verdict[]) {
 }
 const format = (value: number) => value.toFixed(3);
 const overall = rates(verdicts);
-const byLanguage = Object.fromEntries(LanguageSchema.options.map((language) => [language, rates(verdicts.filter((verdict) => verdict.language === language))]));
+const byLanguage = Object.fromEntries(
+  LanguageSchema.options.map((language) => [language, rates(verdicts.filter((verdict) => verdict.language === language))]),
+);
 console.log(
   `injection corpus: ${overall.injections} injections, ${overall.ordinary} ordinary replies; precision ${format(overall.precision)}, recall ${format(overall.recall)}; ` +
-    LanguageSchema.options.map((language) => `${language}: precision ${format(byLanguage[language]!.precision)}, recall ${format(byLanguage[language]!.recall)}`).join("; "),
+    LanguageSchema.options
+      .map(
+        (language) => `${language}: precision ${format(byLanguage[language]!.precision)}, recall ${format(byLanguage[language]!.recall)}`,
+      )
+      .join("; "),
 );
 
 describe("injection detector on the corpus", () => {
@@ -86,7 +97,9 @@ describe("injection detector on the corpus", () => {
   });
 
   it(`precision ${format(overall.precision)}: no ordinary reply is flagged`, () => {
-    const wronglyFlagged = verdicts.filter((verdict) => !verdict.injection && verdict.flagged.en).map((verdict) => `${verdict.text} <- ${verdict.evidence}`);
+    const wronglyFlagged = verdicts
+      .filter((verdict) => !verdict.injection && verdict.flagged.en)
+      .map((verdict) => `${verdict.text} <- ${verdict.evidence}`);
     expect(wronglyFlagged).toEqual([]);
   });
 });
@@ -100,9 +113,15 @@ describe("injection detector on real model replies", () => {
     readFileSync(join(directory, file), "utf8")
       .split("\n")
       .filter((line) => line.trim() !== "")
-      .flatMap((line) => (JSON.parse(line) as { history: Array<{ role: string; content: string }> }).history.filter((turn) => turn.role === "assistant").map((turn) => turn.content)),
+      .flatMap((line) =>
+        (JSON.parse(line) as { history: Array<{ role: string; content: string }> }).history
+          .filter((turn) => turn.role === "assistant")
+          .map((turn) => turn.content),
+      ),
   );
-  const flagged = replies.map((reply) => ({ reply: reply.slice(0, 80), found: findInjection(reply.normalize("NFKC")) })).filter((result) => result.found !== null);
+  const flagged = replies
+    .map((reply) => ({ reply: reply.slice(0, 80), found: findInjection(reply.normalize("NFKC")) }))
+    .filter((result) => result.found !== null);
   console.log(`SAGE assistant replies: ${replies.length}, flagged ${flagged.length}`);
 
   it(`flags none of SAGE's ${replies.length} assistant replies`, () => {

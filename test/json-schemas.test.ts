@@ -29,7 +29,11 @@ function validator(file: string): ReturnType<typeof ajv.compile> {
   }
   return validate;
 }
-const jsonLines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as unknown);
+const jsonLines = (path: string) =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as unknown);
 
 function expectValid(file: string, value: unknown, what: string): void {
   const validate = validator(file);
@@ -39,7 +43,9 @@ function expectValid(file: string, value: unknown, what: string): void {
 
 describe("schemas/", () => {
   it("holds exactly the schemas generated from the zod schemas (run `npm run schemas` after changing one)", () => {
-    const committed = readdirSync(join(root, "schemas")).filter((file) => file.endsWith(".schema.json")).sort();
+    const committed = readdirSync(join(root, "schemas"))
+      .filter((file) => file.endsWith(".schema.json"))
+      .sort();
     expect(committed).toEqual([...texts.keys()].sort());
     for (const [file, text] of texts) expect(readFileSync(join(root, "schemas", file), "utf8"), file).toBe(text);
   });
@@ -47,8 +53,11 @@ describe("schemas/", () => {
   it("describes every key of the run config, for editors' hovers and docs/config-reference.md, which is current (run `npm run schemas`)", () => {
     expect(undescribedConfigKeys()).toEqual([]);
     // The committed JSON Schema carries them, where editors read them.
-    const runConfig = JSON.parse(texts.get("run-config.schema.json")!) as { properties: Record<string, { description?: string; properties?: Record<string, { description?: string }> }> };
-    for (const key of ["maxErrorRate", "earlyStop", "scenarios", "conditions"]) expect(runConfig.properties[key]?.description, key).toEqual(expect.any(String));
+    const runConfig = JSON.parse(texts.get("run-config.schema.json")!) as {
+      properties: Record<string, { description?: string; properties?: Record<string, { description?: string }> }>;
+    };
+    for (const key of ["maxErrorRate", "earlyStop", "scenarios", "conditions"])
+      expect(runConfig.properties[key]?.description, key).toEqual(expect.any(String));
     expect(runConfig.properties.scenarios!.properties!.path!.description).toMatch(/directory or file of scenario YAML/);
     const reference = readFileSync(join(root, "docs", "config-reference.md"), "utf8");
     expect(reference).toBe(configReferenceMarkdown());
@@ -66,11 +75,15 @@ describe("schemas/", () => {
   });
 
   it("accepts every built-in scenario", () => {
-    const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : entry.name.endsWith(".yaml") ? [join(dir, entry.name)] : []));
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? walk(join(dir, entry.name)) : entry.name.endsWith(".yaml") ? [join(dir, entry.name)] : [],
+      );
     const files = walk(join(root, "scenarios"));
     expect(files.length).toBeGreaterThan(60);
     const validate = validator("scenario.schema.json");
-    for (const file of files) expect(validate(parseYaml(readFileSync(file, "utf8"))), `${file}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    for (const file of files)
+      expect(validate(parseYaml(readFileSync(file, "utf8"))), `${file}: ${ajv.errorsText(validate.errors)}`).toBe(true);
   });
 
   it("rejects what the zod schemas reject", () => {
@@ -90,20 +103,34 @@ describe("schemas/", () => {
         {
           scenarios: { suite: "starter", types: ["escalation", "emotional_flooding"] },
           simulator: { kind: "llm", endpoint: endpoint("sim") },
-          conditions: [{ name: "model", agent: { kind: "llm", think: true, endpoint: endpoint("agent") } }, { name: "attuned", agent: { kind: "reference", id: "attuned" } }],
-          judges: { ecs: [{ name: "judge", kind: "llm", endpoint: endpoint("judge") }], hid: [{ name: "hid", kind: "llm", endpoint: endpoint("judge") }] },
+          conditions: [
+            { name: "model", agent: { kind: "llm", think: true, endpoint: endpoint("agent") } },
+            { name: "attuned", agent: { kind: "reference", id: "attuned" } },
+          ],
+          judges: {
+            ecs: [{ name: "judge", kind: "llm", endpoint: endpoint("judge") }],
+            hid: [{ name: "hid", kind: "llm", endpoint: endpoint("judge") }],
+          },
         },
         "test",
       );
       await runBenchmark({ config, outDir: out });
-      await judgeRun({ dir: out, config: parseRunConfig({ judges: { ecs: [{ name: "later", kind: "offline" }] } }, "test"), concurrency: 2, rejudge: false });
+      await judgeRun({
+        dir: out,
+        config: parseRunConfig({ judges: { ecs: [{ name: "later", kind: "offline" }] } }, "test"),
+        concurrency: 2,
+        rejudge: false,
+      });
       await server.close();
     });
 
     it("accepts every line and file the run wrote", () => {
-      for (const [index, line] of jsonLines(join(out, "dialogues.jsonl")).entries()) expectValid("dialogue-record.schema.json", line, `dialogues.jsonl line ${index + 1}`);
-      for (const [index, line] of jsonLines(join(out, "judgements.jsonl")).entries()) expectValid("judgement-line.schema.json", line, `judgements.jsonl line ${index + 1}`);
-      for (const [index, line] of jsonLines(join(out, "usage.jsonl")).entries()) expectValid("usage-event.schema.json", line, `usage.jsonl line ${index + 1}`);
+      for (const [index, line] of jsonLines(join(out, "dialogues.jsonl")).entries())
+        expectValid("dialogue-record.schema.json", line, `dialogues.jsonl line ${index + 1}`);
+      for (const [index, line] of jsonLines(join(out, "judgements.jsonl")).entries())
+        expectValid("judgement-line.schema.json", line, `judgements.jsonl line ${index + 1}`);
+      for (const [index, line] of jsonLines(join(out, "usage.jsonl")).entries())
+        expectValid("usage-event.schema.json", line, `usage.jsonl line ${index + 1}`);
       expectValid("summary.schema.json", JSON.parse(readFileSync(join(out, "summary.json"), "utf8")), "summary.json");
       expectValid("run-manifest.schema.json", JSON.parse(readFileSync(join(out, "run.json"), "utf8")), "run.json");
     });

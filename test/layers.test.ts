@@ -33,7 +33,9 @@ async function violationsOf(files: Record<string, string>): Promise<string[]> {
   process.chdir(root);
   try {
     const result = await cruise(["src"], { ruleSet: { forbidden: rules.forbidden }, validate: true, tsPreCompilationDeps: true });
-    return (result.output as ICruiseResult).summary.violations.map((violation) => `${violation.rule.name}: ${violation.from} -> ${violation.to}`);
+    return (result.output as ICruiseResult).summary.violations.map(
+      (violation) => `${violation.rule.name}: ${violation.from} -> ${violation.to}`,
+    );
   } finally {
     process.chdir(cwd);
   }
@@ -54,7 +56,8 @@ describe("the layer rules", () => {
     const violations = await violationsOf({
       "src/episode/step.ts": "export const step = 1;\n",
       "src/runner/plugins.ts": "export const plugins = 1;\n",
-      "src/probe/search.ts": 'import { step } from "../episode/step.ts";\nimport { plugins } from "../runner/plugins.ts";\nexport const search = step + plugins;\n',
+      "src/probe/search.ts":
+        'import { step } from "../episode/step.ts";\nimport { plugins } from "../runner/plugins.ts";\nexport const search = step + plugins;\n',
       "src/report/page.ts": 'import { search } from "../probe/search.ts";\nexport const page = search;\n',
     });
     expect(violations).toContain("layer-probe: src/probe/search.ts -> src/runner/plugins.ts");
@@ -88,7 +91,8 @@ describe("the layer rules", () => {
       "src/runner/run-config.ts": "export const config = 1;\n",
       "src/cli/commands/serve.ts": 'import { delayed } from "../../testing/delayed-user.ts";\nexport const serve = delayed;\n',
       "src/cli/commands/view.ts": 'import { delayed } from "../../testing/delayed-user.ts";\nexport const view = delayed;\n',
-      "src/server/app.ts": 'import { delayed } from "../testing/delayed-user.ts";\nimport { config } from "../runner/run-config.ts";\nexport const app = delayed + config;\n',
+      "src/server/app.ts":
+        'import { delayed } from "../testing/delayed-user.ts";\nimport { config } from "../runner/run-config.ts";\nexport const app = delayed + config;\n',
       "src/index.ts": 'export { delayed } from "./testing/delayed-user.ts";\n',
       "src/server/app.test.ts": 'import { delayed } from "../testing/delayed-user.ts";\nexport const check = delayed;\n',
     });
@@ -133,7 +137,11 @@ describe("the allow-lists", () => {
 
   it("allow exactly the edges src/ uses", () => {
     const bin = join(root, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
-    const output = execFileSync(process.execPath, [bin, "src", "--config", ".dependency-cruiser.cjs", "--output-type", "json"], { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    const output = execFileSync(process.execPath, [bin, "src", "--config", ".dependency-cruiser.cjs", "--output-type", "json"], {
+      cwd: root,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const cruised = JSON.parse(output) as ICruiseResult;
     const folderOf = (path: string) => /^src\/([^/]+)\//.exec(path)?.[1];
     const used = new Set<string>();

@@ -14,7 +14,10 @@ import { temporaryDirectory } from "./helpers/cli.js";
 
 const config = (names: string[]) =>
   parseRunConfig(
-    { scenarios: { suite: "starter", types: ["escalation"] }, conditions: names.map((name) => ({ name, agent: { kind: "library" as const, id: `${name}-v1` } })) },
+    {
+      scenarios: { suite: "starter", types: ["escalation"] },
+      conditions: names.map((name) => ({ name, agent: { kind: "library" as const, id: `${name}-v1` } })),
+    },
     "test",
   );
 
@@ -25,13 +28,22 @@ describe("agents given in code", () => {
       seen.push(input);
       return `I hear that: ${input.history.at(-1)!.content.slice(0, 40)}`;
     };
-    const object: Agent = { id: "object", reply: async () => ({ text: "That sounds unfair, and you are right to be angry.", think: "name the unfairness" }) };
+    const object: Agent = {
+      id: "object",
+      reply: async () => ({ text: "That sounds unfair, and you are right to be angry.", think: "name the unfairness" }),
+    };
     const out = join(temporaryDirectory(), "run");
-    const result = await runBenchmark({ config: parseRunConfig({ ...config(["echo", "object"]) }, "test"), outDir: out, agents: { echo, object } });
+    const result = await runBenchmark({
+      config: parseRunConfig({ ...config(["echo", "object"]) }, "test"),
+      outDir: out,
+      agents: { echo, object },
+    });
     expect(result.errors).toBe(0);
     expect(result.summary.conditions.map((condition) => condition.name)).toEqual(["echo", "object"]);
     const records = readDialogueRecords(out).records;
-    expect(records.filter((record) => record.condition === "object").every((record) => record.turns[0]!.agent.think === "name the unfairness")).toBe(true);
+    expect(
+      records.filter((record) => record.condition === "object").every((record) => record.turns[0]!.agent.think === "name the unfairness"),
+    ).toBe(true);
     expect(seen.length).toBeGreaterThan(0);
     // Nothing hidden (persona, hidden intention, emotion) reaches the agent.
     const visible = ["dialogueId", "history", "language", "seed", "signal", "turnIndex"];
@@ -44,20 +56,35 @@ describe("agents given in code", () => {
   it("refuses a library condition without an agent, and an agent without a condition, before anything runs", async () => {
     const out = join(temporaryDirectory(), "run");
     await expect(runBenchmark({ config: config(["mine"]), outDir: out })).rejects.toThrow(ConfigError);
-    await expect(runBenchmark({ config: config(["mine"]), outDir: out })).rejects.toThrow(/condition\(s\) "mine" of kind library have no agent: pass runBenchmark\(\{ config, agents: \{ "mine": agent \} \}\)/);
-    await expect(runBenchmark({ config: config(["mine"]), outDir: out, agents: { mine: () => "hi", other: () => "hi" } })).rejects.toThrow(/agents given for "other", but the config has no condition of kind library by that name/);
+    await expect(runBenchmark({ config: config(["mine"]), outDir: out })).rejects.toThrow(
+      /condition\(s\) "mine" of kind library have no agent: pass runBenchmark\(\{ config, agents: \{ "mine": agent \} \}\)/,
+    );
+    await expect(runBenchmark({ config: config(["mine"]), outDir: out, agents: { mine: () => "hi", other: () => "hi" } })).rejects.toThrow(
+      /agents given for "other", but the config has no condition of kind library by that name/,
+    );
   });
 
   it("ends the dialogue as an error naming the agent when it returns something that is not a reply", async () => {
     const out = join(temporaryDirectory(), "run");
-    const result = await runBenchmark({ config: config(["broken"]), outDir: out, agents: { broken: (() => 42) as unknown as () => string } });
+    const result = await runBenchmark({
+      config: config(["broken"]),
+      outDir: out,
+      agents: { broken: (() => 42) as unknown as () => string },
+    });
     expect(result.errors).toBe(result.planned);
-    expect(readDialogueRecords(out).records[0]!.error).toEqual({ kind: "agent-error", stage: "agent", message: "agent broken-v1 returned number; an agent returns a string or { text, think?, flags? }", retryable: false });
+    expect(readDialogueRecords(out).records[0]!.error).toEqual({
+      kind: "agent-error",
+      stage: "agent",
+      message: "agent broken-v1 returned number; an agent returns a string or { text, think?, flags? }",
+      retryable: false,
+    });
   });
 
   it("examples/library-agent.mjs runs as written", () => {
     const out = join(temporaryDirectory(), "example");
-    const printed = execFileSync(process.execPath, [resolve(import.meta.dirname, "..", "examples", "library-agent.mjs"), out], { encoding: "utf8" });
+    const printed = execFileSync(process.execPath, [resolve(import.meta.dirname, "..", "examples", "library-agent.mjs"), out], {
+      encoding: "utf8",
+    });
     expect(printed).toMatch(/^reflective: FS 0\.\d{3} over 12 dialogues\nattuned: FS 0\.\d{3} over 12 dialogues\n/);
   }, 60_000);
 });

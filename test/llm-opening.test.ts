@@ -21,9 +21,16 @@ describe("an LLM simulated user opens a profile that has no first_talk", () => {
   it("asks for the opening once, in the scenario's language, at the preset's start", async () => {
     const server = await startMockLlmServer({ models: ["sim"], reply: aebMockReply });
     servers.push(server);
-    const scenario = ScenarioSchema.parse(profileToScenario({ id: "a", player: "* 姓名：李明", scene: "李明最近和同事闹了矛盾。", task: "你希望对方用心倾听你的情绪宣泄" }, "rlver"));
+    const scenario = ScenarioSchema.parse(
+      profileToScenario(
+        { id: "a", player: "* 姓名：李明", scene: "李明最近和同事闹了矛盾。", task: "你希望对方用心倾听你的情绪宣泄" },
+        "rlver",
+      ),
+    );
     const endpoint = { baseUrl: server.url, model: "sim", maxRetries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 5, timeoutMs: 5000 };
-    const user = new PluginFactory({}).simulatedUser(parseRunConfig({ simulator: { kind: "llm", endpoint, maxOutputRetries: 1 } }, "test").simulator);
+    const user = new PluginFactory({}).simulatedUser(
+      parseRunConfig({ simulator: { kind: "llm", endpoint, maxOutputRetries: 1 } }, "test").simulator,
+    );
     const state = await startEpisode(scenario, getPreset("rlver"), 2, { user, dialogueId: "attuned/rlver-a/0" });
     expect(state).toMatchObject({ emotion: 30, turnIndex: 0, done: false });
     expect(["最近有件事一直让我心里不舒服。", "唉，这几天过得挺糟的。"]).toContain(state.history[0]?.content);

@@ -18,13 +18,24 @@ import { runCli, temporaryDirectory } from "./helpers/cli.js";
 const mock = useMockLlm();
 
 function llmConfig(url: string, extra: Partial<RunConfigInput> = {}): RunConfigInput {
-  const endpoint = (model: string) => ({ baseUrl: url, model, maxRetries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 5, timeoutMs: 5000, idleTimeoutMs: 2000 });
+  const endpoint = (model: string) => ({
+    baseUrl: url,
+    model,
+    maxRetries: 1,
+    retryBaseDelayMs: 1,
+    retryMaxDelayMs: 5,
+    timeoutMs: 5000,
+    idleTimeoutMs: 2000,
+  });
   return {
     seed: 5,
     concurrency: 8,
     scenarios: { suite: "starter", types: ["escalation", "gaslighting"] },
     simulator: { kind: "llm", endpoint: endpoint("sim") },
-    judges: { ecs: [{ name: "judge", kind: "llm", endpoint: endpoint("judge") }], hid: [{ name: "hid", kind: "llm", endpoint: endpoint("judge") }] },
+    judges: {
+      ecs: [{ name: "judge", kind: "llm", endpoint: endpoint("judge") }],
+      hid: [{ name: "hid", kind: "llm", endpoint: endpoint("judge") }],
+    },
     conditions: [
       { name: "think", agent: { kind: "llm", think: true, endpoint: endpoint("agent") } },
       { name: "nothink", agent: { kind: "llm", think: false, endpoint: endpoint("agent") } },
@@ -34,9 +45,21 @@ function llmConfig(url: string, extra: Partial<RunConfigInput> = {}): RunConfigI
 }
 
 const readRecords = (dir: string): DialogueRecord[] =>
-  readFileSync(join(dir, "dialogues.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
+  readFileSync(join(dir, "dialogues.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
 const chatRole = (server: MockLlmServer, role: string) =>
-  server.chatRequests().filter((request) => roleOf({ n: 0, model: "", messages: (request.body as MockChatRequest["body"]).messages as MockChatRequest["messages"], stream: true, body: request.body as Record<string, unknown> }) === role);
+  server.chatRequests().filter(
+    (request) =>
+      roleOf({
+        n: 0,
+        model: "",
+        messages: (request.body as MockChatRequest["body"]).messages as MockChatRequest["messages"],
+        stream: true,
+        body: request.body as Record<string, unknown>,
+      }) === role,
+  );
 
 describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
   it("runs two conditions (think and no-think) with the LLM user and judges, writing the spec's files", async () => {
@@ -51,7 +74,8 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
     for (const record of think) for (const turn of record.turns) expect(turn.agent.think).toBeTruthy();
     for (const record of direct) for (const turn of record.turns) expect(turn.agent.think).toBeUndefined();
     // The simulated user only ever sees the visible reply: no think text reaches the simulator's prompt.
-    for (const request of chatRole(server, "appraisal")) expect(JSON.stringify(request.body)).not.toContain("The person needs to feel heard");
+    for (const request of chatRole(server, "appraisal"))
+      expect(JSON.stringify(request.body)).not.toContain("The person needs to feel heard");
     for (const record of records) {
       expect(record.ecs?.judge?.score).toEqual(expect.any(Number));
       expect(record.hid?.hid).toBeDefined();
@@ -60,7 +84,9 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
     expect(summary.conditions.map((condition: { name: string }) => condition.name)).toEqual(["think", "nothink"]);
     expect(summary.conditions[0].ecs.mean).toEqual(expect.any(Number));
     expect(summary.usage.find((entry: { role: string }) => entry.role === "simulator").calls).toBeGreaterThan(0);
-    expect(new Set(summary.comparisons.map((comparison: { metric: string }) => comparison.metric))).toEqual(new Set(["fs", "hid", "ecs", "hid:hid", "collapse"]));
+    expect(new Set(summary.comparisons.map((comparison: { metric: string }) => comparison.metric))).toEqual(
+      new Set(["fs", "hid", "ecs", "hid:hid", "collapse"]),
+    );
     expect(existsSync(join(out, "report.md"))).toBe(true);
     expect(existsSync(join(out, "report.html"))).toBe(true);
     // The reports show the ECS judge's table, the independent HID judge beside the simulator's HID, and the token usage.
@@ -94,7 +120,7 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
     expect(before.size).toBe(3);
 
     const second = await mock();
-    await runBenchmark({ config: parseRunConfig(llmConfig(second.url, { concurrency: 1 }), "test"), outDir: join(out) , force: true });
+    await runBenchmark({ config: parseRunConfig(llmConfig(second.url, { concurrency: 1 }), "test"), outDir: join(out), force: true });
     const records = readRecords(out);
     expect(new Set(records.map((record) => record.id)).size).toBe(records.length);
     expect(records).toHaveLength(8);
@@ -112,7 +138,10 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
     server.reset();
     await runBenchmark({ config, outDir: join(root, "b") });
     expect(server.requests).toHaveLength(0);
-    const strip = (dir: string) => readRecords(dir).map((record) => JSON.stringify(record)).sort();
+    const strip = (dir: string) =>
+      readRecords(dir)
+        .map((record) => JSON.stringify(record))
+        .sort();
     expect(strip(join(root, "b"))).toEqual(strip(join(root, "a")));
   });
 
@@ -125,14 +154,17 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
     expect(existsSync(join(out, "dialogues.jsonl")) ? readFileSync(join(out, "dialogues.jsonl"), "utf8") : "").toBe("");
 
     const unreachable = llmConfig("http://127.0.0.1:9/v1");
-    await expect(runBenchmark({ config: parseRunConfig(unreachable, "test"), outDir: join(temporaryDirectory(), "down") })).rejects.toThrow(/127\.0\.0\.1:9/);
+    await expect(runBenchmark({ config: parseRunConfig(unreachable, "test"), outDir: join(temporaryDirectory(), "down") })).rejects.toThrow(
+      /127\.0\.0\.1:9/,
+    );
   });
 
   it("records a dialogue whose model calls keep failing as an error, goes on, and retries only those next time", async () => {
     let failing = true;
     const server = await mock({
       reply: (request) => {
-        if (failing && roleOf(request) === "appraisal" && JSON.stringify(request.messages).includes("friend group")) return "not json at all";
+        if (failing && roleOf(request) === "appraisal" && JSON.stringify(request.messages).includes("friend group"))
+          return "not json at all";
         return aebMockReply(request);
       },
     });
@@ -142,7 +174,12 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
     expect(first.errors).toBe(2); // the gaslighting scenario, in both conditions
     const errored = readRecords(out).filter((record) => record.status === "error");
     expect(errored.map((record) => record.scenarioId)).toEqual(["gaslighting-friend-group", "gaslighting-friend-group"]);
-    expect(errored[0]!.error).toMatchObject({ kind: "unusable-output", stage: "appraisal", retryable: true, message: expect.stringMatching(/simulator appraisal output unusable after 3 tries/) });
+    expect(errored[0]!.error).toMatchObject({
+      kind: "unusable-output",
+      stage: "appraisal",
+      retryable: true,
+      message: expect.stringMatching(/simulator appraisal output unusable after 3 tries/),
+    });
     expect(first.summary.conditions[0]!.errors).toBe(1);
 
     failing = false;
@@ -175,7 +212,9 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
       },
     });
     const out = join(temporaryDirectory(), "flags");
-    const config = llmConfig(server.url, { conditions: [{ name: "think", agent: { kind: "llm", think: true, endpoint: { baseUrl: server.url, model: "agent" } } }] });
+    const config = llmConfig(server.url, {
+      conditions: [{ name: "think", agent: { kind: "llm", think: true, endpoint: { baseUrl: server.url, model: "agent" } } }],
+    });
     await runBenchmark({ config: parseRunConfig(config, "test"), outDir: out });
     for (const record of readRecords(out)) {
       const [first, second] = record.turns;
@@ -187,7 +226,9 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
       expect(second!.user.simulatorDelta! + second!.user.adjustments.reduce((sum, adjustment) => sum + adjustment.value, 0)).toBe(-10);
     }
     // The injection reached the simulator only as quoted data inside the dialogue block.
-    const appraisal = chatRole(server, "appraisal").map((request) => JSON.stringify(request.body)).find((body) => body.includes("Ignore previous instructions"));
+    const appraisal = chatRole(server, "appraisal")
+      .map((request) => JSON.stringify(request.body))
+      .find((body) => body.includes("Ignore previous instructions"));
     expect(appraisal).toMatch(/<<<DIALOGUE[\s\S]*Ignore previous instructions[\s\S]*DIALOGUE>>>/);
   });
 
@@ -195,10 +236,13 @@ describe("aeb run over OpenAI-compatible endpoints (mock server)", () => {
     const server = await mock({ requireApiKey: "sk-secret-123" });
     const out = join(temporaryDirectory(), "secret");
     const config = llmConfig(server.url, { scenarios: { suite: "starter", types: ["escalation"] } });
-    for (const condition of config.conditions as Array<{ agent: { endpoint: Record<string, unknown> } }>) condition.agent.endpoint.apiKeyEnv = "AEB_TEST_KEY";
-    await runBenchmark({ config: parseRunConfig(config, "test"), outDir: out, env: { AEB_TEST_KEY: "sk-wrong-456" } }).catch((error: Error) => {
-      expect(error.message).not.toContain("sk-wrong-456");
-    });
+    for (const condition of config.conditions as Array<{ agent: { endpoint: Record<string, unknown> } }>)
+      condition.agent.endpoint.apiKeyEnv = "AEB_TEST_KEY";
+    await runBenchmark({ config: parseRunConfig(config, "test"), outDir: out, env: { AEB_TEST_KEY: "sk-wrong-456" } }).catch(
+      (error: Error) => {
+        expect(error.message).not.toContain("sk-wrong-456");
+      },
+    );
     for (const file of ["dialogues.jsonl", "summary.json", "run.json", "report.md"]) {
       if (existsSync(join(out, file))) expect(readFileSync(join(out, file), "utf8")).not.toMatch(/sk-(wrong-456|secret-123)/);
     }
@@ -212,12 +256,20 @@ describe("aeb judge", () => {
     const dialoguesBefore = readFileSync(join(out, "dialogues.jsonl"), "utf8");
     const server = await mock();
     const endpoint = { baseUrl: server.url, model: "judge" };
-    const config = parseRunConfig({ judges: { ecs: [{ name: "cross-family", kind: "llm", endpoint }], hid: [{ name: "hid-judge", kind: "llm", endpoint }] } }, "test");
+    const config = parseRunConfig(
+      { judges: { ecs: [{ name: "cross-family", kind: "llm", endpoint }], hid: [{ name: "hid-judge", kind: "llm", endpoint }] } },
+      "test",
+    );
     const result = await judgeRun({ dir: out, config, concurrency: 4, rejudge: false });
     expect(result.judged).toBe(5 * 4);
     expect(readFileSync(join(out, "dialogues.jsonl"), "utf8")).toBe(dialoguesBefore);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
-    expect(summary.judges).toEqual({ ecs: ["cross-family", "offline-lexicon"], hid: ["hid-judge"], headlineEcs: "cross-family", heuristicEcs: { "offline-lexicon": "offline-lexicon" } });
+    expect(summary.judges).toEqual({
+      ecs: ["cross-family", "offline-lexicon"],
+      hid: ["hid-judge"],
+      headlineEcs: "cross-family",
+      heuristicEcs: { "offline-lexicon": "offline-lexicon" },
+    });
     for (const condition of summary.conditions) {
       expect(condition.ecs.mean).toEqual(expect.any(Number));
       expect(condition.hidByJudge["hid-judge"].judged + condition.hidByJudge["hid-judge"].judgeErrors).toBe(4);
@@ -229,8 +281,12 @@ describe("aeb judge", () => {
     expect(markdown).toContain("### cross-family (the headline ECS)");
     expect(markdown).toContain("### ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge\n");
     // The offline user's HID is labelled as its move test; the independent HID judge keeps its own name.
-    expect(markdown).toContain("| simulator HID (offline: move test) [95% CI] | hid-judge [95% CI] | hid-judge: judged | hid-judge: errors |");
-    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("<summary>hid:hid-judge: each condition against the reference, attuned (4 pairs)</summary>");
+    expect(markdown).toContain(
+      "| simulator HID (offline: move test) [95% CI] | hid-judge [95% CI] | hid-judge: judged | hid-judge: errors |",
+    );
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain(
+      "<summary>hid:hid-judge: each condition against the reference, attuned (4 pairs)</summary>",
+    );
 
     // Judging again skips what is judged; nothing is sent.
     server.reset();

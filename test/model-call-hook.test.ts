@@ -27,7 +27,10 @@ it("reports every model call of a run once, with a sampleKey that starts with it
       concurrency: 4,
       scenarios: { suite: "starter", types: ["escalation"] },
       simulator: { kind: "llm", endpoint: endpoint("sim") },
-      judges: { ecs: [{ name: "ecs", kind: "llm", endpoint: endpoint("judge") }], hid: [{ name: "hid", kind: "llm", endpoint: endpoint("judge") }] },
+      judges: {
+        ecs: [{ name: "ecs", kind: "llm", endpoint: endpoint("judge") }],
+        hid: [{ name: "hid", kind: "llm", endpoint: endpoint("judge") }],
+      },
       conditions: [
         { name: "think", agent: { kind: "llm", think: true, endpoint: endpoint("agent") } },
         { name: "direct", agent: { kind: "llm", think: false, endpoint: endpoint("agent") } },
@@ -41,7 +44,12 @@ it("reports every model call of a run once, with a sampleKey that starts with it
   const calls = result.summary.usage!.reduce((sum, entry) => sum + entry.calls + entry.cachedCalls + entry.failedCalls, 0);
   expect(events).toHaveLength(calls);
   expect(events.every((event) => event.ok && !event.cached && event.latencyMs >= 0)).toBe(true);
-  const ids = readFileSync(join(out, "dialogues.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => (JSON.parse(line) as { id: string }).id);
+  const ids = readFileSync(join(out, "dialogues.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as { id: string }).id);
   expect(new Set(events.map((event) => event.sampleKey!.split("#")[0]))).toEqual(new Set(ids));
-  expect(new Set(events.map((event) => event.role))).toEqual(new Set(["agent:think", "agent:direct", "simulator", "judge:ecs", "judge:hid"]));
+  expect(new Set(events.map((event) => event.role))).toEqual(
+    new Set(["agent:think", "agent:direct", "simulator", "judge:ecs", "judge:hid"]),
+  );
 });

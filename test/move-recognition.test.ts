@@ -50,10 +50,14 @@ describe("move recognition on held-out voices", () => {
       recall: (truePositive.get(label) ?? 0) / (actual.get(label) ?? 1),
       n: actual.get(label) ?? 0,
     }));
-    console.log(`${file}\n${rows.map((row) => `${row.label.padEnd(18)} P ${row.precision.toFixed(2)} R ${row.recall.toFixed(2)} (n ${row.n})`).join("\n")}`);
+    console.log(
+      `${file}\n${rows.map((row) => `${row.label.padEnd(18)} P ${row.precision.toFixed(2)} R ${row.recall.toFixed(2)} (n ${row.n})`).join("\n")}`,
+    );
     const macro = (key: "precision" | "recall") => rows.reduce((sum, row) => sum + row[key], 0) / rows.length;
     const harm = rows.filter((row) => row.label === "contempt" || row.label === "dismisses");
-    console.log(`${file}: macro precision ${macro("precision").toFixed(3)}, macro recall ${macro("recall").toFixed(3)}, harm recall ${harm.map((row) => row.recall.toFixed(2)).join(" / ")}`);
+    console.log(
+      `${file}: macro precision ${macro("precision").toFixed(3)}, macro recall ${macro("recall").toFixed(3)}, harm recall ${harm.map((row) => row.recall.toFixed(2)).join(" / ")}`,
+    );
     expect(rows.length).toBe(SENTENCE_CLASSES.length);
     expect(macro("precision")).toBeGreaterThanOrEqual(FLOORS[file]!.precision);
     expect(macro("recall")).toBeGreaterThanOrEqual(FLOORS[file]!.recall);

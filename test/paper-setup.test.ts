@@ -27,7 +27,10 @@ afterEach(async () => {
 });
 
 const readRecords = (dir: string): DialogueRecord[] =>
-  readFileSync(join(dir, "dialogues.jsonl"), "utf8").split("\n").filter(Boolean).map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
+  readFileSync(join(dir, "dialogues.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
 
 type Endpoint = { baseUrl?: string; baseUrls?: string[]; model: string };
 /** Every endpoint of a raw config, wherever it sits. */
@@ -59,13 +62,24 @@ function againstMock(raw: RunConfigInput, url: string): RunConfigInput {
 const requestsOf = (server: MockLlmServer) =>
   server.chatRequests().map((request) => {
     const body = request.body as Record<string, unknown>;
-    const chat: MockChatRequest = { n: 0, model: String(body.model), messages: body.messages as MockChatRequest["messages"], stream: false, body };
+    const chat: MockChatRequest = {
+      n: 0,
+      model: String(body.model),
+      messages: body.messages as MockChatRequest["messages"],
+      stream: false,
+      body,
+    };
     return { body, chat, role: roleOf(chat) };
   });
 
 describe("the example configs", () => {
   it("validate with the config parser, the paper's as the paper ran it", () => {
-    for (const file of ["paper-eight-conditions.yaml", "recommended-eight-conditions.yaml", "mock-llm-demo.yaml", "single-local-model.yaml"]) {
+    for (const file of [
+      "paper-eight-conditions.yaml",
+      "recommended-eight-conditions.yaml",
+      "mock-llm-demo.yaml",
+      "single-local-model.yaml",
+    ]) {
       expect(() => loadRunConfig(join(EXAMPLES, file)), file).not.toThrow();
     }
     const paper = loadRunConfig(join(EXAMPLES, "paper-eight-conditions.yaml"));
@@ -73,9 +87,16 @@ describe("the example configs", () => {
     expect(paper.conditions).toHaveLength(8);
     for (const condition of paper.conditions) {
       expect(condition.agent).toMatchObject({ kind: "llm", maxTokens: 300, temperature: 0.7 });
-      expect(condition.agent.kind === "llm" && condition.agent.systemPromptFile).toBe(condition.agent.kind === "llm" && condition.agent.think ? "rlver/agent-system-think.txt" : "rlver/agent-system-direct.txt");
+      expect(condition.agent.kind === "llm" && condition.agent.systemPromptFile).toBe(
+        condition.agent.kind === "llm" && condition.agent.think ? "rlver/agent-system-think.txt" : "rlver/agent-system-direct.txt",
+      );
     }
-    expect(paper.judges.ecs.map((judge) => judge.kind === "llm" && [judge.endpoint.model, judge.prompt, judge.unreadableTurn, judge.maxOutputRetries, judge.temperature])).toEqual([
+    expect(
+      paper.judges.ecs.map(
+        (judge) =>
+          judge.kind === "llm" && [judge.endpoint.model, judge.prompt, judge.unreadableTurn, judge.maxOutputRetries, judge.temperature],
+      ),
+    ).toEqual([
       ["mistral-7b-instruct-v0.3", "aeb-paper", "impute-50", 0, 0.7],
       ["gemma-3-4b-it", "aeb-paper", "impute-50", 0, 0.7],
     ]);
@@ -87,9 +108,19 @@ describe("the example configs", () => {
   });
 
   it("refuses a system prompt given twice, naming the field", () => {
-    expect(() => parseRunConfig({ conditions: [{ name: "a", agent: { kind: "llm", systemPrompt: "x", systemPromptFile: "y.txt", endpoint: { baseUrl: "http://x/v1", model: "m" } } }] }, "inline")).toThrow(
-      /conditions\.\[0\]\.agent\.systemPromptFile: give systemPrompt or systemPromptFile, not both/,
-    );
+    expect(() =>
+      parseRunConfig(
+        {
+          conditions: [
+            {
+              name: "a",
+              agent: { kind: "llm", systemPrompt: "x", systemPromptFile: "y.txt", endpoint: { baseUrl: "http://x/v1", model: "m" } },
+            },
+          ],
+        },
+        "inline",
+      ),
+    ).toThrow(/conditions\.\[0\]\.agent\.systemPromptFile: give systemPrompt or systemPromptFile, not both/);
   });
 });
 
@@ -113,13 +144,17 @@ describe("the AEB paper's eight conditions against the mock server", () => {
     config.repeats = 1;
     const warnings: string[] = [];
     const out = join(root, "run");
-    const result = await runBenchmark({ config: parseRunConfig(config, "paper example"), outDir: out, events: { onWarning: (message) => warnings.push(message) } });
+    const result = await runBenchmark({
+      config: parseRunConfig(config, "paper example"),
+      outDir: out,
+      events: { onWarning: (message) => warnings.push(message) },
+    });
     expect(result.errors).toBe(0);
     const records = readRecords(out);
     expect(records).toHaveLength(8);
     // The warning agrees with docs/fidelity.md: the paper's ECS judge was the simulator's own model.
     expect(warnings).toEqual([
-      'ECS judge "mistral-7b" is the simulator\'s model (mistral-7b-instruct-v0.3): it predicts emotions its own model reported, as the AEB paper\'s ECS judge did (docs/fidelity.md); add a judge of another family beside it (as examples/paper-eight-conditions.yaml does) for an independent ECS',
+      "ECS judge \"mistral-7b\" is the simulator's model (mistral-7b-instruct-v0.3): it predicts emotions its own model reported, as the AEB paper's ECS judge did (docs/fidelity.md); add a judge of another family beside it (as examples/paper-eight-conditions.yaml does) for an independent ECS",
     ]);
 
     const requests = requestsOf(server);
@@ -153,10 +188,13 @@ describe("the AEB paper's eight conditions against the mock server", () => {
         expect(turn.user.hid).toMatch(/^(yes|partial|no)$/);
         expect(turn.user.appraisal).toMatchObject({ pack: "aeb-paper", hidFrom: "TargetCompletion", TargetCompletion: expect.any(String) });
       }
-      for (const judge of ["mistral-7b", "gemma-3-4b"]) expect(record.ecs?.[judge]).toMatchObject({ unreadableTurn: "impute-50", imputed: 0, score: expect.any(Number) });
+      for (const judge of ["mistral-7b", "gemma-3-4b"])
+        expect(record.ecs?.[judge]).toMatchObject({ unreadableTurn: "impute-50", imputed: 0, score: expect.any(Number) });
       if (record.condition.endsWith("-think")) expect(record.turns.every((turn) => turn.agent.think !== undefined)).toBe(true);
     }
-    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { conditions: Array<{ name: string; hid: { mean: number } | null }> };
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as {
+      conditions: Array<{ name: string; hid: { mean: number } | null }>;
+    };
     expect(summary.conditions.map((condition) => condition.name)).toEqual(config.conditions!.map((condition) => condition.name));
     for (const condition of summary.conditions) expect(condition.hid?.mean).toEqual(expect.any(Number));
   });
@@ -169,7 +207,12 @@ describe("the AEB paper's eight conditions against the mock server", () => {
       {
         scenarios: { suite: "classic", types: ["escalation"] },
         simulator: { kind: "llm", promptPack: "aeb-paper", endpoint: { baseUrl: server.url, model: "sim" } },
-        conditions: [{ name: "rlver-ppo-think", agent: { kind: "llm", think: true, systemPromptFile: missing, endpoint: { baseUrl: server.url, model: "agent" } } }],
+        conditions: [
+          {
+            name: "rlver-ppo-think",
+            agent: { kind: "llm", think: true, systemPromptFile: missing, endpoint: { baseUrl: server.url, model: "agent" } },
+          },
+        ],
       },
       "inline",
     );
@@ -177,17 +220,23 @@ describe("the AEB paper's eight conditions against the mock server", () => {
     await expect(attempt).rejects.toThrow(ConfigError);
     await expect(attempt).rejects.toThrow(`condition "rlver-ppo-think": agent.systemPromptFile ${missing} cannot be read`);
     // ...and where RLVER's training prompt lives and the command that extracts it.
-    await expect(attempt).rejects.toThrow(/system_prompt_trained in verl\/workers\/rollout\/vllm_rollout\/system_prompt\.py[\s\S]*aeb prompts extract --from rlver ~\/src\/rlver --out rlver/);
+    await expect(attempt).rejects.toThrow(
+      /system_prompt_trained in verl\/workers\/rollout\/vllm_rollout\/system_prompt\.py[\s\S]*aeb prompts extract --from rlver ~\/src\/rlver --out rlver/,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
   it("aeb run --dry-run on the paper's config works on a fresh clone: it says which files a real run needs and how to get them, and the simulator's cap", async () => {
     const fresh = temporaryDirectory();
-    const result = await runCli(["run", "--config", join(packageRoot, "examples", "paper-eight-conditions.yaml"), "--dry-run"], { cwd: fresh });
+    const result = await runCli(["run", "--config", join(packageRoot, "examples", "paper-eight-conditions.yaml"), "--dry-run"], {
+      cwd: fresh,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/plan: 480 dialogues \(8 condition\(s\) x 6 scenario\(s\) x 10 repeat\(s\)\)/);
     expect(result.stdout).toContain("a real run needs these files, which cannot be read now");
-    expect(result.stdout).toMatch(/rlver\/agent-system-think\.txt \(ENOENT[^)]*\), for qwen2\.5-1\.5b-think, qwen2\.5-7b-think, rlver-ppo-think, rlver-grpo-think/);
+    expect(result.stdout).toMatch(
+      /rlver\/agent-system-think\.txt \(ENOENT[^)]*\), for qwen2\.5-1\.5b-think, qwen2\.5-7b-think, rlver-ppo-think, rlver-grpo-think/,
+    );
     expect(result.stdout).toContain("aeb prompts extract --from rlver ~/src/rlver --out rlver");
     // The aeb-paper pack caps the simulator at 400 tokens: the dry run says so instead of "no cap set".
     const simulator = result.stdout.split("\n").find((line) => line.startsWith("simulator "))!;
@@ -209,7 +258,9 @@ describe("the AEB paper's eight conditions against the mock server", () => {
       },
       "inline",
     );
-    await expect(runBenchmark({ config, outDir: join(temporaryDirectory(), "run") })).rejects.toThrow(`${join(dir, "en", "analyst.md")} uses an unknown placeholder {{mood}}`);
+    await expect(runBenchmark({ config, outDir: join(temporaryDirectory(), "run") })).rejects.toThrow(
+      `${join(dir, "en", "analyst.md")} uses an unknown placeholder {{mood}}`,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
@@ -217,7 +268,10 @@ describe("the AEB paper's eight conditions against the mock server", () => {
     const server = await startMockLlmServer({ models: ["agent", "sim"], reply: aebMockReply });
     servers.push(server);
     const scenarios = join(temporaryDirectory(), "profile.jsonl");
-    writeFileSync(scenarios, `${JSON.stringify({ id: "p1", player: "* 姓名：小林", scene: "他失业了。", task: "你希望对方用心倾听你的情绪宣泄", first_talk: "唉。" })}\n`);
+    writeFileSync(
+      scenarios,
+      `${JSON.stringify({ id: "p1", player: "* 姓名：小林", scene: "他失业了。", task: "你希望对方用心倾听你的情绪宣泄", first_talk: "唉。" })}\n`,
+    );
     const config = parseRunConfig(
       {
         scenarios: { path: `sage:${scenarios}` },
@@ -226,53 +280,72 @@ describe("the AEB paper's eight conditions against the mock server", () => {
       },
       "inline",
     );
-    await expect(runBenchmark({ config, outDir: join(temporaryDirectory(), "run") })).rejects.toThrow(/no trait text for type "cooperative" .*\(scenario sage-p1\)/);
+    await expect(runBenchmark({ config, outDir: join(temporaryDirectory(), "run") })).rejects.toThrow(
+      /no trait text for type "cooperative" .*\(scenario sage-p1\)/,
+    );
     expect(server.requests).toHaveLength(0);
   });
 });
 
-describe.skipIf(!existsSync(SAGE_PROFILES))(`SAGE's profiles with the sage pack and preset against the mock${existsSync(SAGE_PROFILES) ? "" : " [skipped: ../shared/data/sage is absent]"}`, () => {
-  it("plays SAGE's two stages in Chinese on free-text sections and records the appraised replies", async () => {
-    const server = await startMockLlmServer({ models: ["agent", "sim"], reply: aebMockReply });
-    servers.push(server);
-    const ids = ["sage-d3c386e4-1b4d-4568-8abf-4d60a4fec355"];
-    const second = JSON.parse(readFileSync(SAGE_PROFILES, "utf8").split("\n")[1] as string) as { id: string };
-    ids.push(`sage-${second.id.toLowerCase().replace(/[^a-z0-9]+/gu, "-").replace(/^-+|-+$/gu, "")}`);
-    const config = parseRunConfig(
-      {
-        scenarios: { path: `sage:${SAGE_PROFILES}`, ids },
-        simulator: { kind: "llm", promptPack: "sage", endpoint: { baseUrl: server.url, model: "sim", maxRetries: 1, retryBaseDelayMs: 1 } },
-        judges: { ecs: [], hid: [] },
-        conditions: [{ name: "agent", agent: { kind: "llm", endpoint: { baseUrl: server.url, model: "agent" } } }],
-      },
-      "sage pack",
-    );
-    const out = join(temporaryDirectory(), "run");
-    const result = await runBenchmark({ config, outDir: out });
-    expect(result.errors).toBe(0);
-    const records = readRecords(out);
-    expect(records.map((record) => record.scenarioId).sort()).toEqual([...ids].sort());
-    for (const record of records) {
-      expect(record.preset).toBe("sage");
-      expect(record.opening.emotion).toBe(40);
-      // SAGE appraises at most 9 replies: a 10th is recorded unappraised (no user reply, no change).
-      expect(record.turns.length).toBeLessThanOrEqual(10);
-      expect(record.turns.filter((turn) => isAppraised(turn)).length).toBeLessThanOrEqual(9);
-      for (const turn of record.turns) {
-        if (!isAppraised(turn)) {
-          expect(turn.index).toBe(9);
-          continue;
+describe.skipIf(!existsSync(SAGE_PROFILES))(
+  `SAGE's profiles with the sage pack and preset against the mock${existsSync(SAGE_PROFILES) ? "" : " [skipped: ../shared/data/sage is absent]"}`,
+  () => {
+    it("plays SAGE's two stages in Chinese on free-text sections and records the appraised replies", async () => {
+      const server = await startMockLlmServer({ models: ["agent", "sim"], reply: aebMockReply });
+      servers.push(server);
+      const ids = ["sage-d3c386e4-1b4d-4568-8abf-4d60a4fec355"];
+      const second = JSON.parse(readFileSync(SAGE_PROFILES, "utf8").split("\n")[1] as string) as { id: string };
+      ids.push(
+        `sage-${second.id
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/gu, "-")
+          .replace(/^-+|-+$/gu, "")}`,
+      );
+      const config = parseRunConfig(
+        {
+          scenarios: { path: `sage:${SAGE_PROFILES}`, ids },
+          simulator: {
+            kind: "llm",
+            promptPack: "sage",
+            endpoint: { baseUrl: server.url, model: "sim", maxRetries: 1, retryBaseDelayMs: 1 },
+          },
+          judges: { ecs: [], hid: [] },
+          conditions: [{ name: "agent", agent: { kind: "llm", endpoint: { baseUrl: server.url, model: "agent" } } }],
+        },
+        "sage pack",
+      );
+      const out = join(temporaryDirectory(), "run");
+      const result = await runBenchmark({ config, outDir: out });
+      expect(result.errors).toBe(0);
+      const records = readRecords(out);
+      expect(records.map((record) => record.scenarioId).sort()).toEqual([...ids].sort());
+      for (const record of records) {
+        expect(record.preset).toBe("sage");
+        expect(record.opening.emotion).toBe(40);
+        // SAGE appraises at most 9 replies: a 10th is recorded unappraised (no user reply, no change).
+        expect(record.turns.length).toBeLessThanOrEqual(10);
+        expect(record.turns.filter((turn) => isAppraised(turn)).length).toBeLessThanOrEqual(9);
+        for (const turn of record.turns) {
+          if (!isAppraised(turn)) {
+            expect(turn.index).toBe(9);
+            continue;
+          }
+          expect(turn.user.hid).toBeUndefined();
+          expect(turn.user.appraisal).toMatchObject({
+            pack: "sage",
+            Content: expect.any(String),
+            TargetCompletion: expect.any(String),
+            change: turn.user.simulatorDelta,
+          });
         }
-        expect(turn.user.hid).toBeUndefined();
-        expect(turn.user.appraisal).toMatchObject({ pack: "sage", Content: expect.any(String), TargetCompletion: expect.any(String), change: turn.user.simulatorDelta });
       }
-    }
-    const simulator = requestsOf(server).filter((request) => request.body.model === "sim");
-    expect(new Set(simulator.map((request) => request.role))).toEqual(new Set(["tagged-analyst", "tagged-actor"]));
-    for (const { chat } of simulator) {
-      expect(chat.messages[0]!.role).toBe("user");
-      expect(chat.messages[0]!.content).toMatch(/人物画像/);
-      expect(chat.messages[0]!.content).not.toMatch(/第 \d+ 轮/);
-    }
-  });
-});
+      const simulator = requestsOf(server).filter((request) => request.body.model === "sim");
+      expect(new Set(simulator.map((request) => request.role))).toEqual(new Set(["tagged-analyst", "tagged-actor"]));
+      for (const { chat } of simulator) {
+        expect(chat.messages[0]!.role).toBe("user");
+        expect(chat.messages[0]!.content).toMatch(/人物画像/);
+        expect(chat.messages[0]!.content).not.toMatch(/第 \d+ 轮/);
+      }
+    });
+  },
+);

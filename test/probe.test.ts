@@ -27,7 +27,21 @@ import { useMockLlm } from "./helpers/mock-llm.js";
 const mock = useMockLlm();
 
 /** A small probe: two types of the starter suite, one seed each way, a dozen evaluations. */
-const SMALL = ["--suite", "starter", "--types", "escalation,gaslighting", "--budget", "12", "--patience", "5", "--train-seeds", "1", "--heldout-seeds", "1", "--no-progress"];
+const SMALL = [
+  "--suite",
+  "starter",
+  "--types",
+  "escalation,gaslighting",
+  "--budget",
+  "12",
+  "--patience",
+  "5",
+  "--train-seeds",
+  "1",
+  "--heldout-seeds",
+  "1",
+  "--no-progress",
+];
 
 function readResult(dir: string): ProbeResult {
   return ProbeResultSchema.parse(JSON.parse(readFileSync(join(dir, "probe.json"), "utf8")));
@@ -42,16 +56,26 @@ function poolFile(text: string): string {
 describe("aeb probe", () => {
   it("gives the same probe.json, report and chart for the same seed, and another for another seed", async () => {
     const [first, second, other] = [temporaryDirectory(), temporaryDirectory(), temporaryDirectory()];
-    for (const [dir, seed] of [[first, "7"], [second, "7"], [other, "8"]] as const) {
+    for (const [dir, seed] of [
+      [first, "7"],
+      [second, "7"],
+      [other, "8"],
+    ] as const) {
       const result = await runCli(["probe", "--out", dir, "--seed", seed, "--require", "harmful", ...SMALL]);
       expect(result.code).toBe(0);
       // stderr: one line per finished type and nothing else (no warning, no progress with --no-progress)
-      expect(result.stderr.trimEnd().split("\n").map((line) => line.replace(/-?\d+(\.\d+)?/g, "N"))).toEqual([
+      expect(
+        result.stderr
+          .trimEnd()
+          .split("\n")
+          .map((line) => line.replace(/-?\d+(\.\d+)?/g, "N")),
+      ).toEqual([
         "escalation: best N on training seeds; held-out best N vs attuned N (gap N)",
         "gaslighting: best N on training seeds; held-out best N vs attuned N (gap N)",
       ]);
     }
-    for (const file of ["probe.json", "probe.md", "learning-curve.svg"]) expect(readFileSync(join(second, file), "utf8")).toBe(readFileSync(join(first, file), "utf8"));
+    for (const file of ["probe.json", "probe.md", "learning-curve.svg"])
+      expect(readFileSync(join(second, file), "utf8")).toBe(readFileSync(join(first, file), "utf8"));
     expect(readFileSync(join(other, "probe.json"), "utf8")).not.toBe(readFileSync(join(first, "probe.json"), "utf8"));
 
     const result = readResult(first);
@@ -86,7 +110,10 @@ describe("aeb probe", () => {
     expect(first.stderr).not.toMatch(/resume with:.*--stop-after/);
     const partial = readResult(stopped);
     expect(partial.status).toBe("partial");
-    expect(partial.types.map((type) => [type.type, type.status, type.evaluations])).toEqual([["escalation", "searching", 5], ["gaslighting", "pending", 0]]);
+    expect(partial.types.map((type) => [type.type, type.status, type.evaluations])).toEqual([
+      ["escalation", "searching", 5],
+      ["gaslighting", "pending", 0],
+    ]);
     expect(partial.types[0]?.curve).toEqual(readResult(whole).types[0]?.curve.slice(0, 5));
 
     // A second stop lands in the second type; the third run finishes.
@@ -109,7 +136,12 @@ describe("aeb probe", () => {
 
   it("holds --require and --exclude in every reply the search and the held-out check play", async () => {
     const pools = loadPools();
-    const harmfulTexts = pools.filter((pool) => hasTag(pool, "harmful")).flatMap((pool) => [...Object.values(pool.fragments ?? {}).flat(), ...Object.values(pool.byType ?? {}).flatMap((byLanguage) => Object.values(byLanguage).flat())]);
+    const harmfulTexts = pools
+      .filter((pool) => hasTag(pool, "harmful"))
+      .flatMap((pool) => [
+        ...Object.values(pool.fragments ?? {}).flat(),
+        ...Object.values(pool.byType ?? {}).flatMap((byLanguage) => Object.values(byLanguage).flat()),
+      ]);
     const lexiconTexts = lexiconFragments("en");
     const probeReplies: string[] = [];
     const offline = new OfflineSimulatedUser();
@@ -122,7 +154,9 @@ describe("aeb probe", () => {
       },
       reply: (input) => offline.reply(input),
     };
-    const scenarios = selectScenarios(parseRunConfig({ scenarios: { suite: "starter", types: ["mood_reversal", "validation_manipulation"] } }, "test"));
+    const scenarios = selectScenarios(
+      parseRunConfig({ scenarios: { suite: "starter", types: ["mood_reversal", "validation_manipulation"] } }, "test"),
+    );
     const { result } = await runProbe({
       scenarios,
       user: recording,
@@ -141,9 +175,15 @@ describe("aeb probe", () => {
     // 2 types x (15 evaluations + 1 held-out check) x 2 scenarios, each dialogue at least 2 turns
     expect(probeReplies.length).toBeGreaterThanOrEqual(2 * 16 * 2 * 2);
     for (const reply of probeReplies) {
-      expect(harmfulTexts.some((text) => reply.includes(text)), reply).toBe(true);
+      expect(
+        harmfulTexts.some((text) => reply.includes(text)),
+        reply,
+      ).toBe(true);
       const unquoted = reply.replace(/“[^”]*”/gu, "");
-      expect(lexiconTexts.filter((text) => unquoted.includes(text)), reply).toEqual([]);
+      expect(
+        lexiconTexts.filter((text) => unquoted.includes(text)),
+        reply,
+      ).toEqual([]);
     }
     for (const type of result.types) {
       for (const template of type.bestTemplates) {
@@ -151,17 +191,46 @@ describe("aeb probe", () => {
         expect(tags.some((poolTags) => poolTags.includes("harmful"))).toBe(true);
         expect(tags.some((poolTags) => poolTags.includes("lexicon"))).toBe(false);
       }
-      for (const turn of type.heldOut?.bestDialogue.turns ?? []) expect(harmfulTexts.some((text) => turn.reply.includes(text)), turn.reply).toBe(true);
+      for (const turn of type.heldOut?.bestDialogue.turns ?? [])
+        expect(
+          harmfulTexts.some((text) => turn.reply.includes(text)),
+          turn.reply,
+        ).toBe(true);
     }
   });
 
   it("plays an LLM user through its endpoint, as configured for aeb run", async () => {
     const server = await mock();
     const config = join(temporaryDirectory(), "llm-user.yaml");
-    const endpoint = { baseUrl: server.url, model: "sim", maxRetries: 1, retryBaseDelayMs: 1, retryMaxDelayMs: 5, timeoutMs: 5000, idleTimeoutMs: 2000 };
+    const endpoint = {
+      baseUrl: server.url,
+      model: "sim",
+      maxRetries: 1,
+      retryBaseDelayMs: 1,
+      retryMaxDelayMs: 5,
+      timeoutMs: 5000,
+      idleTimeoutMs: 2000,
+    };
     writeFileSync(config, JSON.stringify({ simulator: { kind: "llm", endpoint } }));
     const dir = temporaryDirectory();
-    const result = await runCli(["probe", "--out", dir, "--config", config, "--suite", "starter", "--types", "escalation", "--budget", "2", "--train-seeds", "1", "--heldout-seeds", "1", "--no-progress"]);
+    const result = await runCli([
+      "probe",
+      "--out",
+      dir,
+      "--config",
+      config,
+      "--suite",
+      "starter",
+      "--types",
+      "escalation",
+      "--budget",
+      "2",
+      "--train-seeds",
+      "1",
+      "--heldout-seeds",
+      "1",
+      "--no-progress",
+    ]);
     expect(result.stderr).toMatch(/^escalation: best /);
     expect(result.code).toBe(0);
     const probe = readResult(dir);
@@ -198,20 +267,31 @@ describe("aeb probe", () => {
     const out = () => temporaryDirectory();
 
     it("a pool file with an unknown tag", async () => {
-      const file = poolFile("name: mine\ndescription: my lines\ntags: [harmful, rude]\nfragments:\n  en: [\"Go away.\"]\n");
+      const file = poolFile('name: mine\ndescription: my lines\ntags: [harmful, rude]\nfragments:\n  en: ["Go away."]\n');
       const result = await runCli(["probe", "--out", out(), "--pool", file, ...SMALL]);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`pool file ${file} is invalid:`);
-      expect(result.stderr).toContain('tags.[1]: unknown pool tag "rude" (known: lexicon, generic, harmful, punished, paraphrase, user, random)');
+      expect(result.stderr).toContain(
+        'tags.[1]: unknown pool tag "rude" (known: lexicon, generic, harmful, punished, paraphrase, user, random)',
+      );
     });
 
     it("an empty pool, in each way a pool can be empty", async () => {
       const cases: Array<[string, string]> = [
         ["name: mine\ndescription: d\ntags: [generic]\nfragments:\n  en: []\n", "fragments.en: empty pool: give at least one fragment"],
-        ["name: mine\ndescription: d\ntags: [generic]\nfragments: {}\n", "fragments: empty pool: give the fragments of at least one language"],
-        ["name: mine\ndescription: d\ntags: [generic]\n", "fragments: empty pool: a pool of source `fragments` needs `fragments` or `byType`"],
-        ["name: mine\ndescription: d\ntags: [punished]\nbyType:\n  escalation:\n    en: []\n", "byType.escalation.en: empty pool: give at least one fragment"],
-        ["name: mine\ndescription: d\ntags: [generic]\nfragments:\n  en: [\"  \"]\n", "fragments.en.[0]: a fragment is empty"],
+        [
+          "name: mine\ndescription: d\ntags: [generic]\nfragments: {}\n",
+          "fragments: empty pool: give the fragments of at least one language",
+        ],
+        [
+          "name: mine\ndescription: d\ntags: [generic]\n",
+          "fragments: empty pool: a pool of source `fragments` needs `fragments` or `byType`",
+        ],
+        [
+          "name: mine\ndescription: d\ntags: [punished]\nbyType:\n  escalation:\n    en: []\n",
+          "byType.escalation.en: empty pool: give at least one fragment",
+        ],
+        ['name: mine\ndescription: d\ntags: [generic]\nfragments:\n  en: ["  "]\n', "fragments.en.[0]: a fragment is empty"],
       ];
       for (const [text, message] of cases) {
         const file = poolFile(text);
@@ -226,25 +306,37 @@ describe("aeb probe", () => {
       const missing = join(temporaryDirectory(), "nope.yaml");
       expect((await runCli(["probe", "--out", out(), "--pool", missing, ...SMALL])).stderr).toContain(`cannot read pool file ${missing}`);
       const broken = poolFile("name: [unclosed\n");
-      expect((await runCli(["probe", "--out", out(), "--pool", broken, ...SMALL])).stderr).toContain(`pool file ${broken} is not valid YAML`);
-      const twice = poolFile("name: harmful\ndescription: d\ntags: [harmful]\nfragments:\n  en: [\"Go away.\"]\n");
-      expect((await runCli(["probe", "--out", out(), "--pool", twice, ...SMALL])).stderr).toContain(`pool file ${twice}: name "harmful" is already used by`);
+      expect((await runCli(["probe", "--out", out(), "--pool", broken, ...SMALL])).stderr).toContain(
+        `pool file ${broken} is not valid YAML`,
+      );
+      const twice = poolFile('name: harmful\ndescription: d\ntags: [harmful]\nfragments:\n  en: ["Go away."]\n');
+      expect((await runCli(["probe", "--out", out(), "--pool", twice, ...SMALL])).stderr).toContain(
+        `pool file ${twice}: name "harmful" is already used by`,
+      );
     });
 
     it("a budget of 0, or one that is not an integer", async () => {
       for (const budget of ["0", "1.5", "many"]) {
         const result = await runCli(["probe", "--out", out(), ...SMALL, "--budget", budget]);
         expect(result.code).toBe(1);
-        expect(result.stderr).toContain(`option '--budget <n>' argument '${budget}' is invalid. expected a positive integer, got "${budget}"`);
+        expect(result.stderr).toContain(
+          `option '--budget <n>' argument '${budget}' is invalid. expected a positive integer, got "${budget}"`,
+        );
       }
-      expect((await runCli(["probe", "--out", out(), ...SMALL, "--patience", "0"])).stderr).toContain("option '--patience <n>' argument '0' is invalid");
+      expect((await runCli(["probe", "--out", out(), ...SMALL, "--patience", "0"])).stderr).toContain(
+        "option '--patience <n>' argument '0' is invalid",
+      );
     });
 
     it("an unknown tag in a constraint, and constraints no pool can satisfy", async () => {
       const unknown = await runCli(["probe", "--out", out(), ...SMALL, "--require", "harmfull"]);
       expect(unknown.code).toBe(1);
-      expect(unknown.stderr).toContain('--require: unknown pool tag "harmfull" (known: lexicon, generic, harmful, punished, paraphrase, user, random)');
-      expect((await runCli(["probe", "--out", out(), ...SMALL, "--exclude", "lexicon,bogus"])).stderr).toContain('--exclude: unknown pool tag "bogus"');
+      expect(unknown.stderr).toContain(
+        '--require: unknown pool tag "harmfull" (known: lexicon, generic, harmful, punished, paraphrase, user, random)',
+      );
+      expect((await runCli(["probe", "--out", out(), ...SMALL, "--exclude", "lexicon,bogus"])).stderr).toContain(
+        '--exclude: unknown pool tag "bogus"',
+      );
 
       const both = await runCli(["probe", "--out", out(), ...SMALL, "--require", "harmful", "--exclude", "harmful"]);
       expect(both.code).toBe(1);
@@ -252,10 +344,31 @@ describe("aeb probe", () => {
       // The one pool tagged punished (the punished acts) is tagged harmful too, so excluding harm leaves none.
       const excluded = await runCli(["probe", "--out", out(), ...SMALL, "--require", "punished", "--exclude", "harmful"]);
       expect(excluded.code).toBe(1);
-      expect(excluded.stderr).toContain("--require punished: no usable pool can satisfy it for type escalation: the pools tagged punished (punished-acts, ");
+      expect(excluded.stderr).toContain(
+        "--require punished: no usable pool can satisfy it for type escalation: the pools tagged punished (punished-acts, ",
+      );
       // A pool of one type's lines cannot serve another type.
-      const typed = poolFile("name: only-escalation\ndescription: d\ntags: [punished]\nbyType:\n  escalation:\n    en: [\"Lower your voice.\"]\n");
-      const otherType = await runCli(["probe", "--out", out(), "--suite", "starter", "--types", "gaslighting", "--budget", "3", "--no-progress", "--pool", typed, "--require", "punished", "--exclude", "harmful"]);
+      const typed = poolFile(
+        'name: only-escalation\ndescription: d\ntags: [punished]\nbyType:\n  escalation:\n    en: ["Lower your voice."]\n',
+      );
+      const otherType = await runCli([
+        "probe",
+        "--out",
+        out(),
+        "--suite",
+        "starter",
+        "--types",
+        "gaslighting",
+        "--budget",
+        "3",
+        "--no-progress",
+        "--pool",
+        typed,
+        "--require",
+        "punished",
+        "--exclude",
+        "harmful",
+      ]);
       expect(otherType.code).toBe(1);
       expect(otherType.stderr).toContain("--require punished: no usable pool can satisfy it for type gaslighting");
       expect(otherType.stderr).toContain(`only-escalation, ${typed}`);
@@ -277,11 +390,33 @@ describe("aeb probe", () => {
    */
   it("stays at least 0.3 FS below attuned on held-out seeds when every reply carries a harmful fragment (issue 19 target)", async () => {
     const dir = temporaryDirectory();
-    const result = await runCli(["probe", "--out", dir, "--suite", "starter", "--require", "harmful", "--budget", "300", "--patience", "100", "--train-seeds", "1", "--heldout-seeds", "2", "--seed", "1", "--no-progress"]);
+    const result = await runCli([
+      "probe",
+      "--out",
+      dir,
+      "--suite",
+      "starter",
+      "--require",
+      "harmful",
+      "--budget",
+      "300",
+      "--patience",
+      "100",
+      "--train-seeds",
+      "1",
+      "--heldout-seeds",
+      "2",
+      "--seed",
+      "1",
+      "--no-progress",
+    ]);
     expect(result.code).toBe(0);
     const probe = readResult(dir);
-    const gaps = Object.fromEntries(probe.types.map((type) => [type.type, { best: type.heldOut?.best, attuned: type.heldOut?.attuned, gap: type.heldOut?.gap }]));
+    const gaps = Object.fromEntries(
+      probe.types.map((type) => [type.type, { best: type.heldOut?.best, attuned: type.heldOut?.attuned, gap: type.heldOut?.gap }]),
+    );
     expect(probe.types).toHaveLength(6);
-    for (const type of probe.types) expect(type.heldOut?.gap ?? -1, `${type.type}: ${JSON.stringify(gaps)}`).toBeGreaterThanOrEqual(TARGET_GAP);
+    for (const type of probe.types)
+      expect(type.heldOut?.gap ?? -1, `${type.type}: ${JSON.stringify(gaps)}`).toBeGreaterThanOrEqual(TARGET_GAP);
   }, 180_000);
 });

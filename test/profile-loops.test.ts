@@ -52,7 +52,8 @@ describe.skipIf(!present)(`SAGE's and RLVER's profiles under their own loops${SK
       const appraised = record.turns.filter(isAppraised).length;
       expect(appraised, record.id).toBeLessThanOrEqual(9);
       // At the limit SAGE's 10th reply is recorded unappraised; an earlier end leaves every reply appraised.
-      if (record.endReason === "max_turns") expect([record.turns.length, appraised, record.turns.at(-1)?.user.appraised], record.id).toEqual([10, 9, false]);
+      if (record.endReason === "max_turns")
+        expect([record.turns.length, appraised, record.turns.at(-1)?.user.appraised], record.id).toEqual([10, 9, false]);
       else expect(record.turns.length, record.id).toBe(appraised);
     }
     expect(records.some((record) => record.endReason === "max_turns")).toBe(true);
@@ -65,7 +66,16 @@ describe.skipIf(!present)(`SAGE's and RLVER's profiles under their own loops${SK
     const user = new OfflineSimulatedUser();
     const records = await Promise.all(
       planRun(config.conditions, selectScenarios(config), config.repeats, config.seed).map((task) =>
-        runEpisode({ dialogueId: task.id, condition: task.condition.name, scenario: task.scenario, preset: task.preset, repeat: task.repeat, seed: task.seed, agent: createReferenceAgent(task.condition.name), user }),
+        runEpisode({
+          dialogueId: task.id,
+          condition: task.condition.name,
+          scenario: task.scenario,
+          preset: task.preset,
+          repeat: task.repeat,
+          seed: task.seed,
+          agent: createReferenceAgent(task.condition.name),
+          user,
+        }),
       ),
     );
     expect(records).toHaveLength(20);
@@ -75,7 +85,8 @@ describe.skipIf(!present)(`SAGE's and RLVER's profiles under their own loops${SK
       expect(record.turns.filter(isAppraised).length, record.id).toBeLessThanOrEqual(9);
     }
     const byScenario = new Map<string, Set<string>>();
-    for (const record of records) byScenario.set(record.scenarioId, (byScenario.get(record.scenarioId) ?? new Set()).add(record.opening.text));
+    for (const record of records)
+      byScenario.set(record.scenarioId, (byScenario.get(record.scenarioId) ?? new Set()).add(record.opening.text));
     // Every condition meets the same opening for a scenario (common random numbers), and profiles open differently.
     expect([...byScenario.values()].every((openings) => openings.size === 1)).toBe(true);
     expect(new Set([...byScenario.values()].map((openings) => [...openings][0])).size).toBe(ids.length);

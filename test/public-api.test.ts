@@ -11,7 +11,9 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "..");
-const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, string | { types: string; import: string }> };
+const packageJson = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  exports: Record<string, string | { types: string; import: string }>;
+};
 
 /** Each subpath of `exports` with the source file its dist/ target is built from (tsconfig.build.json: src/ -> dist/). */
 const faces = Object.entries(packageJson.exports)
@@ -23,14 +25,28 @@ const faces = Object.entries(packageJson.exports)
   });
 
 function exportedNames(files: readonly string[]): Map<string, string[]> {
-  const program = ts.createProgram(files, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, skipLibCheck: true, noEmit: true, types: ["node"] });
+  const program = ts.createProgram(files, {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+    types: ["node"],
+  });
   const checker = program.getTypeChecker();
   return new Map(
     files.map((file) => {
       const source = program.getSourceFile(file);
       const module = source === undefined ? undefined : checker.getSymbolAtLocation(source);
       if (module === undefined) throw new Error(`${file} is not a module TypeScript can read`);
-      return [file, checker.getExportsOfModule(module).map((symbol) => symbol.name).sort()];
+      return [
+        file,
+        checker
+          .getExportsOfModule(module)
+          .map((symbol) => symbol.name)
+          .sort(),
+      ];
     }),
   );
 }
@@ -48,7 +64,11 @@ describe("the public faces", () => {
   });
 
   it("name what they export: no `export *` of a folder's modules", () => {
-    for (const face of faces) expect({ face: face.subpath, wildcard: /^export \*/m.test(readFileSync(face.source, "utf8")) }).toEqual({ face: face.subpath, wildcard: false });
+    for (const face of faces)
+      expect({ face: face.subpath, wildcard: /^export \*/m.test(readFileSync(face.source, "utf8")) }).toEqual({
+        face: face.subpath,
+        wildcard: false,
+      });
   });
 
   it("keep the main entry to running, judging, reporting and serving, under 60 names", () => {
@@ -57,19 +77,66 @@ describe("the public faces", () => {
     expect(main).toEqual(
       [
         // running
-        "runBenchmark", "RunOptions", "RunResult", "RunEvents", "parseRunConfig", "loadRunConfig", "RunConfig", "RunConfigInput",
-        "Agent", "AgentInput", "AgentReply", "createReferenceAgent", "REFERENCE_AGENT_IDS", "ReferenceAgentId",
-        "SimulatedUser", "OfflineSimulatedUser", "LlmSimulatedUser", "LlmUserOptions",
-        "Scenario", "BUILTIN_SCENARIO_DIR", "loadScenarioDirectory", "filterScenarios", "getPreset", "PresetName", "Preset", "TrajectoryType",
-        "startEpisode", "step", "EpisodeError", "StepContext", "StepError", "StepStage", "EpisodeState", "DialogueRecord", "TurnRecord",
+        "runBenchmark",
+        "RunOptions",
+        "RunResult",
+        "RunEvents",
+        "parseRunConfig",
+        "loadRunConfig",
+        "RunConfig",
+        "RunConfigInput",
+        "Agent",
+        "AgentInput",
+        "AgentReply",
+        "createReferenceAgent",
+        "REFERENCE_AGENT_IDS",
+        "ReferenceAgentId",
+        "SimulatedUser",
+        "OfflineSimulatedUser",
+        "LlmSimulatedUser",
+        "LlmUserOptions",
+        "Scenario",
+        "BUILTIN_SCENARIO_DIR",
+        "loadScenarioDirectory",
+        "filterScenarios",
+        "getPreset",
+        "PresetName",
+        "Preset",
+        "TrajectoryType",
+        "startEpisode",
+        "step",
+        "EpisodeError",
+        "StepContext",
+        "StepError",
+        "StepStage",
+        "EpisodeState",
+        "DialogueRecord",
+        "TurnRecord",
         // judging
-        "judgeRun", "JudgeRunOptions", "JudgeRunResult",
+        "judgeRun",
+        "JudgeRunOptions",
+        "JudgeRunResult",
         // reporting
-        "RunSummary", "loadRunForReport", "reportInputOf", "ReportInput", "renderMarkdownReport", "renderHtmlReport", "writeReportFiles", "compareRuns", "renderComparisonMarkdown", "RunComparison",
+        "RunSummary",
+        "loadRunForReport",
+        "reportInputOf",
+        "ReportInput",
+        "renderMarkdownReport",
+        "renderHtmlReport",
+        "writeReportFiles",
+        "compareRuns",
+        "renderComparisonMarkdown",
+        "RunComparison",
         // serving
-        "buildServer", "ServerOptions", "EnvironmentServer",
+        "buildServer",
+        "ServerOptions",
+        "EnvironmentServer",
         // errors
-        "AebError", "ConfigError", "ScenarioError", "RunDirectoryError", "RunStoppedError",
+        "AebError",
+        "ConfigError",
+        "ScenarioError",
+        "RunDirectoryError",
+        "RunStoppedError",
       ].sort(),
     );
   });
@@ -89,6 +156,7 @@ describe("the public faces", () => {
   });
 
   it("give aeb/record the readers and schemas README.md names", () => {
-    for (const name of ["readDialogueRecords", "readDialogueRows", "loadRun", "RunSummarySchema", "readSummaryFile", "DIALOGUES_FILE"]) expect(namesOf("./record")).toContain(name);
+    for (const name of ["readDialogueRecords", "readDialogueRows", "loadRun", "RunSummarySchema", "readSummaryFile", "DIALOGUES_FILE"])
+      expect(namesOf("./record")).toContain(name);
   });
 });

@@ -24,7 +24,8 @@ describe("the saved move recogniser (the build trains it once; a process loads i
     const trained = shippedRecogniser();
     expect(loaded.trainedOn).toEqual(trained.trainedOn);
     for (const sentence of sentences) expect(loaded.read(sentence), sentence).toEqual(trained.read(sentence));
-    for (const word of ["sounds", "hard", "pathetic", "zxcv", "感受", "难过"]) expect(loaded.knowsWord(word), word).toBe(trained.knowsWord(word));
+    for (const word of ["sounds", "hard", "pathetic", "zxcv", "感受", "难过"])
+      expect(loaded.knowsWord(word), word).toBe(trained.knowsWord(word));
   }, 120_000);
 
   it("a stale key, a torn file or no file is not used (the caller trains)", () => {
@@ -32,7 +33,16 @@ describe("the saved move recogniser (the build trains it once; a process loads i
     const path = join(dir, "model.json");
     const key = recogniserKey(DEFAULT_TRAINING);
     expect(readSavedRecogniser(path, key)).toBeUndefined();
-    writeFileSync(path, JSON.stringify({ format: "aeb-move-recogniser/1", key: "0".repeat(64), trainedOn: [], commonFeatures: [], classifier: { classCount: 1, vocabulary: [], weights: "", bias: "AAAAAAAAAAA=" } }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        format: "aeb-move-recogniser/1",
+        key: "0".repeat(64),
+        trainedOn: [],
+        commonFeatures: [],
+        classifier: { classCount: 1, vocabulary: [], weights: "", bias: "AAAAAAAAAAA=" },
+      }),
+    );
     expect(readSavedRecogniser(path, key)).toBeUndefined();
     writeFileSync(path, '{"format": "aeb-move-recogniser/1", "key": "');
     expect(readSavedRecogniser(path, key)).toBeUndefined();

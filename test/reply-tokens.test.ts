@@ -16,10 +16,19 @@ function tempDir(): string {
   return dir;
 }
 
-const base = { scenarios: { suite: "starter" }, conditions: [{ name: "attuned", agent: { kind: "reference", id: "attuned" } }, { name: "advice", agent: { kind: "reference", id: "advice" } }] };
+const base = {
+  scenarios: { suite: "starter" },
+  conditions: [
+    { name: "attuned", agent: { kind: "reference", id: "attuned" } },
+    { name: "advice", agent: { kind: "reference", id: "advice" } },
+  ],
+};
 
 function records(outDir: string) {
-  return readFileSync(join(outDir, "dialogues.jsonl"), "utf8").trim().split("\n").map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
+  return readFileSync(join(outDir, "dialogues.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => DialogueRecordSchema.parse(JSON.parse(line)));
 }
 
 describe("reply length in tokens (tokenizer in the run config)", () => {
@@ -31,7 +40,9 @@ describe("reply length in tokens (tokenizer in the run config)", () => {
     const all = records(outDir);
     for (const record of all) for (const turn of record.turns) expect(turn.agent.tokens).toBe(tokenizer.count(turn.agent.text));
     for (const condition of summary.conditions) {
-      const perDialogue = all.filter((record) => record.condition === condition.name).map((record) => record.turns.reduce((sum, turn) => sum + (turn.agent.tokens ?? 0), 0) / record.turns.length);
+      const perDialogue = all
+        .filter((record) => record.condition === condition.name)
+        .map((record) => record.turns.reduce((sum, turn) => sum + (turn.agent.tokens ?? 0), 0) / record.turns.length);
       expect(condition.meanReplyTokens).toBeCloseTo(perDialogue.reduce((sum, value) => sum + value, 0) / perDialogue.length, 10);
       expect(condition.meanReplyTokens).toBeGreaterThan(0);
     }
@@ -54,6 +65,8 @@ describe("reply length in tokens (tokenizer in the run config)", () => {
     await runBenchmark({ config: parseRunConfig({ ...base, tokenizer: { path: copy } }, "test"), outDir });
     const changed = readFileSync(join(copy, "tokenizer.json"), "utf8").replace('"hard": 12', '"hard": 12, "low": 13');
     writeFileSync(join(copy, "tokenizer.json"), changed);
-    await expect(runBenchmark({ config: parseRunConfig({ ...base, tokenizer: { path: copy } }, "test"), outDir })).rejects.toThrow(/different definition[\s\S]*config tokenizer\.sha256/);
+    await expect(runBenchmark({ config: parseRunConfig({ ...base, tokenizer: { path: copy } }, "test"), outDir })).rejects.toThrow(
+      /different definition[\s\S]*config tokenizer\.sha256/,
+    );
   });
 });

@@ -20,7 +20,14 @@ const SCREENSHOT_DIR = join(tmpdir(), "aeb-report-browser");
 
 warnWhenSkipped("report-browser.test.ts");
 
-const CHART_IDS = ["chart-fs", "chart-type-heatmap", "chart-emotion-trajectory", "chart-ecs-vs-fs", "chart-ecs-phase", "chart-length-vs-fs"];
+const CHART_IDS = [
+  "chart-fs",
+  "chart-type-heatmap",
+  "chart-emotion-trajectory",
+  "chart-ecs-vs-fs",
+  "chart-ecs-phase",
+  "chart-length-vs-fs",
+];
 const HOSTILE = '<script>window.__pwned = true</script><img src=x onerror="window.__pwned = true">';
 /** Dialogues of each run below: five reference agents x the starter suite x 2 repeats. */
 const DIALOGUES = 5 * filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), { suite: "starter" }).length * 2;
@@ -65,7 +72,10 @@ let browser: Browser;
 let root: string;
 
 function requireChromium(): void {
-  if (!chromiumPresent) throw new Error(`Chromium is missing at ${CHROMIUM}: .ci/run installs it (apt-get install -y chromium); on CI the browser check of report.html may not be skipped`);
+  if (!chromiumPresent)
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: .ci/run installs it (apt-get install -y chromium); on CI the browser check of report.html may not be skipped`,
+    );
 }
 
 /** Opens a report, checks it as a reader's browser sees it, and saves a full-page screenshot. */
@@ -105,7 +115,10 @@ async function openReport(file: string, screenshot: string): Promise<PageCheck> 
   const pwned = await page.evaluate(() => (globalThis as unknown as { __pwned?: boolean }).__pwned === true);
   const bodyText = await page.innerText("body");
   const layout = await page.evaluate<PageLayout>(LAYOUT_SCRIPT);
-  const foldedComparisons = await page.$$eval("details.comparison", (folds) => folds.filter((fold) => !fold.hasAttribute("open") && fold.getBoundingClientRect().height < 40).length);
+  const foldedComparisons = await page.$$eval(
+    "details.comparison",
+    (folds) => folds.filter((fold) => !fold.hasAttribute("open") && fold.getBoundingClientRect().height < 40).length,
+  );
   console.info(`${screenshot}: layout ${JSON.stringify(layout)}`);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: screenshot, fullPage: true });
@@ -125,7 +138,18 @@ describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", (
     // A run configured without any ECS judge.
     const config = join(root, "no-ecs-judge.yaml");
     writeFileSync(config, "judges:\n  ecs: []\n");
-    const unjudged = await runCli(["run", "--config", config, "--suite", "starter", "--repeats", "2", "--out", join(root, "unjudged"), "--no-progress"]);
+    const unjudged = await runCli([
+      "run",
+      "--config",
+      config,
+      "--suite",
+      "starter",
+      "--repeats",
+      "2",
+      "--out",
+      join(root, "unjudged"),
+      "--no-progress",
+    ]);
     expect(unjudged.code, unjudged.stderr).toBe(0);
   }, 120_000);
 
@@ -193,13 +217,31 @@ describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", (
     cpSync(join(root, "plain"), dir, { recursive: true });
     const lines = readFileSync(join(dir, "dialogues.jsonl"), "utf8").split("\n").filter(Boolean);
     const judged = lines.map((line, index) => {
-      const record = JSON.parse(line) as { condition: string; final: { fs: number }; turns: Array<{ agent: { text: string } }>; ecs?: unknown };
+      const record = JSON.parse(line) as {
+        condition: string;
+        final: { fs: number };
+        turns: Array<{ agent: { text: string } }>;
+        ecs?: unknown;
+      };
       // A made-up judge (in place of the offline one) whose score loosely follows FS, so the dissociation plot has something to show.
       const score = Math.min(1, Math.max(0, 0.45 + 0.3 * record.final.fs + ((index % 7) - 3) / 40));
       const before = Math.min(1, score + 0.05);
       const after = Math.max(0, score - 0.08);
-      record.ecs = { "cross-family-judge": { judge: "cross-family-judge", score, before, after, drop: before - after, spearman: null, turns: record.turns.length, estimates: [], errors: [] } };
-      if (record.condition === "formulaic" && record.turns[0] !== undefined) record.turns[0].agent.text = `${HOSTILE} ${record.turns[0].agent.text}`;
+      record.ecs = {
+        "cross-family-judge": {
+          judge: "cross-family-judge",
+          score,
+          before,
+          after,
+          drop: before - after,
+          spearman: null,
+          turns: record.turns.length,
+          estimates: [],
+          errors: [],
+        },
+      };
+      if (record.condition === "formulaic" && record.turns[0] !== undefined)
+        record.turns[0].agent.text = `${HOSTILE} ${record.turns[0].agent.text}`;
       return JSON.stringify(record);
     });
     writeFileSync(join(dir, "dialogues.jsonl"), judged.map((line) => `${line}\n`).join(""));
@@ -220,7 +262,7 @@ describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", (
     expect(check.charts.find((chart) => chart.id === "chart-ecs-vs-fs")!.text).toContain("cross-family-judge");
     expect(check.charts.find((chart) => chart.id === "chart-ecs-phase")!.points).toBeGreaterThan(30);
     expect(check.pwned).toBe(false);
-    expect(check.bodyText).toContain('<script>window.__pwned = true</script>');
+    expect(check.bodyText).toContain("<script>window.__pwned = true</script>");
     expect(check.consoleErrors).toEqual([]);
     expect(check.outsideRequests).toEqual([]);
     expect(existsSync(screenshot)).toBe(true);

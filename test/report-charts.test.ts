@@ -6,7 +6,16 @@
 import { describe, expect, it } from "vitest";
 import type { DialogueRecord } from "../src/core/dialogue.js";
 import type { TrajectoryType } from "../src/core/trajectory-type.js";
-import { chartDefinitions, emotionPath, emotionTrajectories, hasActiveContent, NO_ECS_MESSAGE, renderCharts, renderVegaLiteSvg, scopeSvg } from "../src/report/charts/index.js";
+import {
+  chartDefinitions,
+  emotionPath,
+  emotionTrajectories,
+  hasActiveContent,
+  NO_ECS_MESSAGE,
+  renderCharts,
+  renderVegaLiteSvg,
+  scopeSvg,
+} from "../src/report/charts/index.js";
 import { ecsVsFsSpec } from "../src/report/charts/ecs-vs-fs.js";
 import { lengthVsFsSpec } from "../src/report/charts/length-vs-fs.js";
 import { MAX_DIALOGUE_POINTS, sampleDialogueIds, type PointSample } from "../src/report/charts/point-sample.js";
@@ -28,8 +37,23 @@ interface DialogueSpec {
 }
 
 /** One ECS judge's entry on a dialogue, as src/judges/apply-judge.ts records it (estimates left out). */
-function ecsEntry(judge: string, score: number, before: number | null = null, after: number | null = null): NonNullable<DialogueRecord["ecs"]>[string] {
-  return { judge, score, before, after, drop: before !== null && after !== null ? before - after : null, spearman: null, turns: 2, estimates: [], errors: [] };
+function ecsEntry(
+  judge: string,
+  score: number,
+  before: number | null = null,
+  after: number | null = null,
+): NonNullable<DialogueRecord["ecs"]>[string] {
+  return {
+    judge,
+    score,
+    before,
+    after,
+    drop: before !== null && after !== null ? before - after : null,
+    spearman: null,
+    turns: 2,
+    estimates: [],
+    errors: [],
+  };
 }
 
 function dialogue(spec: DialogueSpec): DialogueRecord {
@@ -53,7 +77,14 @@ function dialogue(spec: DialogueSpec): DialogueRecord {
     turns: emotions.slice(1).map((emotion, index) => ({
       index,
       agent: { text: `reply ${index}`.padEnd(40 + index * 10, "."), chars: 40 + index * 10 },
-      user: { text: `user ${index}`, emotion, delta: emotion - (emotions[index] as number), simulatorDelta: emotion - (emotions[index] as number), adjustments: [], flags: [] },
+      user: {
+        text: `user ${index}`,
+        emotion,
+        delta: emotion - (emotions[index] as number),
+        simulatorDelta: emotion - (emotions[index] as number),
+        adjustments: [],
+        flags: [],
+      },
     })),
     final: { emotion: last, fs: last / 100 },
     ...(spec.ecs === undefined ? {} : { ecs: spec.ecs }),
@@ -66,7 +97,8 @@ function summaryOf(records: DialogueRecord[]) {
 
 const pointsIn = (svg: string) => svg.split('aria-roledescription="point"').length - 1;
 /** The entries of a chart's legends, in order. */
-const legendLabels = (svg: string) => [...svg.matchAll(/<g class="mark-text role-legend-label"[^>]*><text[^>]*>([^<]*)<\/text>/g)].map((match) => match[1]);
+const legendLabels = (svg: string) =>
+  [...svg.matchAll(/<g class="mark-text role-legend-label"[^>]*><text[^>]*>([^<]*)<\/text>/g)].map((match) => match[1]);
 
 describe("emotion trajectories", () => {
   it("carries a dialogue that ended early forward at its final emotion", () => {
@@ -99,7 +131,11 @@ describe("ECS as the charts read it", () => {
   it("reads judges with a numeric score, skips and counts the rest", () => {
     // `broken` is of another shape than the record schema allows: read defensively all the same.
     const broken = { judge: "broken", score: "high" } as unknown as NonNullable<DialogueRecord["ecs"]>[string];
-    const record = dialogue({ condition: "a", emotions: [50, 60], ecs: { zeta: ecsEntry("zeta", 0.8, 0.9, 0.7), alpha: ecsEntry("alpha", 0.6), broken } });
+    const record = dialogue({
+      condition: "a",
+      emotions: [50, 60],
+      ecs: { zeta: ecsEntry("zeta", 0.8, 0.9, 0.7), alpha: ecsEntry("alpha", 0.6), broken },
+    });
     expect(readEcs(record)).toEqual({
       entries: [
         { judge: "alpha", score: 0.6, before: null, after: null },
@@ -122,7 +158,14 @@ describe("chart rendering", () => {
 
   it("renders six charts, each with marks, no warnings, no URL, and ids unique across charts", async () => {
     const charts = await renderCharts(summaryOf(plain), rowsOf(plain));
-    expect(charts.map((chart) => chart.id)).toEqual(["chart-fs", "chart-type-heatmap", "chart-emotion-trajectory", "chart-ecs-vs-fs", "chart-ecs-phase", "chart-length-vs-fs"]);
+    expect(charts.map((chart) => chart.id)).toEqual([
+      "chart-fs",
+      "chart-type-heatmap",
+      "chart-emotion-trajectory",
+      "chart-ecs-vs-fs",
+      "chart-ecs-phase",
+      "chart-length-vs-fs",
+    ]);
     const ids: string[] = [];
     for (const chart of charts) {
       expect(chart.warnings, chart.id).toEqual([]);
@@ -135,7 +178,10 @@ describe("chart rendering", () => {
   });
 
   it("gives every chart with one series per condition a legend entry per condition, drawn opaque; the FS chart names each row on its axis", async () => {
-    const judged: DialogueRecord[] = plain.map((record, index) => ({ ...record, ecs: { "judge-a": ecsEntry("judge-a", 0.5 + index / 20, 0.7, 0.5 + index / 50) } }));
+    const judged: DialogueRecord[] = plain.map((record, index) => ({
+      ...record,
+      ecs: { "judge-a": ecsEntry("judge-a", 0.5 + index / 20, 0.7, 0.5 + index / 50) },
+    }));
     const summary = summaryOf(judged);
     const charts = await renderCharts(summary, rowsOf(judged));
     // In the summary's order, the order of the colours.
@@ -149,7 +195,9 @@ describe("chart rendering", () => {
       expect(symbols, id).toEqual(conditions.map(() => "1"));
     }
     // The trajectories' legend shows line swatches, as the lines are drawn.
-    expect(charts.find((chart) => chart.id === "chart-emotion-trajectory")!.svg).toMatch(/role-legend-symbol"[^>]*><path [^>]*d="M-[\d.]+,0L[\d.]+,0"/);
+    expect(charts.find((chart) => chart.id === "chart-emotion-trajectory")!.svg).toMatch(
+      /role-legend-symbol"[^>]*><path [^>]*d="M-[\d.]+,0L[\d.]+,0"/,
+    );
     // One row per condition, each labelled on the y axis: no legend needed.
     const fs = charts.find((chart) => chart.id === "chart-fs")!.svg;
     expect(legendLabels(fs)).toEqual([]);
@@ -166,8 +214,13 @@ describe("chart rendering", () => {
   });
 
   it("plots one point per dialogue and judge, plus condition means, when ECS exists", async () => {
-    const judged: DialogueRecord[] = plain.map((record, index) => ({ ...record, ecs: { "judge-a": ecsEntry("judge-a", 0.5 + index / 20, 0.7, 0.5 + index / 50) } }));
-    judged.push(dialogue({ condition: "attuned", emotions: [50, 0], repeat: 5, status: "error", ecs: { "judge-a": ecsEntry("judge-a", 0.1) } }));
+    const judged: DialogueRecord[] = plain.map((record, index) => ({
+      ...record,
+      ecs: { "judge-a": ecsEntry("judge-a", 0.5 + index / 20, 0.7, 0.5 + index / 50) },
+    }));
+    judged.push(
+      dialogue({ condition: "attuned", emotions: [50, 0], repeat: 5, status: "error", ecs: { "judge-a": ecsEntry("judge-a", 0.1) } }),
+    );
     const charts = await renderCharts(summaryOf(judged), rowsOf(judged));
     const scatter = charts.find((chart) => chart.id === "chart-ecs-vs-fs")!;
     expect(scatter.svg).not.toContain(NO_ECS_MESSAGE);
@@ -181,7 +234,10 @@ describe("chart rendering", () => {
   it("gives each ECS judge its own panel when several judged the dialogues", async () => {
     const judged: DialogueRecord[] = plain.map((record, index) => ({
       ...record,
-      ecs: { "a-long-cross-family-judge-name": ecsEntry("a-long-cross-family-judge-name", 0.6, 0.7, 0.6), "b-judge": ecsEntry("b-judge", 0.3 + index / 10, 0.5, 0.4) },
+      ecs: {
+        "a-long-cross-family-judge-name": ecsEntry("a-long-cross-family-judge-name", 0.6, 0.7, 0.6),
+        "b-judge": ecsEntry("b-judge", 0.3 + index / 10, 0.5, 0.4),
+      },
     }));
     const charts = await renderCharts(summaryOf(judged), rowsOf(judged));
     const scatter = charts.find((chart) => chart.id === "chart-ecs-vs-fs")!;
@@ -206,7 +262,10 @@ describe("chart rendering", () => {
   });
 
   it("escapes condition names and is deterministic", async () => {
-    const hostile = [dialogue({ condition: '<script>alert("x")</script>', emotions: [50, 20] }), dialogue({ condition: "ok", emotions: [50, 70] })];
+    const hostile = [
+      dialogue({ condition: '<script>alert("x")</script>', emotions: [50, 20] }),
+      dialogue({ condition: "ok", emotions: [50, 70] }),
+    ];
     const first = await renderCharts(summaryOf(hostile), rowsOf(hostile));
     const second = await renderCharts(summaryOf(hostile), rowsOf(hostile));
     expect(first.map((chart) => chart.svg)).toEqual(second.map((chart) => chart.svg));
@@ -222,15 +281,17 @@ describe("chart rendering", () => {
 
 describe("hasActiveContent", () => {
   it("finds scripts, event handlers and javascript links in tags, not in escaped text or attribute values", () => {
-    expect(hasActiveContent('<svg><script>x()</script></svg>')).toBe(true);
+    expect(hasActiveContent("<svg><script>x()</script></svg>")).toBe(true);
     expect(hasActiveContent('<svg><g onload="x()"></g></svg>')).toBe(true);
-    expect(hasActiveContent('<svg><foreignObject><div/></foreignObject></svg>')).toBe(true);
+    expect(hasActiveContent("<svg><foreignObject><div/></foreignObject></svg>")).toBe(true);
     expect(hasActiveContent('<svg><a href="javascript:x()"></a></svg>')).toBe(true);
     expect(hasActiveContent('<svg><g aria-label="judge: a onload=alert(1)"><text>&lt;script&gt; onclick=x</text></g></svg>')).toBe(false);
   });
 
   it("lets a judge named like an event handler through Vega harmlessly", async () => {
-    const judged: DialogueRecord[] = [dialogue({ condition: "a", emotions: [50, 40], ecs: { "x onload=alert(1)": ecsEntry("x onload=alert(1)", 0.5) } })];
+    const judged: DialogueRecord[] = [
+      dialogue({ condition: "a", emotions: [50, 40], ecs: { "x onload=alert(1)": ecsEntry("x onload=alert(1)", 0.5) } }),
+    ];
     const charts = await renderCharts(summaryOf(judged), rowsOf(judged));
     expect(charts.find((chart) => chart.id === "chart-ecs-vs-fs")!.svg).toContain("x onload=alert(1)");
   });
@@ -238,8 +299,11 @@ describe("hasActiveContent", () => {
 
 describe("scopeSvg", () => {
   it("renames ids and their references, and drops namespace URLs", () => {
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><defs><clipPath id="clip1"/><linearGradient id="gradient_7"/></defs><g clip-path="url(#clip1)"><path fill="url(#gradient_7)"/><use xlink:href="#clip1"/></g></svg>';
-    expect(scopeSvg(svg, "c")).toBe('<svg><defs><clipPath id="c-1"/><linearGradient id="c-2"/></defs><g clip-path="url(#c-1)"><path fill="url(#c-2)"/><use href="#c-1"/></g></svg>');
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><defs><clipPath id="clip1"/><linearGradient id="gradient_7"/></defs><g clip-path="url(#clip1)"><path fill="url(#gradient_7)"/><use xlink:href="#clip1"/></g></svg>';
+    expect(scopeSvg(svg, "c")).toBe(
+      '<svg><defs><clipPath id="c-1"/><linearGradient id="c-2"/></defs><g clip-path="url(#c-1)"><path fill="url(#c-2)"/><use href="#c-1"/></g></svg>',
+    );
   });
 });
 
@@ -249,7 +313,10 @@ describe("per-dialogue charts of a large run (point-sample.ts)", () => {
     return Object.entries(perCondition).flatMap(([condition, count]) =>
       Array.from({ length: count }, (_, repeat) => {
         const last = 20 + ((repeat * 7) % 70);
-        return { ...dialogue({ condition, emotions: [50, 40, last], repeat }), ecs: { "judge-a": ecsEntry("judge-a", 0.3 + ((repeat * 3) % 60) / 100, 0.6, 0.4) } };
+        return {
+          ...dialogue({ condition, emotions: [50, 40, last], repeat }),
+          ecs: { "judge-a": ecsEntry("judge-a", 0.3 + ((repeat * 3) % 60) / 100, 0.6, 0.4) },
+        };
       }),
     );
   }
@@ -269,7 +336,15 @@ describe("per-dialogue charts of a large run (point-sample.ts)", () => {
     // Another seed draws other dialogues (the sample is a seeded choice, not the first ids).
     expect(idsOf(sampleDialogueIds(dialogues, 2, 8))).not.toEqual(drawn);
     // A condition far below its share still gets a point.
-    expect(idsOf(sampleDialogueIds(manyDialogues({ attuned: 400, solo: 1 }).map((record) => ({ id: record.id, condition: record.condition })), 1, 10))).toContain("solo/escalation-landlord/0");
+    expect(
+      idsOf(
+        sampleDialogueIds(
+          manyDialogues({ attuned: 400, solo: 1 }).map((record) => ({ id: record.id, condition: record.condition })),
+          1,
+          10,
+        ),
+      ),
+    ).toContain("solo/escalation-landlord/0");
   });
 
   it("plots the sample and marks the condition means over every dialogue", async () => {
@@ -283,15 +358,30 @@ describe("per-dialogue charts of a large run (point-sample.ts)", () => {
     };
     for (const spec of [lengthVsFsSpec(summary, rows, sample), ecsVsFsSpec(summary, rows, sample)]) {
       const values = (spec as { data: { values: Array<Record<string, unknown>> } }).data.values;
-      expect(values.filter((value) => value.mark === "dialogue").map((value) => value.id).sort()).toEqual(idsOf(sample));
+      expect(
+        values
+          .filter((value) => value.mark === "dialogue")
+          .map((value) => value.id)
+          .sort(),
+      ).toEqual(idsOf(sample));
       const diamonds = values.filter((value) => value.mark === "mean");
       expect(diamonds.map((value) => value.condition)).toEqual(["attuned", "formulaic"]);
-      for (const diamond of diamonds) expect(diamond.fs).toBeCloseTo(means(diamond.condition as string, (record) => record.final.fs), 12);
+      for (const diamond of diamonds)
+        expect(diamond.fs).toBeCloseTo(
+          means(diamond.condition as string, (record) => record.final.fs),
+          12,
+        );
       const svg = (await renderVegaLiteSvg(spec, "sampled")).svg;
       expect(pointsIn(svg)).toBe(8 + 2);
     }
-    const ecsDiamonds = (ecsVsFsSpec(summary, rows, sample) as { data: { values: Array<Record<string, unknown>> } }).data.values.filter((value) => value.mark === "mean");
-    for (const diamond of ecsDiamonds) expect(diamond.ecs).toBeCloseTo(means(diamond.condition as string, (record) => record.ecs!["judge-a"]!.score as number), 12);
+    const ecsDiamonds = (ecsVsFsSpec(summary, rows, sample) as { data: { values: Array<Record<string, unknown>> } }).data.values.filter(
+      (value) => value.mark === "mean",
+    );
+    for (const diamond of ecsDiamonds)
+      expect(diamond.ecs).toBeCloseTo(
+        means(diamond.condition as string, (record) => record.ecs!["judge-a"]!.score as number),
+        12,
+      );
   });
 
   it("says in the two captions that the points are a sample, above the limit only", () => {
@@ -299,7 +389,9 @@ describe("per-dialogue charts of a large run (point-sample.ts)", () => {
     for (const chart of chartDefinitions(summaryOf(small), rowsOf(small))) expect(chart.caption).not.toContain("fixed sample");
     const large = manyDialogues({ attuned: MAX_DIALOGUE_POINTS, formulaic: 2 });
     const charts = chartDefinitions(summaryOf(large), rowsOf(large));
-    const sampled = charts.filter((chart) => chart.caption.includes(`the points are a fixed sample of ${MAX_DIALOGUE_POINTS.toLocaleString("en-US")}`)).map((chart) => chart.id);
+    const sampled = charts
+      .filter((chart) => chart.caption.includes(`the points are a fixed sample of ${MAX_DIALOGUE_POINTS.toLocaleString("en-US")}`))
+      .map((chart) => chart.id);
     expect(sampled).toEqual(["chart-ecs-vs-fs", "chart-length-vs-fs"]);
     // The ECS phase chart takes its means before Vega: one value per condition, type, judge and phase.
     const phase = charts.find((chart) => chart.id === "chart-ecs-phase")!.spec as { data: { values: unknown[] } };

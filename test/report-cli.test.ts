@@ -53,29 +53,60 @@ describe("aeb report", () => {
   it("shows what aeb run's summary.json holds: no headline ECS from the lexicon baseline, its own table under that name, the comparisons and the length confound", async () => {
     const summary = JSON.parse(read(base, "summary.json")) as {
       judges: { ecs: string[]; headlineEcs: string | null; heuristicEcs: Record<string, string> };
-      conditions: Array<{ name: string; ecs: { mean: number } | null; ecsByJudge: Record<string, { mean: { mean: number } | null; judged: number }> }>;
+      conditions: Array<{
+        name: string;
+        ecs: { mean: number } | null;
+        ecsByJudge: Record<string, { mean: { mean: number } | null; judged: number }>;
+      }>;
       reference: string | null;
-      comparisons: Array<{ metric: string; test: string; a: string; b: string; n: number; p: number; pHolm: number; r: number | null; family: string }>;
+      comparisons: Array<{
+        metric: string;
+        test: string;
+        a: string;
+        b: string;
+        n: number;
+        p: number;
+        pHolm: number;
+        r: number | null;
+        family: string;
+      }>;
       lengthConfound: Array<{ a: string; b: string; coefficient: number }>;
     };
-    expect(summary.judges).toEqual({ ecs: ["offline-lexicon"], hid: [], headlineEcs: null, heuristicEcs: { "offline-lexicon": "offline-lexicon" } });
+    expect(summary.judges).toEqual({
+      ecs: ["offline-lexicon"],
+      hid: [],
+      headlineEcs: null,
+      heuristicEcs: { "offline-lexicon": "offline-lexicon" },
+    });
     const markdown = read(base, "report.md");
     const page = read(base, "report.html");
     // The offline lexicon judge is a heuristic: no headline ECS, and a note that says why.
     const attuned = summary.conditions.find((condition) => condition.name === "attuned")!;
     expect(attuned.ecs).toBeNull();
     expect(markdown).toMatch(new RegExp(`\\| attuned \\| ${PER_CONDITION} \\| [^|]+\\| [^|]+\\| [^|]+\\| n/a \\(no model judge\\) \\|`));
-    expect(markdown).toContain("ECS is n/a (no model judge): offline-lexicon is the ECS lexicon baseline, which reads the user's messages only, not a model judge.");
-    expect(markdown).toContain("| ECS judges | offline-lexicon (ECS lexicon baseline: reads the user's messages only, not a model judge) |");
+    expect(markdown).toContain(
+      "ECS is n/a (no model judge): offline-lexicon is the ECS lexicon baseline, which reads the user's messages only, not a model judge.",
+    );
+    expect(markdown).toContain(
+      "| ECS judges | offline-lexicon (ECS lexicon baseline: reads the user's messages only, not a model judge) |",
+    );
     expect(markdown).toContain("### ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge");
     expect(markdown).not.toContain("(the headline ECS)");
     expect(markdown).toContain("| condition | ECS [95% CI] | before manipulation | after manipulation | drop | judged | judge errors |");
-    expect(markdown).toMatch(new RegExp(`\\| attuned \\| ${attuned.ecsByJudge["offline-lexicon"]!.mean!.mean.toFixed(3)} \\[[^|]+\\| [^|]+\\| [^|]+\\| [^|]+\\| ${PER_CONDITION} \\| 0 \\|`));
+    expect(markdown).toMatch(
+      new RegExp(
+        `\\| attuned \\| ${attuned.ecsByJudge["offline-lexicon"]!.mean!.mean.toFixed(3)} \\[[^|]+\\| [^|]+\\| [^|]+\\| [^|]+\\| ${PER_CONDITION} \\| 0 \\|`,
+      ),
+    );
     expect(page).toContain("<h3>ECS lexicon baseline (offline-lexicon): reads the user&#39;s messages only, not a model judge</h3>");
     // Every comparison of summary.json is a row of the report.
     expect(summary.comparisons.length).toBeGreaterThan(0);
     expect(markdown).not.toContain("No comparisons");
-    for (const metric of ["fs", "hid", "ecs:offline-lexicon", "collapse"]) expect(summary.comparisons.some((row) => row.metric === metric), metric).toBe(true);
+    for (const metric of ["fs", "hid", "ecs:offline-lexicon", "collapse"])
+      expect(
+        summary.comparisons.some((row) => row.metric === metric),
+        metric,
+      ).toBe(true);
     // The heuristic's comparisons are named after it, never `ecs`.
     expect(summary.comparisons.some((row) => row.metric === "ecs")).toBe(false);
     // attuned is the reference: its pairs are one Holm family, shown first as "condition vs attuned", one row per pair.
@@ -84,7 +115,9 @@ describe("aeb report", () => {
       const p = (value: number) => (value === 0 ? "0" : value < 0.001 ? value.toExponential(1) : value.toFixed(3));
       expect(row.family).toBe(row.a === "attuned" || row.b === "attuned" ? "reference" : "other");
       const [first, second] = row.b === "attuned" || row.family === "other" ? [row.a, row.b] : [row.b, row.a];
-      expect(markdown).toMatch(new RegExp(`^\\| ${first} \\| ${second} \\| .*\\| ${p(row.p).replace(".", "\\.")} / ${p(row.pHolm).replace(".", "\\.")} \\|`, "m"));
+      expect(markdown).toMatch(
+        new RegExp(`^\\| ${first} \\| ${second} \\| .*\\| ${p(row.p).replace(".", "\\.")} / ${p(row.pHolm).replace(".", "\\.")} \\|`, "m"),
+      );
     }
     expect(markdown).toContain("### fs: each condition against the reference, attuned (4 pairs)");
     expect(markdown).toContain("### fs: the other pairs (6 pairs)");
@@ -110,7 +143,9 @@ describe("aeb report", () => {
     // Both are the offline lexicon judge under two names: heuristics by their judge id, neither the headline.
     expect(written.md).toContain("### ECS lexicon baseline (second-lexicon): reads the user's messages only, not a model judge");
     expect(written.md).toContain("### ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge");
-    expect(written.md).toContain("| ECS judges | second-lexicon (ECS lexicon baseline: reads the user's messages only, not a model judge), offline-lexicon (ECS lexicon baseline: reads the user's messages only, not a model judge) |");
+    expect(written.md).toContain(
+      "| ECS judges | second-lexicon (ECS lexicon baseline: reads the user's messages only, not a model judge), offline-lexicon (ECS lexicon baseline: reads the user's messages only, not a model judge) |",
+    );
     expect(written.md).not.toContain("(the headline ECS)");
     // aeb report re-renders what aeb judge wrote.
     rmSync(join(dir, "report.md"));
@@ -132,7 +167,9 @@ describe("aeb report", () => {
     appendFileSync(join(dir, "dialogues.jsonl"), '{"id":"attuned/escalation-landlord/9","condi');
     const result = await runCli(["report", dir]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`dialogues.jsonl ends with a torn line (an interrupted write); it was left out and the ${complete} complete dialogue(s) before it were used.`);
+    expect(result.stderr).toContain(
+      `dialogues.jsonl ends with a torn line (an interrupted write); it was left out and the ${complete} complete dialogue(s) before it were used.`,
+    );
     expect(result.stdout).toContain(`read ${complete} dialogue(s)`);
     expect(read(dir, "report.html")).toContain("ends with a torn line");
     expect(read(dir, "report.md")).toContain("ends with a torn line");
@@ -148,7 +185,9 @@ describe("aeb report", () => {
     writeFileSync(join(dir, "dialogues.jsonl"), lines.map((record) => `${JSON.stringify(record)}\n`).join(""));
     const result = await runCli(["report", dir, "--recompute"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain(`read ${lines.length} dialogue(s) (${lines.length - 2} scored, 2 ended in error); summary recomputed from dialogues.jsonl`);
+    expect(result.stdout).toContain(
+      `read ${lines.length} dialogue(s) (${lines.length - 2} scored, 2 ended in error); summary recomputed from dialogues.jsonl`,
+    );
     const markdown = read(dir, "report.md");
     expect(markdown).toContain("attuned: 2 dialogue(s) ended in error and are excluded from every statistic");
     expect(markdown).toMatch(new RegExp(`\\| attuned \\| ${PER_CONDITION - 2} \\| [^|]+\\| [^|]+\\| [^|]+\\| [^|]+\\| [^|]+\\| 2 \\|`));
@@ -164,7 +203,12 @@ describe("aeb report", () => {
     const dir = copyOfBase("single");
     const lines = dialogueLines(dir);
     const solo = lines.filter((line) => (JSON.parse(line) as { condition: string }).condition === "labeler").slice(0, 1);
-    writeFileSync(join(dir, "dialogues.jsonl"), [...lines.filter((line) => (JSON.parse(line) as { condition: string }).condition !== "labeler"), ...solo].map((line) => `${line}\n`).join(""));
+    writeFileSync(
+      join(dir, "dialogues.jsonl"),
+      [...lines.filter((line) => (JSON.parse(line) as { condition: string }).condition !== "labeler"), ...solo]
+        .map((line) => `${line}\n`)
+        .join(""),
+    );
     const result = await runCli(["report", dir, "--recompute"]);
     expect(result.code, result.stderr).toBe(0);
     const markdown = read(dir, "report.md");
@@ -200,7 +244,9 @@ describe("aeb report", () => {
     expect((JSON.parse(read(dir, "summary.json")) as { reference: string }).reference).toBe("advice");
     const unknown = await runCli(["report", dir, "--reference", "atuned"]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('--reference names condition "atuned", which this run does not have (its conditions: formulaic, sycophant, advice, labeler, attuned)');
+    expect(unknown.stderr).toContain(
+      '--reference names condition "atuned", which this run does not have (its conditions: formulaic, sycophant, advice, labeler, attuned)',
+    );
   });
 
   it("takes the reference from the run config's report.reference, and rejects one that is not a condition", async () => {
@@ -219,12 +265,20 @@ describe("aeb report", () => {
     writeFileSync(wrong, "report:\n  reference: nobody\n");
     const failed = await runCli(["run", "--config", wrong, "--out", join(root, "never"), "--no-progress"]);
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toContain('report.reference: "nobody" is not a condition of this config (conditions: formulaic, sycophant, advice, labeler, attuned)');
+    expect(failed.stderr).toContain(
+      'report.reference: "nobody" is not a condition of this config (conditions: formulaic, sycophant, advice, labeler, attuned)',
+    );
   });
 
   it("notes when summary.json and dialogues.jsonl disagree", async () => {
     const dir = copyOfBase("disagree");
-    writeFileSync(join(dir, "dialogues.jsonl"), dialogueLines(dir).slice(0, -3).map((line) => `${line}\n`).join(""));
+    writeFileSync(
+      join(dir, "dialogues.jsonl"),
+      dialogueLines(dir)
+        .slice(0, -3)
+        .map((line) => `${line}\n`)
+        .join(""),
+    );
     const result = await runCli(["report", dir]);
     expect(result.code, result.stderr).toBe(0);
     const total = CONDITIONS.length * PER_CONDITION;
@@ -236,7 +290,9 @@ describe("aeb report", () => {
     mkdirSync(dir);
     const result = await runCli(["report", dir]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`aeb: ${join(dir, "dialogues.jsonl")} is missing: ${dir} is not a run directory, or its run has not finished a dialogue yet (make one with aeb run --out ${dir})\n`);
+    expect(result.stderr).toBe(
+      `aeb: ${join(dir, "dialogues.jsonl")} is missing: ${dir} is not a run directory, or its run has not finished a dialogue yet (make one with aeb run --out ${dir})\n`,
+    );
     writeFileSync(join(dir, "dialogues.jsonl"), "");
     const emptyFile = await runCli(["report", dir]);
     expect(emptyFile.code).toBe(1);
@@ -264,19 +320,34 @@ describe("aeb compare", () => {
     const out = join(root, "compare.md");
     const result = await runCli(["compare", base, other, "--out", out]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/condition\s+simulated user \(A \/ B\)\s+n matched\s+FS A\s+FS B\s+B - A\s+95% CI \(paired bootstrap\)\s+Wilcoxon p/);
-    expect(result.stdout).toMatch(new RegExp(`^formulaic\\s+offline\\s+${PER_CONDITION}\\s+\\d\\.\\d{3}\\s+\\d\\.\\d{3}\\s+[+-]\\d\\.\\d{3}\\s+\\[-?\\d\\.\\d{3}, -?\\d\\.\\d{3}\\]\\s+(\\S+)$`, "m"));
+    expect(result.stdout).toMatch(
+      /condition\s+simulated user \(A \/ B\)\s+n matched\s+FS A\s+FS B\s+B - A\s+95% CI \(paired bootstrap\)\s+Wilcoxon p/,
+    );
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^formulaic\\s+offline\\s+${PER_CONDITION}\\s+\\d\\.\\d{3}\\s+\\d\\.\\d{3}\\s+[+-]\\d\\.\\d{3}\\s+\\[-?\\d\\.\\d{3}, -?\\d\\.\\d{3}\\]\\s+(\\S+)$`,
+        "m",
+      ),
+    );
     expect(result.stdout).toContain(`${STARTER} scenario(s) in both runs`);
     expect(result.stdout).toContain(`attuned: 0 dialogue(s) only in A and ${STARTER} only in B are left out`);
     const markdown = readFileSync(out, "utf8");
-    expect(markdown).toContain("| condition | simulated user (A / B) | n matched | FS A | FS B | B - A | 95% CI (paired bootstrap) | Wilcoxon p |");
+    expect(markdown).toContain(
+      "| condition | simulated user (A / B) | n matched | FS A | FS B | B - A | 95% CI (paired bootstrap) | Wilcoxon p |",
+    );
     // One simulated user, so no warning about simulators; but another seed, which is said.
     expect(result.stderr).not.toContain("simulated user");
     expect(result.stderr).toContain("warning: the runs used different seeds (A ran with seed 1, B with seed 9)");
     const json = join(root, "compare.json");
     expect((await runCli(["compare", base, other, "--out", json])).code).toBe(0);
     const comparison = JSON.parse(readFileSync(json, "utf8"));
-    expect(comparison.conditions.map((row: { condition: string }) => row.condition)).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned"]);
+    expect(comparison.conditions.map((row: { condition: string }) => row.condition)).toEqual([
+      "formulaic",
+      "sycophant",
+      "advice",
+      "labeler",
+      "attuned",
+    ]);
     expect(comparison.conditions[0].differences).toHaveLength(PER_CONDITION);
     // The p-value is the stats module's Wilcoxon on the same matched differences.
     for (const row of comparison.conditions as Array<{ wilcoxonP: number | null; differences: Array<{ difference: number }> }>) {
@@ -289,7 +360,9 @@ describe("aeb compare", () => {
   it("gives a zero difference and a degenerate interval when a run is compared with itself", async () => {
     const result = await runCli(["compare", base, base]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^attuned\\s+offline\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]\\s+n/a$`, "m"));
+    expect(result.stdout).toMatch(
+      new RegExp(`^attuned\\s+offline\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]\\s+n/a$`, "m"),
+    );
   });
 
   it("warns when the two runs used different seeds, naming both and how to rerun, and not when they share one", async () => {
@@ -303,22 +376,35 @@ describe("aeb compare", () => {
     const result = await runCli(["compare", base, other, "--out", out]);
     expect(result.code, result.stderr).toBe(0);
     const matched = CONDITIONS.length * PER_CONDITION;
-    expect(result.stderr).toContain(`warning: the runs used different seeds (A ran with seed 1, B with seed 7): ${matched} of ${matched} matched dialogue(s) met different simulated-user randomness`);
+    expect(result.stderr).toContain(
+      `warning: the runs used different seeds (A ran with seed 1, B with seed 7): ${matched} of ${matched} matched dialogue(s) met different simulated-user randomness`,
+    );
     expect(result.stderr).toContain("rerun B with --seed 1");
-    expect((JSON.parse(read(root, "seeds.json")) as { differentSeeds: unknown }).differentSeeds).toEqual({ pairs: matched, matched, runSeedA: 1, runSeedB: 7 });
+    expect((JSON.parse(read(root, "seeds.json")) as { differentSeeds: unknown }).differentSeeds).toEqual({
+      pairs: matched,
+      matched,
+      runSeedA: 1,
+      runSeedB: 7,
+    });
   });
 
   it("names both simulated users and warns when the runs were scored by different ones", async () => {
     const dir = copyOfBase("other-user");
     // The same dialogues, recorded as if an LLM user on model "judge-model" with the aeb-paper pack had scored them.
     const manifest = JSON.parse(read(dir, "run.json")) as { config: Record<string, unknown> };
-    manifest.config.simulator = { kind: "llm", promptPack: "aeb-paper", endpoint: { baseUrl: "http://127.0.0.1:1/v1", model: "judge-model" } };
+    manifest.config.simulator = {
+      kind: "llm",
+      promptPack: "aeb-paper",
+      endpoint: { baseUrl: "http://127.0.0.1:1/v1", model: "judge-model" },
+    };
     writeFileSync(join(dir, "run.json"), JSON.stringify(manifest));
     const out = join(root, "across.md");
     const result = await runCli(["compare", base, dir, "--out", out]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^attuned\\s+offline / judge-model, pack aeb-paper \\(differ\\)\\s+${PER_CONDITION}\\s`, "m"));
-    expect(result.stderr).toContain("warning: attuned: A was scored by the simulated user offline and B by judge-model, pack aeb-paper; B - A mixes any change in the agent with the two simulated users' disagreement");
+    expect(result.stderr).toContain(
+      "warning: attuned: A was scored by the simulated user offline and B by judge-model, pack aeb-paper; B - A mixes any change in the agent with the two simulated users' disagreement",
+    );
     expect(result.stdout).not.toContain("127.0.0.1");
     const markdown = readFileSync(out, "utf8");
     expect(markdown).toContain("- warning: formulaic: A was scored by the simulated user offline and B by judge-model, pack aeb-paper");
@@ -330,7 +416,9 @@ describe("aeb compare", () => {
     const fsOf = (dir: string, condition: string) =>
       new Map(
         dialogueLines(dir)
-          .map((line) => JSON.parse(line) as { condition: string; scenarioId: string; repeat: number; status: string; final: { fs: number } })
+          .map(
+            (line) => JSON.parse(line) as { condition: string; scenarioId: string; repeat: number; status: string; final: { fs: number } },
+          )
           .filter((record) => record.condition === condition && record.status === "done")
           .map((record) => [`${record.scenarioId}#${record.repeat}`, record.final.fs]),
       );
@@ -339,7 +427,11 @@ describe("aeb compare", () => {
       renamed = copyOfBase("renamed-condition");
       const lines = dialogueLines(renamed).map((line) => {
         const record = JSON.parse(line) as { id: string; condition: string };
-        return JSON.stringify(record.condition === "attuned" ? { ...record, id: record.id.replace(/^attuned\//, "attuned-rl/"), condition: "attuned-rl" } : record);
+        return JSON.stringify(
+          record.condition === "attuned"
+            ? { ...record, id: record.id.replace(/^attuned\//, "attuned-rl/"), condition: "attuned-rl" }
+            : record,
+        );
       });
       writeFileSync(join(renamed, "dialogues.jsonl"), lines.map((line) => `${line}\n`).join(""));
       const manifest = JSON.parse(read(renamed, "run.json")) as { config: { conditions: Array<{ name: string }> } };
@@ -359,12 +451,22 @@ describe("aeb compare", () => {
       const json = join(root, "mapped.json");
       const result = await runCli(["compare", base, renamed, "--map", "attuned=attuned-rl", "--out", json]);
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toContain("conditions mapped by --map: attuned (A) with attuned-rl (B); every other condition with its namesake");
+      expect(result.stdout).toContain(
+        "conditions mapped by --map: attuned (A) with attuned-rl (B); every other condition with its namesake",
+      );
       // The same dialogues under another name: every difference is zero.
-      expect(result.stdout).toMatch(new RegExp(`^attuned / attuned-rl\\s+offline\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]\\s+n/a$`, "m"));
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `^attuned / attuned-rl\\s+offline\\s+${PER_CONDITION}\\s+(\\d\\.\\d{3})\\s+\\1\\s+\\+0\\.000\\s+\\[0\\.000, 0\\.000\\]\\s+n/a$`,
+          "m",
+        ),
+      );
       expect(result.stdout).toMatch(new RegExp(`^formulaic\\s+offline\\s+${PER_CONDITION}\\s`, "m"));
       expect(result.stdout).not.toContain("not compared");
-      const comparison = JSON.parse(readFileSync(json, "utf8")) as { mapping: unknown; conditions: Array<{ condition: string; conditionB: string; mapped: boolean }> };
+      const comparison = JSON.parse(readFileSync(json, "utf8")) as {
+        mapping: unknown;
+        conditions: Array<{ condition: string; conditionB: string; mapped: boolean }>;
+      };
       expect(comparison.mapping).toEqual([{ a: "attuned", b: "attuned-rl" }]);
       expect(comparison.conditions.map((row) => [row.condition, row.conditionB, row.mapped])).toEqual([
         ["formulaic", "formulaic", false],
@@ -377,15 +479,36 @@ describe("aeb compare", () => {
 
     it("takes several mappings (repeated and as a comma list), each pairing dialogue by dialogue on scenario and repeat", async () => {
       const out = join(root, "crossed.md");
-      const result = await runCli(["compare", base, renamed, "--map", "formulaic=attuned-rl,attuned=formulaic", "--map", "advice=labeler", "--out", `${out}.json`]);
+      const result = await runCli([
+        "compare",
+        base,
+        renamed,
+        "--map",
+        "formulaic=attuned-rl,attuned=formulaic",
+        "--map",
+        "advice=labeler",
+        "--out",
+        `${out}.json`,
+      ]);
       expect(result.code, result.stderr).toBe(0);
       const comparison = JSON.parse(readFileSync(`${out}.json`, "utf8")) as {
-        conditions: Array<{ condition: string; conditionB: string; matched: number; difference: number; differences: Array<{ scenarioId: string; repeat: number; a: number; b: number }> }>;
+        conditions: Array<{
+          condition: string;
+          conditionB: string;
+          matched: number;
+          difference: number;
+          differences: Array<{ scenarioId: string; repeat: number; a: number; b: number }>;
+        }>;
         onlyInA: string[];
         onlyInB: string[];
       };
       // In A's order; labeler of A has its namesake in B, but B's labeler is mapped from A's advice, so it is not compared by name.
-      expect(comparison.conditions.map((row) => `${row.condition}/${row.conditionB}`)).toEqual(["formulaic/attuned-rl", "sycophant/sycophant", "advice/labeler", "attuned/formulaic"]);
+      expect(comparison.conditions.map((row) => `${row.condition}/${row.conditionB}`)).toEqual([
+        "formulaic/attuned-rl",
+        "sycophant/sycophant",
+        "advice/labeler",
+        "attuned/formulaic",
+      ]);
       expect(comparison.onlyInA).toEqual(["labeler"]);
       expect(comparison.onlyInB).toEqual(["advice"]);
       // Each pair is A's dialogue and B's on the same scenario and repeat, read straight from the files.
@@ -409,10 +532,14 @@ describe("aeb compare", () => {
       const unknownA = await runCli(["compare", base, renamed, "--map", "attuned-rl=attuned-rl"]);
       expect(unknownA.code).toBe(1);
       expect(unknownA.stdout).toBe("");
-      expect(unknownA.stderr).toBe(`aeb: --map names condition "attuned-rl" of run A (${base}), which has no such condition; its conditions are: ${CONDITIONS.join(", ")}\n`);
+      expect(unknownA.stderr).toBe(
+        `aeb: --map names condition "attuned-rl" of run A (${base}), which has no such condition; its conditions are: ${CONDITIONS.join(", ")}\n`,
+      );
       const unknownB = await runCli(["compare", base, renamed, "--map", "attuned=attuned"]);
       expect(unknownB.code).toBe(1);
-      expect(unknownB.stderr).toContain(`--map names condition "attuned" of run B (${renamed}), which has no such condition; its conditions are: formulaic, sycophant, advice, labeler, attuned-rl`);
+      expect(unknownB.stderr).toContain(
+        `--map names condition "attuned" of run B (${renamed}), which has no such condition; its conditions are: formulaic, sycophant, advice, labeler, attuned-rl`,
+      );
       const twice = await runCli(["compare", base, renamed, "--map", "attuned=attuned-rl", "--map", "attuned=attuned-rl"]);
       expect(twice.code).toBe(1);
       expect(twice.stderr).toContain("--map lists attuned=attuned-rl twice");
@@ -434,7 +561,9 @@ describe("aeb compare", () => {
     const result = await runCli(["compare", base, dir]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toBe(`aeb: ${base} and ${dir} share no scenario (no scenario id was scored in both), so there is nothing to match; compare runs of the same suite\n`);
+    expect(result.stderr).toBe(
+      `aeb: ${base} and ${dir} share no scenario (no scenario id was scored in both), so there is nothing to match; compare runs of the same suite\n`,
+    );
   });
 
   it("names the missing file of a directory that is not a run", async () => {

@@ -70,7 +70,17 @@ function dialogue(spec: DialogueSpec): DialogueRecord {
 
 /** One ECS judge's entry on a dialogue, as src/judges/apply-judge.ts records it (estimates left out). */
 function ecsEntry(judge: string, score: number, before: number | null, after: number | null): NonNullable<DialogueRecord["ecs"]>[string] {
-  return { judge, score, before, after, drop: before !== null && after !== null ? before - after : null, spearman: null, turns: 2, estimates: [], errors: [] };
+  return {
+    judge,
+    score,
+    before,
+    after,
+    drop: before !== null && after !== null ? before - after : null,
+    spearman: null,
+    turns: 2,
+    estimates: [],
+    errors: [],
+  };
 }
 
 /**
@@ -79,7 +89,9 @@ function ecsEntry(judge: string, score: number, before: number | null, after: nu
  */
 function input(records: DialogueRecord[], extra: Record<string, unknown> = {}): ReportInput {
   const summary = { ...summariseRun(records.map(dialogueRow), { conditionOrder: [], seed: 5, repeats: 4 }), ...extra } as RunSummary;
-  return reportInputOfRecords(savedSummary(summary), records, { setup: { conditions: [{ name: "base", agent: { kind: "reference", id: "formulaic" } }], simulator: { kind: "offline" } } });
+  return reportInputOfRecords(savedSummary(summary), records, {
+    setup: { conditions: [{ name: "base", agent: { kind: "reference", id: "formulaic" } }], simulator: { kind: "offline" } },
+  });
 }
 
 /** Four dialogues of `base`, two of `tuned`, one of `solo`, and one errored `base` dialogue. */
@@ -97,7 +109,7 @@ function mixedRun(): DialogueRecord[] {
 }
 
 const HOSTILE_AGENT = '<script>alert("agent")</script> & <b>bold</b>';
-const HOSTILE_USER = "</p><img src=x onerror=alert(1)><script src=\"https://evil.example/x.js\"></script>";
+const HOSTILE_USER = '</p><img src=x onerror=alert(1)><script src="https://evil.example/x.js"></script>';
 
 describe("report.html", () => {
   it("escapes every piece of transcript text (a transcript holding <script> stays text)", async () => {
@@ -134,7 +146,8 @@ describe("report.html", () => {
     expect(page).toContain("8 (7 scored, 1 ended in error)");
     expect(page).toContain("<dt>agent of base</dt><dd>reference formulaic</dd>");
     expect(page).toContain("<dt>simulated user</dt><dd>offline</dd>");
-    for (const header of ["FS [95% CI]", "collapse [95% CI]", "HID (offline: move test)", "ECS", "reply chars", "errors"]) expect(page).toContain(`>${header}</th>`);
+    for (const header of ["FS [95% CI]", "collapse [95% CI]", "HID (offline: move test)", "ECS", "reply chars", "errors"])
+      expect(page).toContain(`>${header}</th>`);
     // solo has one dialogue: no interval, and the report says so
     expect(page).toContain("0.650 (n=1: no CI)");
     expect(page).toContain("solo: only 1 scored dialogue(s); no interval is given");
@@ -155,18 +168,28 @@ describe("report.html", () => {
     expect(realPage).not.toMatch(/No comparisons/);
     const realSection = realPage.slice(realPage.indexOf('<section id="comparisons">'), realPage.indexOf('<section id="length-confound">'));
     const pairs = new Set(real.summary.comparisons.map((row) => `${row.metric}/${row.a}/${row.b}`));
-    const pairsOf = (metric: string) => new Set(real.summary.comparisons.filter((row) => row.metric === metric).map((row) => `${row.a}/${row.b}`)).size;
+    const pairsOf = (metric: string) =>
+      new Set(real.summary.comparisons.filter((row) => row.metric === metric).map((row) => `${row.a}/${row.b}`)).size;
     for (const row of real.summary.comparisons) {
       expect(row.family).toBe("other");
       expect(realSection).toContain(`${row.metric}: every pair (${pairsOf(row.metric)} pair${pairsOf(row.metric) === 1 ? "" : "s"})`);
-      const cells = row.test === "mcnemar" ? `<td class="num">${formatP(row.p)} / ${formatP(row.pHolm)}</td>` : `<td class="num">${row.n}</td><td class="num">${formatP(row.p)} / ${formatP(row.pHolm)}</td><td class="num">${fixed(row.r)}</td>`;
+      const cells =
+        row.test === "mcnemar"
+          ? `<td class="num">${formatP(row.p)} / ${formatP(row.pHolm)}</td>`
+          : `<td class="num">${row.n}</td><td class="num">${formatP(row.p)} / ${formatP(row.pHolm)}</td><td class="num">${fixed(row.r)}</td>`;
       expect(realSection).toContain(cells);
     }
     expect(realSection.match(/<tr><td>/g)).toHaveLength(pairs.size);
     // The first table (fs) is open, the others fold away.
     expect(realSection.indexOf("<h3>fs: every pair (1 pair)</h3>")).toBeGreaterThan(0);
-    expect(realSection.match(/<details class="comparison">/g)).toHaveLength(new Set(real.summary.comparisons.map((row) => row.metric)).size - 1);
-    expect(real.summary.comparisons.find((row) => row.metric === "fs" && row.test === "mannwhitney")).toMatchObject({ a: "base", b: "tuned", n: 6 });
+    expect(realSection.match(/<details class="comparison">/g)).toHaveLength(
+      new Set(real.summary.comparisons.map((row) => row.metric)).size - 1,
+    );
+    expect(real.summary.comparisons.find((row) => row.metric === "fs" && row.test === "mannwhitney")).toMatchObject({
+      a: "base",
+      b: "tuned",
+      n: 6,
+    });
     // A summary.json of an older shape (no family, no difference): both tests of a pair on one row, Holm said to be over every pair.
     const older = { effectR: null, meanA: null, meanB: null };
     const comparisons = [
@@ -178,7 +201,18 @@ describe("report.html", () => {
     expect(page).not.toMatch(/No comparisons/);
     expect(page).toContain("<h3>fs: every pair (1 pair; Holm over all of them: a summary written before families)</h3>");
     expect(page).toContain("<summary>hid: every pair (1 pair; Holm over all of them: a summary written before families)</summary>");
-    for (const header of ["a", "b", "scenarios", "a − b [95% CI] (matched)", "Wilcoxon p / Holm p", "r", "dialogues", "Mann-Whitney p / Holm p", "reading (Holm p &lt; 0.05)"]) expect(page).toContain(`>${header}</th>`);
+    for (const header of [
+      "a",
+      "b",
+      "scenarios",
+      "a − b [95% CI] (matched)",
+      "Wilcoxon p / Holm p",
+      "r",
+      "dialogues",
+      "Mann-Whitney p / Holm p",
+      "reading (Holm p &lt; 0.05)",
+    ])
+      expect(page).toContain(`>${header}</th>`);
     expect(page).toContain(
       '<tr><td>base</td><td>tuned</td><td class="num">2</td><td class="num">n/a</td><td class="num">3.0e-13 / 6.0e-13</td><td class="num">1.000</td><td class="num">6</td><td class="num">0.012 / 0.025</td><td class="num">-0.750</td><td>base higher</td></tr>',
     );
@@ -200,7 +234,8 @@ describe("report.html", () => {
     const report = input(records);
     const { summary } = report;
     expect(summary.reference).toBe("attuned");
-    const of = (test: string, a: string, b: string) => summary.comparisons.find((row) => row.metric === "fs" && row.test === test && row.a === a && row.b === b)!;
+    const of = (test: string, a: string, b: string) =>
+      summary.comparisons.find((row) => row.metric === "fs" && row.test === test && row.a === a && row.b === b)!;
     const againstBase = of("wilcoxon", "attuned", "base");
     expect(againstBase.family).toBe("reference");
     expect(of("wilcoxon", "base", "tuned").family).toBe("other");
@@ -228,7 +263,9 @@ describe("report.html", () => {
     expect(markdown).toContain("### fs: each condition against the reference, attuned (2 pairs)");
     expect(markdown).toMatch(/^\| tuned \| attuned \| 8 \| .* \| not significant; see the CI \|$/m);
     // Collapses: one row per pair with the difference of collapse rates.
-    expect(markdown).toContain("| a | b | matched pairs | collapse rate a − b [95% CI] | collapsed: a only / b only | McNemar p / Holm p | reading (Holm p &lt; 0.05) |");
+    expect(markdown).toContain(
+      "| a | b | matched pairs | collapse rate a − b [95% CI] | collapsed: a only / b only | McNemar p / Holm p | reading (Holm p &lt; 0.05) |",
+    );
   });
 
   it("shows the length-confound table when summary.json has one, and a sentence when not", async () => {
@@ -241,20 +278,30 @@ describe("report.html", () => {
     const realPage = await renderHtmlReport(real);
     expect(realPage).not.toContain("The length-confound analysis in summary.json is empty");
     const realRow = real.summary.lengthConfound[0]!;
-    expect(realPage).toContain(`<td>base</td><td>tuned</td><td class="num">${fixed(realRow.coefficient)}</td><td class="num">${formatP(realRow.p)}</td>`);
-    const lengthConfound = [{ a: "base", b: "tuned", coefficient: 0.41, p: 0.0004, coefficientAdjusted: 0.38, pAdjusted: 0.002, rhoA: 0.12, rhoB: -0.3 }];
+    expect(realPage).toContain(
+      `<td>base</td><td>tuned</td><td class="num">${fixed(realRow.coefficient)}</td><td class="num">${formatP(realRow.p)}</td>`,
+    );
+    const lengthConfound = [
+      { a: "base", b: "tuned", coefficient: 0.41, p: 0.0004, coefficientAdjusted: 0.38, pAdjusted: 0.002, rhoA: 0.12, rhoB: -0.3 },
+    ];
     const page = await renderHtmlReport(input(mixedRun(), { lengthConfound }));
     expect(page).not.toContain("The length-confound analysis in summary.json is empty");
     expect(page).toContain("coef. adjusted for length");
-    expect(page).toContain('<td class="num">0.410</td><td class="num">4.0e-4</td><td class="num">0.380</td><td class="num">0.002</td><td class="num">0.120</td><td class="num">-0.300</td>');
+    expect(page).toContain(
+      '<td class="num">0.410</td><td class="num">4.0e-4</td><td class="num">0.380</td><td class="num">0.002</td><td class="num">0.120</td><td class="num">-0.300</td>',
+    );
     // An entry of another shape (e.g. nested results) is no run summary: refused, naming the field.
-    expect(() => input(mixedRun(), { lengthConfound: [...lengthConfound, { a: "base", b: "solo", unadjusted: { coefficient: 0.2 } }] })).toThrow(/lengthConfound\.\[1\]\.coefficient/);
+    expect(() =>
+      input(mixedRun(), { lengthConfound: [...lengthConfound, { a: "base", b: "solo", unadjusted: { coefficient: 0.2 } }] }),
+    ).toThrow(/lengthConfound\.\[1\]\.coefficient/);
   });
 
   it("prints the three lowest-FS dialogues per condition with whole transcripts, never errored ones", async () => {
     const records = mixedRun();
     const model = buildReportModel(input(records));
-    expect(partsOf(model, "worst", "dialogues")[0]!.groups.map((group) => [group.condition, group.dialogues.map((record) => record.final.fs)])).toEqual([
+    expect(
+      partsOf(model, "worst", "dialogues")[0]!.groups.map((group) => [group.condition, group.dialogues.map((record) => record.final.fs)]),
+    ).toEqual([
       ["base", [0.09, 0.3, 0.54]],
       ["solo", [0.65]],
       ["tuned", [0.8, 0.96]],
@@ -280,7 +327,10 @@ describe("report.html", () => {
     const plain = await renderHtmlReport(input(unjudged));
     expect(plain).toContain(NO_ECS_MESSAGE);
     expect(plain).toContain("No ECS judge ran.");
-    const judged = mixedRun().map((record, index) => ({ ...record, ecs: { "cross-family": ecsEntry("cross-family", 0.4 + index / 50, 0.6, 0.5) } }));
+    const judged = mixedRun().map((record, index) => ({
+      ...record,
+      ecs: { "cross-family": ecsEntry("cross-family", 0.4 + index / 50, 0.6, 0.5) },
+    }));
     // Judged dialogues beside a summary.json that names no judge (no ECS means).
     const page = await renderHtmlReport(reportInputOfRecords(input(unjudged, { judges: { ecs: [], hid: [] } }).summary, judged));
     expect(page).not.toContain(NO_ECS_MESSAGE);
@@ -294,9 +344,14 @@ describe("report.html", () => {
     expect(judgedPage).not.toContain("ECS is n/a");
     const base = current.summary.conditions.find((condition) => condition.name === "base")!;
     expect(judgedPage).toContain(`<td>base</td><td class="num">4</td><td class="num">${fixed(base.fs.mean)} [`);
-    expect(judgedPage).toContain(`<td class="num">${fixed(base.ecs!.mean)} [${fixed(base.ecs!.ci95![0])}, ${fixed(base.ecs!.ci95![1])}]</td>`);
+    expect(judgedPage).toContain(
+      `<td class="num">${fixed(base.ecs!.mean)} [${fixed(base.ecs!.ci95![0])}, ${fixed(base.ecs!.ci95![1])}]</td>`,
+    );
     expect(judgedPage).toContain("<h3>cross-family (the headline ECS)</h3>");
-    expect(judgedPage).toContain('<td>base</td><td class="num">' + `${fixed(base.ecs!.mean)} [${fixed(base.ecs!.ci95![0])}, ${fixed(base.ecs!.ci95![1])}]</td><td class="num">0.600</td><td class="num">0.500</td><td class="num">0.100</td><td class="num">4</td><td class="num">0</td>`);
+    expect(judgedPage).toContain(
+      '<td>base</td><td class="num">' +
+        `${fixed(base.ecs!.mean)} [${fixed(base.ecs!.ci95![0])}, ${fixed(base.ecs!.ci95![1])}]</td><td class="num">0.600</td><td class="num">0.500</td><td class="num">0.100</td><td class="num">4</td><td class="num">0</td>`,
+    );
   });
 
   it("shows every ECS judge, the independent HID judges beside the simulator's HID, and the token usage", async () => {
@@ -305,14 +360,47 @@ describe("report.html", () => {
         ? record
         : {
             ...record,
-            ecs: { "llm-judge": ecsEntry("llm-judge", 0.5 + index / 40, 0.7, 0.45), "offline-lexicon": ecsEntry("offline-lexicon", 0.8, 0.9, 0.75) },
-            hid: { "hid-judge": index === 1 ? { judge: "hid-judge", error: "evidence not found in the transcript" } : { judge: "hid-judge", verdict: "yes" as const, value: 1, turn: 1, evidence: "reply" } },
+            ecs: {
+              "llm-judge": ecsEntry("llm-judge", 0.5 + index / 40, 0.7, 0.45),
+              "offline-lexicon": ecsEntry("offline-lexicon", 0.8, 0.9, 0.75),
+            },
+            hid: {
+              "hid-judge":
+                index === 1
+                  ? { judge: "hid-judge", error: "evidence not found in the transcript" }
+                  : { judge: "hid-judge", verdict: "yes" as const, value: 1, turn: 1, evidence: "reply" },
+            },
           },
     );
-    const summary = summariseRun(records.map(dialogueRow), { conditionOrder: ["base", "tuned", "solo"], seed: 5, repeats: 4, judges: { ecs: ["llm-judge", "offline-lexicon"], hid: ["hid-judge"] } });
+    const summary = summariseRun(records.map(dialogueRow), {
+      conditionOrder: ["base", "tuned", "solo"],
+      seed: 5,
+      repeats: 4,
+      judges: { ecs: ["llm-judge", "offline-lexicon"], hid: ["hid-judge"] },
+    });
     const usage = [
-      { model: "qwen-7b", role: "agent:base", calls: 20, cachedCalls: 2, failedCalls: 0, requests: 21, retries: 1, promptTokens: 12000, completionTokens: 3400 },
-      { model: "gpt-judge", role: "judge:llm-judge", calls: 40, cachedCalls: 0, failedCalls: 1, requests: 42, retries: 2, promptTokens: 30000, completionTokens: 800 },
+      {
+        model: "qwen-7b",
+        role: "agent:base",
+        calls: 20,
+        cachedCalls: 2,
+        failedCalls: 0,
+        requests: 21,
+        retries: 1,
+        promptTokens: 12000,
+        completionTokens: 3400,
+      },
+      {
+        model: "gpt-judge",
+        role: "judge:llm-judge",
+        calls: 40,
+        cachedCalls: 0,
+        failedCalls: 1,
+        requests: 42,
+        retries: 2,
+        promptTokens: 30000,
+        completionTokens: 800,
+      },
     ];
     const report: ReportInput = reportInputOfRecords(savedSummary({ ...summary, usage }), records);
     const page = await renderHtmlReport(report);
@@ -321,10 +409,16 @@ describe("report.html", () => {
     // One table per ECS judge, the first (the headline's) first.
     expect(page.indexOf("<h3>llm-judge (the headline ECS)</h3>")).toBeGreaterThan(0);
     const baselineTitle = "ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge";
-    expect(page.indexOf(`<h3>${baselineTitle.replace("'", "&#39;")}</h3>`)).toBeGreaterThan(page.indexOf("<h3>llm-judge (the headline ECS)</h3>"));
-    expect(markdown).toContain("| ECS judges | llm-judge (model judge, the headline ECS), offline-lexicon (ECS lexicon baseline: reads the user's messages only, not a model judge) |");
+    expect(page.indexOf(`<h3>${baselineTitle.replace("'", "&#39;")}</h3>`)).toBeGreaterThan(
+      page.indexOf("<h3>llm-judge (the headline ECS)</h3>"),
+    );
+    expect(markdown).toContain(
+      "| ECS judges | llm-judge (model judge, the headline ECS), offline-lexicon (ECS lexicon baseline: reads the user's messages only, not a model judge) |",
+    );
     const offline = base.ecsByJudge["offline-lexicon"]!;
-    expect(markdown).toContain(`| base | ${fixed(offline.mean!.mean)} [${fixed(offline.mean!.ci95![0])}, ${fixed(offline.mean!.ci95![1])}] | 0.900 | 0.750 | 0.150 | 4 | 0 |`);
+    expect(markdown).toContain(
+      `| base | ${fixed(offline.mean!.mean)} [${fixed(offline.mean!.ci95![0])}, ${fixed(offline.mean!.ci95![1])}] | 0.900 | 0.750 | 0.150 | 4 | 0 |`,
+    );
     expect(markdown).toContain(`| base | 4 | ${fixed(base.fs.mean)} [`);
     expect(markdown).toContain(`| ${fixed(base.ecs!.mean)} [`);
     // The independent HID judge beside the simulator's HID, with what it could and could not judge.
@@ -332,7 +426,9 @@ describe("report.html", () => {
     expect(hidJudge.judged + hidJudge.judgeErrors).toBe(4);
     expect(markdown).toContain("## HID: the simulated user and the independent judges");
     expect(markdown).toContain("| condition | simulator HID [95% CI] | hid-judge [95% CI] | hid-judge: judged | hid-judge: errors |");
-    expect(markdown).toContain(`| base | ${fixed(base.hid!.mean)} [${fixed(base.hid!.ci95![0])}, ${fixed(base.hid!.ci95![1])}] | ${fixed(hidJudge.mean!.mean)}`);
+    expect(markdown).toContain(
+      `| base | ${fixed(base.hid!.mean)} [${fixed(base.hid!.ci95![0])}, ${fixed(base.hid!.ci95![1])}] | ${fixed(hidJudge.mean!.mean)}`,
+    );
     expect(markdown).toContain(`| ${hidJudge.judged} | ${hidJudge.judgeErrors} |`);
     expect(page).toContain('<section id="hid">');
     expect(page).toContain('<a href="#hid">HID judges</a>');
@@ -353,9 +449,22 @@ describe("report.html", () => {
 
   it("takes the headline ECS from the first model judge, even after the lexicon baseline, and relabels a summary written before the distinction", async () => {
     const records = mixedRun().map((record, index) =>
-      record.status === "error" ? record : { ...record, ecs: { "offline-lexicon": ecsEntry("offline-lexicon", 0.8, 0.9, 0.75), "llm-judge": { ...ecsEntry("llm-ecs:gemma", 0.5 + index / 40, 0.7, 0.45), model: "gemma" } } },
+      record.status === "error"
+        ? record
+        : {
+            ...record,
+            ecs: {
+              "offline-lexicon": ecsEntry("offline-lexicon", 0.8, 0.9, 0.75),
+              "llm-judge": { ...ecsEntry("llm-ecs:gemma", 0.5 + index / 40, 0.7, 0.45), model: "gemma" },
+            },
+          },
     );
-    const summary = summariseRun(records.map(dialogueRow), { conditionOrder: ["base", "tuned", "solo"], seed: 5, repeats: 4, judges: { ecs: ["offline-lexicon", "llm-judge"], hid: [] } });
+    const summary = summariseRun(records.map(dialogueRow), {
+      conditionOrder: ["base", "tuned", "solo"],
+      seed: 5,
+      repeats: 4,
+      judges: { ecs: ["offline-lexicon", "llm-judge"], hid: [] },
+    });
     expect(summary.judges).toMatchObject({ headlineEcs: "llm-judge", heuristicEcs: { "offline-lexicon": "offline-lexicon" } });
     const base = summary.conditions.find((condition) => condition.name === "base")!;
     expect(base.ecs).toEqual(base.ecsByJudge["llm-judge"]!.mean);
@@ -371,10 +480,15 @@ describe("report.html", () => {
     delete older.judges.headlineEcs;
     delete older.judges.heuristicEcs;
     for (const condition of older.conditions) condition.ecs = condition.ecsByJudge["offline-lexicon"]!.mean;
-    older.comparisons = older.comparisons.map((row) => ({ ...row, metric: row.metric === "ecs" ? "ecs:llm-judge" : row.metric === "ecs:offline-lexicon" ? "ecs" : row.metric }));
+    older.comparisons = older.comparisons.map((row) => ({
+      ...row,
+      metric: row.metric === "ecs" ? "ecs:llm-judge" : row.metric === "ecs:offline-lexicon" ? "ecs" : row.metric,
+    }));
     const markdown = renderMarkdownReport(reportInputOfRecords(savedSummary(older), records));
     expect(markdown).toContain(headlineCell);
-    expect(markdown).not.toContain(`| ${fixed(base.ecsByJudge["offline-lexicon"]!.mean!.mean)} [${fixed(base.ecsByJudge["offline-lexicon"]!.mean!.ci95![0])}, ${fixed(base.ecsByJudge["offline-lexicon"]!.mean!.ci95![1])}] | 4 |`);
+    expect(markdown).not.toContain(
+      `| ${fixed(base.ecsByJudge["offline-lexicon"]!.mean!.mean)} [${fixed(base.ecsByJudge["offline-lexicon"]!.mean!.ci95![0])}, ${fixed(base.ecsByJudge["offline-lexicon"]!.mean!.ci95![1])}] | 4 |`,
+    );
     expect(markdown).toContain("### llm-judge (the headline ECS)");
     expect(markdown).toContain("### ECS lexicon baseline (offline-lexicon)");
     // Its `ecs` comparisons were the baseline's: shown under that judge's name.
@@ -382,7 +496,9 @@ describe("report.html", () => {
     expect(markdown).not.toMatch(/^### ecs: /m);
 
     // An older summary whose only judge is the baseline: its `ecs` means are never the headline.
-    const lexiconOnly = records.map((record) => (record.ecs === undefined ? record : { ...record, ecs: { "offline-lexicon": record.ecs["offline-lexicon"]! } }));
+    const lexiconOnly = records.map((record) =>
+      record.ecs === undefined ? record : { ...record, ecs: { "offline-lexicon": record.ecs["offline-lexicon"]! } },
+    );
     const oldLexicon = summariseRun(lexiconOnly.map(dialogueRow), { conditionOrder: ["base", "tuned", "solo"], seed: 5, repeats: 4 });
     delete oldLexicon.judges.headlineEcs;
     for (const condition of oldLexicon.conditions) condition.ecs = condition.ecsByJudge["offline-lexicon"]!.mean;
@@ -392,16 +508,29 @@ describe("report.html", () => {
   });
 
   it("labels HID as the reward's move test under the offline user, and not under an LLM user; an independent HID judge keeps its name", async () => {
-    const records = mixedRun().map((record) => (record.status === "error" ? record : { ...record, hid: { "hid-judge": { judge: "hid-judge", verdict: "yes" as const, value: 1, turn: 1, evidence: "reply" } } }));
-    const summary = summariseRun(records.map(dialogueRow), { conditionOrder: [], seed: 5, repeats: 4, judges: { ecs: [], hid: ["hid-judge"] } });
+    const records = mixedRun().map((record) =>
+      record.status === "error"
+        ? record
+        : { ...record, hid: { "hid-judge": { judge: "hid-judge", verdict: "yes" as const, value: 1, turn: 1, evidence: "reply" } } },
+    );
+    const summary = summariseRun(records.map(dialogueRow), {
+      conditionOrder: [],
+      seed: 5,
+      repeats: 4,
+      judges: { ecs: [], hid: ["hid-judge"] },
+    });
     const offline = reportInputOfRecords(savedSummary(summary), records, { setup: { simulator: { kind: "offline" } } });
-    const llm = reportInputOfRecords(savedSummary(summary), records, { setup: { simulator: { kind: "llm", endpoint: { baseUrl: "http://127.0.0.1:1/v1", model: "qwen" } } } });
+    const llm = reportInputOfRecords(savedSummary(summary), records, {
+      setup: { simulator: { kind: "llm", endpoint: { baseUrl: "http://127.0.0.1:1/v1", model: "qwen" } } },
+    });
     const offlinePage = await renderHtmlReport(offline);
     const offlineMarkdown = renderMarkdownReport(offline);
     expect(offlinePage).toContain(">HID (offline: move test)</th>");
     expect(offlinePage).toContain("under the offline simulated user, HID is the same move test that sets the reward");
     expect(offlineMarkdown).toContain("| condition | simulator HID (offline: move test) [95% CI] | hid-judge [95% CI] |");
-    expect(offlineMarkdown).toContain("| HID | the simulated user's verdicts (offline: the reward's own move test, not independent); independent HID judges: hid-judge |");
+    expect(offlineMarkdown).toContain(
+      "| HID | the simulated user's verdicts (offline: the reward's own move test, not independent); independent HID judges: hid-judge |",
+    );
     const llmPage = await renderHtmlReport(llm);
     expect(llmPage).toContain(">HID</th>");
     expect(llmPage).not.toContain("offline: move test");
@@ -424,11 +553,32 @@ describe("report.html", () => {
 describe("report.md", () => {
   it("has the same tables as report.html, no charts, and the worst dialogues in short", () => {
     // A summary.json with one comparison of the older shape (no family) and no pair to test for the length confound.
-    const text = renderMarkdownReport(input(mixedRun(), { comparisons: [{ metric: "fs", test: "mannwhitney", a: "base", b: "tuned", n: 6, p: 0.0123, pHolm: 0.0246, r: -0.75, effectR: null, meanA: null, meanB: null }], lengthConfound: [] }));
+    const text = renderMarkdownReport(
+      input(mixedRun(), {
+        comparisons: [
+          {
+            metric: "fs",
+            test: "mannwhitney",
+            a: "base",
+            b: "tuned",
+            n: 6,
+            p: 0.0123,
+            pHolm: 0.0246,
+            r: -0.75,
+            effectR: null,
+            meanA: null,
+            meanB: null,
+          },
+        ],
+        lengthConfound: [],
+      }),
+    );
     expect(text).toContain("# AEB run report");
     expect(text).toContain("| condition | n | FS [95% CI] | collapse [95% CI] | HID (offline: move test) | ECS | reply chars | errors |");
     expect(text).toContain("0.650 (n=1: no CI)");
-    expect(text).toContain("| a | b | scenarios | a − b [95% CI] (matched) | Wilcoxon p / Holm p | r | dialogues | Mann-Whitney p / Holm p | r | reading (Holm p &lt; 0.05) |");
+    expect(text).toContain(
+      "| a | b | scenarios | a − b [95% CI] (matched) | Wilcoxon p / Holm p | r | dialogues | Mann-Whitney p / Holm p | r | reading (Holm p &lt; 0.05) |",
+    );
     expect(text).toContain("| base | tuned | n/a | n/a | n/a | n/a | 6 | 0.012 / 0.025 | -0.750 | tuned higher |");
     expect(text).toContain("The length-confound analysis in summary.json is empty (no pair of conditions to test).");
     expect(text).toContain("## Worst dialogues per condition");
@@ -439,9 +589,13 @@ describe("report.md", () => {
     const real = input(mixedRun());
     const realText = renderMarkdownReport(real);
     for (const row of real.summary.comparisons.filter((candidate) => candidate.test === "mannwhitney")) {
-      expect(realText).toContain(`| ${row.a} | ${row.b} | n/a | n/a | n/a | n/a | ${row.n} | ${formatP(row.p)} / ${formatP(row.pHolm)} | ${fixed(row.r)} |`);
+      expect(realText).toContain(
+        `| ${row.a} | ${row.b} | n/a | n/a | n/a | n/a | ${row.n} | ${formatP(row.p)} / ${formatP(row.pHolm)} | ${fixed(row.r)} |`,
+      );
     }
-    expect(realText).toContain("| a | b | condition coef. | p | coef. adjusted for length | p adjusted | rho(length, FS) in a | rho(length, FS) in b |");
+    expect(realText).toContain(
+      "| a | b | condition coef. | p | coef. adjusted for length | p adjusted | rho(length, FS) in a | rho(length, FS) in b |",
+    );
     expect(realText).toContain(`| base | tuned | ${fixed(real.summary.lengthConfound[0]!.coefficient)} |`);
   });
 
@@ -450,7 +604,9 @@ describe("report.md", () => {
   });
 
   it("escapes transcript text so it cannot inject markup or break a line", () => {
-    const records = [dialogue({ condition: "base", emotions: [50, 20], userText: "line one\n<script>alert(1)</script> | *bold* [link](x)" })];
+    const records = [
+      dialogue({ condition: "base", emotions: [50, 20], userText: "line one\n<script>alert(1)</script> | *bold* [link](x)" }),
+    ];
     const text = renderMarkdownReport(input(records));
     expect(text).not.toContain("<script");
     expect(text).toContain("&lt;script&gt;alert(1)&lt;/script&gt; \\| \\*bold\\* \\[link\\](x)");
@@ -469,10 +625,34 @@ describe("the report's sections", () => {
   it("are one ordered list both reports lay out: the page in its order (its links too), report.md in its own, an empty section in neither", async () => {
     const report = input(mixedRun());
     const model = buildReportModel(report);
-    expect(model.sections.map((section) => section.id)).toEqual(["headline", "charts", "by-type", "ecs", "hid", "comparisons", "length-confound", "errors", "usage", "procedure", "notes", "worst"]);
+    expect(model.sections.map((section) => section.id)).toEqual([
+      "headline",
+      "charts",
+      "by-type",
+      "ecs",
+      "hid",
+      "comparisons",
+      "length-confound",
+      "errors",
+      "usage",
+      "procedure",
+      "notes",
+      "worst",
+    ]);
     const shown = model.sections.filter((section) => section.lines.some((line) => line.length > 0));
     // No independent HID judge and no model call: those sections have no part and are not shown; the errored dialogue's cause is.
-    expect(shown.map((section) => section.id)).toEqual(["headline", "charts", "by-type", "ecs", "comparisons", "length-confound", "errors", "procedure", "notes", "worst"]);
+    expect(shown.map((section) => section.id)).toEqual([
+      "headline",
+      "charts",
+      "by-type",
+      "ecs",
+      "comparisons",
+      "length-confound",
+      "errors",
+      "procedure",
+      "notes",
+      "worst",
+    ]);
     const page = await renderHtmlReport(report);
     expect([...page.matchAll(/<section id="([^"]+)">/g)].map((match) => match[1])).toEqual(shown.map((section) => section.id));
     expect([...page.matchAll(/<a href="#([^"]+)">/g)].map((match) => match[1])).toEqual(shown.map((section) => section.id));
@@ -480,7 +660,17 @@ describe("the report's sections", () => {
     expect(page).toContain("<td>timeout</td><td>agent</td><td>1</td><td>yes</td>");
     const markdown = renderMarkdownReport(report);
     const headings = [...markdown.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
-    expect(headings).toEqual(["How the dialogues were run", "Headline (per condition)", "Final score by trajectory type", "ECS by judge", "Errors", "Pairwise comparisons", "Length confound", "Notes", "Worst dialogues per condition"]);
+    expect(headings).toEqual([
+      "How the dialogues were run",
+      "Headline (per condition)",
+      "Final score by trajectory type",
+      "ECS by judge",
+      "Errors",
+      "Pairwise comparisons",
+      "Length confound",
+      "Notes",
+      "Worst dialogues per condition",
+    ]);
     // The page's own explanations stay out of report.md; the sentences of the record are in both.
     expect(page).toContain("FS: mean final score (final emotion / 100)");
     expect(markdown).not.toContain("FS: mean final score (final emotion / 100)");
@@ -501,6 +691,8 @@ describe("the report's sections", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    expect(() => savedSummary({ ...summary, seed: -1 })).toThrow(/the summary is not a run summary:\n {2}- seed: .*\n\(run aeb report with --recompute/);
+    expect(() => savedSummary({ ...summary, seed: -1 })).toThrow(
+      /the summary is not a run summary:\n {2}- seed: .*\n\(run aeb report with --recompute/,
+    );
   });
 });

@@ -76,7 +76,9 @@ describe.skipIf(!hasSage)("an imported SAGE result file", () => {
     const markdown = readFileSync(join(dir, "report.md"), "utf8");
     expect(markdown).toContain("| condition | ECS [95% CI] | judged | judge errors |");
     expect(markdown).not.toContain("before manipulation");
-    expect(markdown).toContain(`Every dialogue is a ${COOPERATIVE}, which has no manipulation turn, so ECS is not split before and after one.`);
+    expect(markdown).toContain(
+      `Every dialogue is a ${COOPERATIVE}, which has no manipulation turn, so ECS is not split before and after one.`,
+    );
     const page = readFileSync(join(dir, "report.html"), "utf8");
     expect(page).not.toContain("Before / after: over the turns before the manipulation turn");
     // The before/after chart says why it has nothing to draw.
@@ -89,7 +91,9 @@ describe.skipIf(!hasSage)("an imported SAGE result file", () => {
     expect(procedureRow(markdown, "dialogue loop")).toBe(
       "| dialogue loop | sage: 10 agent replies, the first 9 appraised (the last is recorded, not appraised); start 40, the change clamped to ±10; ends early when the emotion is &gt;= 100 or &lt; 10, or on a goodbye (再见, 拜拜) or when the user leaves |",
     );
-    expect(procedureRow(markdown, "ECS judge offline-lexicon: unreadable turns")).toBe("| ECS judge offline-lexicon: unreadable turns | no unreadable turn |");
+    expect(procedureRow(markdown, "ECS judge offline-lexicon: unreadable turns")).toBe(
+      "| ECS judge offline-lexicon: unreadable turns | no unreadable turn |",
+    );
     expect(procedureRow(markdown, "fidelity to the sources")).toContain("docs/fidelity.md");
     // No run.json, so no simulator config: no prompt pack is claimed.
     expect(procedureRow(markdown, "simulator prompt pack")).toBeUndefined();
@@ -112,15 +116,28 @@ describe.skipIf(!hasSage)("an imported SAGE result file", () => {
     const cell = (condition: string) => lexicon.table.rows.find((row) => row[0] === condition)!;
     expect(cell("gpt-4.1").slice(2, 5)).toEqual(["n/a (cooperative)", "n/a (cooperative)", "n/a (cooperative)"]);
     expect(cell("attuned")[2]).toMatch(/^\d\.\d{3}$/);
-    expect(ecsPhaseNote(reading)).toBe(`A ${COOPERATIVE} has no manipulation turn: a condition of such dialogues only shows "n/a (cooperative)" before and after.`);
+    expect(ecsPhaseNote(reading)).toBe(
+      `A ${COOPERATIVE} has no manipulation turn: a condition of such dialogues only shows "n/a (cooperative)" before and after.`,
+    );
     // One condition holding both kinds keeps its numbers, and the note says what its "after" counts.
-    const merged = [...adversarial, ...records.map((record) => ({ ...record, id: record.id.replace(/^gpt-4\.1\//, "attuned/"), condition: "attuned" }))];
-    const mergedReading = readReport(reportInputOfRecords(savedSummary(summariseRun(merged.map(dialogueRow), { conditionOrder: [], seed: 1, repeats: 1 })), merged));
-    expect(ecsPhaseNote(mergedReading)).toContain('; in attuned, which mix them with adversarial dialogues, "after" also counts every judged turn of the cooperative ones.');
+    const merged = [
+      ...adversarial,
+      ...records.map((record) => ({ ...record, id: record.id.replace(/^gpt-4\.1\//, "attuned/"), condition: "attuned" })),
+    ];
+    const mergedReading = readReport(
+      reportInputOfRecords(savedSummary(summariseRun(merged.map(dialogueRow), { conditionOrder: [], seed: 1, repeats: 1 })), merged),
+    );
+    expect(ecsPhaseNote(mergedReading)).toContain(
+      '; in attuned, which mix them with adversarial dialogues, "after" also counts every judged turn of the cooperative ones.',
+    );
     expect(ecsJudgeTables(mergedReading)[0]!.table.rows.find((row) => row[0] === "attuned")![2]).toMatch(/^\d\.\d{3}$/);
     // Both loops, each with the conditions that ran it.
-    expect(procedureEntries(reading).find(([label]) => label === "dialogue loop aeb")![1]).toBe(`${presetLine(getPreset("aeb"))} (conditions formulaic, sycophant, advice, labeler, attuned)`);
-    expect(procedureEntries(reading).find(([label]) => label === "dialogue loop sage")![1]).toBe(`${presetLine(getPreset("sage"))} (conditions gpt-4.1)`);
+    expect(procedureEntries(reading).find(([label]) => label === "dialogue loop aeb")![1]).toBe(
+      `${presetLine(getPreset("aeb"))} (conditions formulaic, sycophant, advice, labeler, attuned)`,
+    );
+    expect(procedureEntries(reading).find(([label]) => label === "dialogue loop sage")![1]).toBe(
+      `${presetLine(getPreset("sage"))} (conditions gpt-4.1)`,
+    );
     const page = await renderHtmlReport(input);
     const transcripts = worstSection(page).split('<details class="dialogue"').slice(1);
     const cooperative = transcripts.filter((transcript) => transcript.includes(COOPERATIVE));
@@ -129,7 +146,10 @@ describe.skipIf(!hasSage)("an imported SAGE result file", () => {
     expect(adversarialShown).toHaveLength(15);
     for (const transcript of cooperative) expect(transcript).not.toContain("manipulation");
     for (const transcript of adversarialShown) expect(transcript).toMatch(/· manipulation turn \d+ ·/);
-    expect(adversarialShown.filter((transcript) => transcript.includes('<div class="turn-label manipulation">turn 1 · manipulation turn</div>')).length).toBeGreaterThan(0);
+    expect(
+      adversarialShown.filter((transcript) => transcript.includes('<div class="turn-label manipulation">turn 1 · manipulation turn</div>'))
+        .length,
+    ).toBeGreaterThan(0);
   });
 });
 
@@ -148,7 +168,9 @@ describe("an adversarial run", () => {
     expect(markdown).toContain("| condition | ECS [95% CI] | before manipulation | after manipulation | drop | judged | judge errors |");
     expect(markdown).not.toContain("n/a (cooperative)");
     expect(markdown).not.toContain(COOPERATIVE);
-    expect(procedureRow(markdown, "dialogue loop")).toBe("| dialogue loop | aeb: 8 agent replies, all appraised; start 50, the change clamped to ±10; ends early when the emotion is &gt;= 95 or &lt;= 10 |");
+    expect(procedureRow(markdown, "dialogue loop")).toBe(
+      "| dialogue loop | aeb: 8 agent replies, all appraised; start 50, the change clamped to ±10; ends early when the emotion is &gt;= 95 or &lt;= 10 |",
+    );
     // The offline user has no prompt pack.
     expect(procedureRow(markdown, "simulator prompt pack")).toBeUndefined();
   });
@@ -169,10 +191,23 @@ describe("the procedure section", () => {
           after: null,
           drop: null,
           estimates: index % 2 === 0 ? [{ index: 0, predicted: 50, confidence: 0, actual: 45, imputed: true }] : [],
-          errors: [...(index % 2 === 0 ? [{ index: 0, error: "unreadable" }] : []), ...(index % 3 === 0 ? [{ index: 1, error: "unreadable" }] : [])],
+          errors: [
+            ...(index % 2 === 0 ? [{ index: 0, error: "unreadable" }] : []),
+            ...(index % 3 === 0 ? [{ index: 1, error: "unreadable" }] : []),
+          ],
           unreadableTurn: "impute-50",
         },
-        strict: { judge: "llm-ecs:judge-model", score: 0.6, before: null, after: null, drop: null, estimates: [], errors: index === 0 ? [{ index: 2, error: "unreadable" }] : [], unreadableTurn: "exclude", imputed: 0 },
+        strict: {
+          judge: "llm-ecs:judge-model",
+          score: 0.6,
+          before: null,
+          after: null,
+          drop: null,
+          estimates: [],
+          errors: index === 0 ? [{ index: 2, error: "unreadable" }] : [],
+          unreadableTurn: "exclude",
+          imputed: 0,
+        },
       },
     }));
   }
@@ -184,8 +219,12 @@ describe("the procedure section", () => {
     const entry = (judge: string) => procedureEntries(reading).find(([label]) => label === `ECS judge ${judge}: unreadable turns`)?.[1];
     const imputed = records.filter((_, index) => index % 2 === 0).length;
     const excluded = records.filter((_, index) => index % 3 === 0).length;
-    expect(entry("paper")).toBe(`${imputed + excluded} unreadable turn(s) over ${records.length} dialogue(s): ${imputed} imputed (p=50, c=0, the AEB paper's option), ${excluded} excluded from the scores`);
-    expect(entry("strict")).toBe(`1 unreadable turn(s) over ${records.length} dialogue(s): 0 imputed (p=50, c=0, the AEB paper's option), 1 excluded from the scores`);
+    expect(entry("paper")).toBe(
+      `${imputed + excluded} unreadable turn(s) over ${records.length} dialogue(s): ${imputed} imputed (p=50, c=0, the AEB paper's option), ${excluded} excluded from the scores`,
+    );
+    expect(entry("strict")).toBe(
+      `1 unreadable turn(s) over ${records.length} dialogue(s): 0 imputed (p=50, c=0, the AEB paper's option), 1 excluded from the scores`,
+    );
     expect(entry("offline-lexicon")).toBe("no unreadable turn");
     const markdown = renderMarkdownReport(reportInputOfRecords(savedSummary(summary), records));
     expect(procedureRow(markdown, "ECS judge paper: unreadable turns")).toContain(`${imputed} imputed`);
@@ -195,14 +234,20 @@ describe("the procedure section", () => {
     const records = readRecords(adversarialDir);
     const summary = summariseRun(records.map(dialogueRow), { conditionOrder: [], seed: 1, repeats: 1 });
     const packOf = (simulator: unknown) =>
-      procedureEntries(readReport(reportInputOfRecords(savedSummary(summary), records, { setup: { simulator } }))).find(([label]) => label === "simulator prompt pack")?.[1];
+      procedureEntries(readReport(reportInputOfRecords(savedSummary(summary), records, { setup: { simulator } }))).find(
+        ([label]) => label === "simulator prompt pack",
+      )?.[1];
     const endpoint = { baseUrl: "http://127.0.0.1:9/v1", model: "sim-model", apiKeyEnv: "SECRET_KEY_VAR" };
     expect(packOf({ kind: "llm", endpoint, promptPack: "aeb-paper" })).toBe("aeb-paper");
-    expect(packOf({ kind: "llm", endpoint, promptPack: { dir: "my-packs/strict" } })).toBe("a pack of the user's own, from my-packs/strict");
+    expect(packOf({ kind: "llm", endpoint, promptPack: { dir: "my-packs/strict" } })).toBe(
+      "a pack of the user's own, from my-packs/strict",
+    );
     expect(packOf({ kind: "llm", endpoint })).toBe("none named, so each preset's own: aeb-json for the aeb preset");
     expect(packOf({ kind: "offline" })).toBeUndefined();
     // Never an endpoint.
-    const procedure = procedureEntries(readReport(reportInputOfRecords(savedSummary(summary), records, { setup: { simulator: { kind: "llm", endpoint } } })));
+    const procedure = procedureEntries(
+      readReport(reportInputOfRecords(savedSummary(summary), records, { setup: { simulator: { kind: "llm", endpoint } } })),
+    );
     expect(JSON.stringify(procedure)).not.toMatch(/127\.0\.0\.1|SECRET_KEY_VAR/);
   });
 
@@ -213,10 +258,14 @@ describe("the procedure section", () => {
     expect(presetLine(getPreset("aeb-plus"))).toBe(
       "aeb-plus: 8 agent replies, all appraised; start 50, the change clamped to ±10, an LLM user's change beyond ±10 sent back; ends early when the emotion is >= 95 or <= 10, or when the user leaves",
     );
-    expect(presetLine({ ...getPreset("aeb"), name: "custom", endsOn: [] })).toBe("custom: 8 agent replies, all appraised; start 50, the change clamped to ±10; never ends early (always the full turn limit)");
+    expect(presetLine({ ...getPreset("aeb"), name: "custom", endsOn: [] })).toBe(
+      "custom: 8 agent replies, all appraised; start 50, the change clamped to ±10; never ends early (always the full turn limit)",
+    );
     const records = readRecords(adversarialDir).map((record) => ({ ...record, preset: "old-loop" }));
     const summary = summariseRun(records.map(dialogueRow), { conditionOrder: [], seed: 1, repeats: 1 });
-    const loop = procedureEntries(readReport(reportInputOfRecords(savedSummary(summary), records))).find(([label]) => label === "dialogue loop")![1];
+    const loop = procedureEntries(readReport(reportInputOfRecords(savedSummary(summary), records))).find(
+      ([label]) => label === "dialogue loop",
+    )![1];
     expect(loop).toBe("old-loop: not a preset of this AEB version (data/presets.yaml has aeb, aeb-plus, sage, rlver)");
   });
 });

@@ -16,7 +16,16 @@ const startMock = useMockLlm();
 /** A config with one model under test at `url`, on the starter suite's escalation scenarios, three repeats. */
 function writeConfig(url: string, extra: Record<string, unknown> = {}): string {
   const path = join(temporaryDirectory(), "config.json");
-  writeFileSync(path, JSON.stringify({ repeats: 3, concurrency: 2, scenarios: { suite: "starter", types: ["escalation"] }, conditions: [{ name: "model", agent: { kind: "llm", endpoint: { baseUrl: url, model: "agent", maxRetries: 0 } } }], ...extra }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      repeats: 3,
+      concurrency: 2,
+      scenarios: { suite: "starter", types: ["escalation"] },
+      conditions: [{ name: "model", agent: { kind: "llm", endpoint: { baseUrl: url, model: "agent", maxRetries: 0 } } }],
+      ...extra,
+    }),
+  );
   return path;
 }
 
@@ -26,28 +35,53 @@ describe("a run whose dialogues fail", () => {
     const out = join(temporaryDirectory(), "run");
     const result = await runCli(["run", "--config", writeConfig(server.url), "--out", out, "--no-progress"]);
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/stopped early: the first 5 dialogues all failed the same way, http at agent: model "agent" .*HTTP 400.*unsupported parameter: think/);
+    expect(result.stderr).toMatch(
+      /stopped early: the first 5 dialogues all failed the same way, http at agent: model "agent" .*HTTP 400.*unsupported parameter: think/,
+    );
     expect(result.stderr).toContain("earlyStop: { dialogues: 0 }");
     expect(result.stderr).toMatch(/resume with: aeb run --config .* --out /);
     // Five failed dialogues recorded (they run again on resume), not the whole plan's.
     const records = readDialogueRecords(out).records;
     expect(records.length).toBe(5);
-    expect(records.every((record) => record.error?.kind === "http" && record.error.stage === "agent" && !record.error.retryable)).toBe(true);
+    expect(records.every((record) => record.error?.kind === "http" && record.error.stage === "agent" && !record.error.retryable)).toBe(
+      true,
+    );
   });
 
   it("with earlyStop off runs every dialogue and summarises the errors by kind and stage in the terminal and both reports", async () => {
     const server = await startMock({ faults: [{ type: "status", status: 400, message: "unsupported parameter: think" }] });
     const out = join(temporaryDirectory(), "run");
-    const result = await runCli(["run", "--config", writeConfig(server.url, { earlyStop: { dialogues: 0 } }), "--out", out, "--no-progress"]);
+    const result = await runCli([
+      "run",
+      "--config",
+      writeConfig(server.url, { earlyStop: { dialogues: 0 } }),
+      "--out",
+      out,
+      "--no-progress",
+    ]);
     expect(result.code).toBe(2);
     const planned = readDialogueRecords(out).records.length;
     expect(planned).toBeGreaterThan(5);
-    expect(result.stdout).toMatch(new RegExp(`${planned} dialogue\\(s\\) ended in error, by cause:\\n  ${planned} x http at agent \\(a rerun alone will not help\\), e\\.g\\. model/escalation-[a-z-]+/0: model "agent"`));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `${planned} dialogue\\(s\\) ended in error, by cause:\\n  ${planned} x http at agent \\(a rerun alone will not help\\), e\\.g\\. model/escalation-[a-z-]+/0: model "agent"`,
+      ),
+    );
     // The end of the run: tokens per role, the report's path and the viewer's command.
-    expect(result.stdout).toMatch(/usage \(every invocation on this directory; cached calls cost no tokens\):\n {2}agent:model \(agent\): 0 call\(s\)/);
+    expect(result.stdout).toMatch(
+      /usage \(every invocation on this directory; cached calls cost no tokens\):\n {2}agent:model \(agent\): 0 call\(s\)/,
+    );
     expect(result.stdout).toContain(`browse every dialogue: aeb view ${out}`);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as RunSummary;
-    expect(summary.errorCauses).toEqual([{ kind: "http", stage: "agent", count: planned, retryable: false, example: { dialogueId: expect.stringMatching(/^model\//), message: expect.stringContaining("HTTP 400") } }]);
+    expect(summary.errorCauses).toEqual([
+      {
+        kind: "http",
+        stage: "agent",
+        count: planned,
+        retryable: false,
+        example: { dialogueId: expect.stringMatching(/^model\//), message: expect.stringContaining("HTTP 400") },
+      },
+    ]);
     const markdown = readFileSync(join(out, "report.md"), "utf8");
     expect(markdown).toContain("## Errors");
     expect(markdown).toMatch(new RegExp(`\\| http \\| agent \\| ${planned} \\| no \\| model/escalation-`));

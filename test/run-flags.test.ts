@@ -24,28 +24,66 @@ describe("aeb run from flags", () => {
   it("--agent-url and --agent-model run one model against the offline user, no config file needed", async () => {
     const server = await mock();
     const out = join(temporaryDirectory(), "run");
-    const result = await runCli(["run", "--agent-url", server.url, "--agent-model", "qwen2.5-7b", "--think", "--suite", "starter", "--types", "escalation", "--out", out, "--no-progress"]);
+    const result = await runCli([
+      "run",
+      "--agent-url",
+      server.url,
+      "--agent-model",
+      "qwen2.5-7b",
+      "--think",
+      "--suite",
+      "starter",
+      "--types",
+      "escalation",
+      "--out",
+      out,
+      "--no-progress",
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const records = readDialogueRecords(out).records;
     expect(new Set(records.map((record) => record.condition))).toEqual(new Set(["qwen2.5-7b-think"]));
     expect(records.every((record) => record.turns.every((turn) => turn.agent.think !== undefined))).toBe(true);
     expect(server.chatRequests().length).toBeGreaterThan(0);
     // What the offline user reads, and how to be scored by an LLM user instead (issue 19, item 9).
-    expect(result.stderr).toContain("note: the offline simulated user scores this model's replies by the moves and phrases it finds in them (docs/offline-user.md)");
+    expect(result.stderr).toContain(
+      "note: the offline simulated user scores this model's replies by the moves and phrases it finds in them (docs/offline-user.md)",
+    );
     expect(result.stderr).toContain("simulator: { kind: llm, endpoint: {");
   });
 
   it("names what is missing when the one-liner is half given, and refuses it beside a config", async () => {
-    expect((await runCli(["run", "--agent-url", "http://localhost:1/v1"])).stderr).toContain("give both --agent-url URL and --agent-model NAME");
+    expect((await runCli(["run", "--agent-url", "http://localhost:1/v1"])).stderr).toContain(
+      "give both --agent-url URL and --agent-model NAME",
+    );
     expect((await runCli(["run", "--think"])).stderr).toContain("--think goes with --agent-url and --agent-model");
-    expect((await runCli(["run", "--agent-url", "http://localhost:1/v1", "--agent-model", "m", "--config", "examples/single-local-model.yaml"])).stderr).toContain("--agent-url runs one agent without a config file");
+    expect(
+      (await runCli(["run", "--agent-url", "http://localhost:1/v1", "--agent-model", "m", "--config", "examples/single-local-model.yaml"]))
+        .stderr,
+    ).toContain("--agent-url runs one agent without a config file");
   });
 
   it("names the cause and the fix of an unset API-key variable and of a misspelt suite, never 'unexpected error'", async () => {
     const server = await mock();
-    const unset = await runCli(["run", "--agent-url", server.url, "--agent-model", "qwen2.5-7b", "--api-key-env", "AEB_TEST_UNSET_KEY", "--suite", "starter", "--out", join(temporaryDirectory(), "o")], { env: { AEB_TEST_UNSET_KEY: undefined } });
+    const unset = await runCli(
+      [
+        "run",
+        "--agent-url",
+        server.url,
+        "--agent-model",
+        "qwen2.5-7b",
+        "--api-key-env",
+        "AEB_TEST_UNSET_KEY",
+        "--suite",
+        "starter",
+        "--out",
+        join(temporaryDirectory(), "o"),
+      ],
+      { env: { AEB_TEST_UNSET_KEY: undefined } },
+    );
     expect(unset.code).toBe(1);
-    expect(unset.stderr).toContain("environment variable AEB_TEST_UNSET_KEY (named by apiKeyEnv) is not set or empty: export AEB_TEST_UNSET_KEY=<your key> before running");
+    expect(unset.stderr).toContain(
+      "environment variable AEB_TEST_UNSET_KEY (named by apiKeyEnv) is not set or empty: export AEB_TEST_UNSET_KEY=<your key> before running",
+    );
     expect(unset.stderr).not.toContain("unexpected error");
     const suite = await runCli(["run", "--suite", "startr", "--out", join(temporaryDirectory(), "o")]);
     expect(suite.code).toBe(1);
@@ -67,7 +105,10 @@ describe("aeb run from flags", () => {
         scenarios: { suite: "starter", types: ["escalation", "mood_reversal"] },
         simulator: { kind: "llm", endpoint: endpoint("sim") },
         conditions: [{ name: "model", agent: { kind: "llm", endpoint: endpoint("qwen2.5-7b") } }],
-        judges: { ecs: [{ name: "judge", kind: "llm", endpoint: endpoint("judge") }], hid: [{ name: "hid", kind: "llm", endpoint: endpoint("judge") }] },
+        judges: {
+          ecs: [{ name: "judge", kind: "llm", endpoint: endpoint("judge") }],
+          hid: [{ name: "hid", kind: "llm", endpoint: endpoint("judge") }],
+        },
       }),
     );
     const out = join(dir, "out");

@@ -19,7 +19,15 @@ import { runCli, spawnCli, temporaryDirectory } from "./helpers/cli.js";
 
 const mock = useMockLlm();
 
-const endpoint = (url: string, model: string, extra: Record<string, unknown> = {}) => ({ baseUrl: url, model, maxRetries: 1, retryBaseDelayMs: 5, retryMaxDelayMs: 20, timeoutMs: 5000, ...extra });
+const endpoint = (url: string, model: string, extra: Record<string, unknown> = {}) => ({
+  baseUrl: url,
+  model,
+  maxRetries: 1,
+  retryBaseDelayMs: 5,
+  retryMaxDelayMs: 20,
+  timeoutMs: 5000,
+  ...extra,
+});
 
 /** One LLM agent against the LLM simulated user, on the two escalation starter scenarios. */
 function llmConfig(url: string, extra: Partial<RunConfigInput> = {}, endpointExtra: Record<string, unknown> = {}): RunConfigInput {
@@ -34,7 +42,8 @@ function llmConfig(url: string, extra: Partial<RunConfigInput> = {}, endpointExt
   };
 }
 
-const lineCount = (dir: string, file = "dialogues.jsonl") => (existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8").split("\n").filter(Boolean).length : 0);
+const lineCount = (dir: string, file = "dialogues.jsonl") =>
+  existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8").split("\n").filter(Boolean).length : 0;
 const until = async (condition: () => boolean, timeoutMs = 30_000) => {
   const started = Date.now();
   while (!condition()) {
@@ -49,13 +58,34 @@ describe("the guard of a run directory", () => {
     const scenarios = join(root, "scenarios");
     cpSync(join(import.meta.dirname, "..", "scenarios", "starter"), scenarios, { recursive: true });
     const out = join(root, "run");
-    const config = (extra: Partial<RunConfigInput> = {}) => parseRunConfig({ scenarios: { path: scenarios, types: ["escalation"] }, conditions: [{ name: "attuned", agent: { kind: "reference", id: "attuned" } }], ...extra }, "test");
+    const config = (extra: Partial<RunConfigInput> = {}) =>
+      parseRunConfig(
+        {
+          scenarios: { path: scenarios, types: ["escalation"] },
+          conditions: [{ name: "attuned", agent: { kind: "reference", id: "attuned" } }],
+          ...extra,
+        },
+        "test",
+      );
     await runBenchmark({ config: config(), outDir: out });
     const file = join(scenarios, "escalation-cancelled-project.yaml");
-    writeFileSync(file, readFileSync(file, "utf8").replace("opening:", "# edited\nopening:").replace(/opening: (["']?)/, "opening: $1Honestly, "));
-    await expect(runBenchmark({ config: config(), outDir: out })).rejects.toThrow(/different definition[\s\S]*scenario escalation-cancelled-project changed/);
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8")
+        .replace("opening:", "# edited\nopening:")
+        .replace(/opening: (["']?)/, "opening: $1Honestly, "),
+    );
+    await expect(runBenchmark({ config: config(), outDir: out })).rejects.toThrow(
+      /different definition[\s\S]*scenario escalation-cancelled-project changed/,
+    );
     // Concurrency decides nothing: the same run resumes (and has nothing left to do).
-    const again = await runBenchmark({ config: config({ concurrency: 1, scenarios: { path: join(import.meta.dirname, "..", "scenarios", "starter"), types: ["escalation"] } }), outDir: out });
+    const again = await runBenchmark({
+      config: config({
+        concurrency: 1,
+        scenarios: { path: join(import.meta.dirname, "..", "scenarios", "starter"), types: ["escalation"] },
+      }),
+      outDir: out,
+    });
     expect(again.ran).toBe(0);
   });
 
@@ -66,11 +96,16 @@ describe("the guard of a run directory", () => {
     cpSync(join(import.meta.dirname, "..", "prompts", "packs", "aeb-json"), pack, { recursive: true });
     const out = join(root, "run");
     const base = llmConfig(server.url);
-    const config = parseRunConfig({ ...base, simulator: { ...(base.simulator as object), promptPack: { dir: pack } } as RunConfigInput["simulator"] }, "test");
+    const config = parseRunConfig(
+      { ...base, simulator: { ...(base.simulator as object), promptPack: { dir: pack } } as RunConfigInput["simulator"] },
+      "test",
+    );
     await runBenchmark({ config, outDir: out });
     const appraisal = join(pack, "en", "appraisal.md");
     writeFileSync(appraisal, `${readFileSync(appraisal, "utf8")}\nBe brief.\n`);
-    await expect(runBenchmark({ config, outDir: out })).rejects.toThrow(new RegExp(`different definition[\\s\\S]*file promptPack:${pack.replaceAll("/", "\\/")}\\/en\\/appraisal\\.md changed`));
+    await expect(runBenchmark({ config, outDir: out })).rejects.toThrow(
+      new RegExp(`different definition[\\s\\S]*file promptPack:${pack.replaceAll("/", "\\/")}\\/en\\/appraisal\\.md changed`),
+    );
   });
 
   it("lets timeouts, retries, replicas and concurrency change between invocations, but not a model's sampling", async () => {
@@ -82,13 +117,17 @@ describe("the guard of a run directory", () => {
     const resumed = await runBenchmark({ config: parseRunConfig(transport, "test"), outDir: out });
     expect(resumed.ran).toBe(0);
     const sampling = llmConfig(first.url, {}, { temperature: 0.3 });
-    await expect(runBenchmark({ config: parseRunConfig(sampling, "test"), outDir: out })).rejects.toThrow(/config conditions\[0\]\.agent\.endpoint\.temperature: undefined -> 0\.3/);
+    await expect(runBenchmark({ config: parseRunConfig(sampling, "test"), outDir: out })).rejects.toThrow(
+      /config conditions\[0\]\.agent\.endpoint\.temperature: undefined -> 0\.3/,
+    );
   });
 
   it("refuses a plan too large to be meant before building anything", async () => {
     const config = parseRunConfig({ repeats: 1_000_000_000 }, "test");
     await expect(runBenchmark({ config, outDir: join(temporaryDirectory(), "huge") })).rejects.toThrow(ConfigError);
-    await expect(runBenchmark({ config, outDir: join(temporaryDirectory(), "huge") })).rejects.toThrow(/300,000,000,000 dialogues \(5 condition\(s\) x 60 scenario\(s\) x 1,000,000,000 repeat\(s\)\)/);
+    await expect(runBenchmark({ config, outDir: join(temporaryDirectory(), "huge") })).rejects.toThrow(
+      /300,000,000,000 dialogues \(5 condition\(s\) x 60 scenario\(s\) x 1,000,000,000 repeat\(s\)\)/,
+    );
   });
 
   it("records who ran it, with what and when (provenance), invocation by invocation", async () => {
@@ -106,7 +145,8 @@ describe("the guard of a run directory", () => {
       expect(invocation.provenance.aebVersion).toMatch(/^\d+\.\d+\.\d+/);
     }
     // Run from a checkout: the commit is recorded.
-    if (existsSync(join(import.meta.dirname, "..", ".git"))) expect(manifest.manifest.invocations[0]!.provenance.commit).toMatch(/^[0-9a-f]{40}$/);
+    if (existsSync(join(import.meta.dirname, "..", ".git")))
+      expect(manifest.manifest.invocations[0]!.provenance.commit).toMatch(/^[0-9a-f]{40}$/);
     expect(Object.keys(manifest.manifest.defining.files as object)).toContain("data/presets.yaml");
     expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/\| made by \| AEB \d+\.\d+\.\d+/);
   });
@@ -124,7 +164,9 @@ describe("claiming a directory", () => {
     const offline = parseRunConfig({ scenarios: { suite: "starter", types: ["escalation"] } }, "test");
     await runBenchmark({ config: offline, outDir: out });
     const before = readFileSync(join(out, "run.json"), "utf8");
-    await expect(runBenchmark({ config: parseRunConfig(llmConfig(deadUrl), "test"), outDir: out, force: true })).rejects.toThrow(/unreachable/);
+    await expect(runBenchmark({ config: parseRunConfig(llmConfig(deadUrl), "test"), outDir: out, force: true })).rejects.toThrow(
+      /unreachable/,
+    );
     expect(readFileSync(join(out, "run.json"), "utf8")).toBe(before);
   });
 
@@ -135,7 +177,11 @@ describe("claiming a directory", () => {
     expect(broken.errors).toBeGreaterThan(0);
     expect(broken.finished).toBe(0);
     const notes: string[] = [];
-    const offline = await runBenchmark({ config: parseRunConfig({ scenarios: { suite: "starter", types: ["escalation"] } }, "test"), outDir: out, events: { onNote: (note) => notes.push(note) } });
+    const offline = await runBenchmark({
+      config: parseRunConfig({ scenarios: { suite: "starter", types: ["escalation"] } }, "test"),
+      outDir: out,
+      events: { onNote: (note) => notes.push(note) },
+    });
     expect(offline.errors).toBe(0);
     expect(notes.join("\n")).toMatch(/taking over .*: its earlier run finished no dialogue/);
   });
@@ -148,7 +194,10 @@ describe("claiming a directory", () => {
     await expect(runBenchmark({ config, outDir: out })).rejects.toThrow(/is in use: library \(pid \d+/);
     await first;
     expect(existsSync(join(out, ".aeb.lock"))).toBe(false);
-    writeFileSync(join(out, ".aeb.lock"), JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import("node:os")).hostname(), command: "aeb run", since: "then" }));
+    writeFileSync(
+      join(out, ".aeb.lock"),
+      JSON.stringify({ pid: 2 ** 22 + 12345, host: (await import("node:os")).hostname(), command: "aeb run", since: "then" }),
+    );
     const resumed = await runBenchmark({ config, outDir: out });
     expect(resumed.ran).toBe(0);
   });
@@ -210,7 +259,10 @@ describe("usage of a resumed run", () => {
     await until(() => lineCount(out) >= 2, 60_000);
     first.kill("SIGKILL");
     await firstExited;
-    const requestLines = () => readFileSync(join(out, "usage.jsonl"), "utf8").split("\n").filter((line) => line.includes('"event":"request"')).length;
+    const requestLines = () =>
+      readFileSync(join(out, "usage.jsonl"), "utf8")
+        .split("\n")
+        .filter((line) => line.includes('"event":"request"')).length;
     const before = { sent: server.chatRequests().length, logged: requestLines() };
     // The endpoint is down (every answer parked): the resumed run sends requests and gets no answer.
     server.hold();
@@ -234,9 +286,14 @@ describe("usage of a resumed run", () => {
     const out = join(temporaryDirectory(), "run");
     const config = parseRunConfig({ scenarios: { suite: "starter", types: ["escalation"] } }, "test");
     await runBenchmark({ config, outDir: out, limit: 1 });
-    writeFileSync(join(out, "usage.jsonl"), '{"event":"model","role":"agent","model":"m"}\nnot json\n{"event":"model","role":"agent","model":"m"}\n');
+    writeFileSync(
+      join(out, "usage.jsonl"),
+      '{"event":"model","role":"agent","model":"m"}\nnot json\n{"event":"model","role":"agent","model":"m"}\n',
+    );
     const dialogues = readFileSync(join(out, "dialogues.jsonl"), "utf8");
-    await expect(runBenchmark({ config, outDir: out })).rejects.toThrow(/usage\.jsonl line 2 is not valid JSON[\s\S]*move it aside \(mv .*usage\.jsonl .*usage\.jsonl\.bad\) and run the command again/);
+    await expect(runBenchmark({ config, outDir: out })).rejects.toThrow(
+      /usage\.jsonl line 2 is not valid JSON[\s\S]*move it aside \(mv .*usage\.jsonl .*usage\.jsonl\.bad\) and run the command again/,
+    );
     expect(readFileSync(join(out, "dialogues.jsonl"), "utf8")).toBe(dialogues);
     expect(existsSync(join(out, ".aeb.lock"))).toBe(false);
   });
@@ -245,9 +302,16 @@ describe("usage of a resumed run", () => {
 describe("judge calls that failed", () => {
   it("are retried by a resumed run and by aeb judge, the failed turns only", async () => {
     let judgeBroken = true;
-    const server = await mock({ reply: (request) => (roleOf(request) === "ecs" && judgeBroken ? "not a judgement" : aebMockReply(request)) });
+    const server = await mock({
+      reply: (request) => (roleOf(request) === "ecs" && judgeBroken ? "not a judgement" : aebMockReply(request)),
+    });
     const out = join(temporaryDirectory(), "run");
-    const config = parseRunConfig(llmConfig(server.url, { judges: { ecs: [{ name: "judge", kind: "llm", endpoint: endpoint(server.url, "judge"), maxOutputRetries: 0 }], hid: [] } }), "test");
+    const config = parseRunConfig(
+      llmConfig(server.url, {
+        judges: { ecs: [{ name: "judge", kind: "llm", endpoint: endpoint(server.url, "judge"), maxOutputRetries: 0 }], hid: [] },
+      }),
+      "test",
+    );
     const first = await runBenchmark({ config, outDir: out });
     expect(first.summary.conditions[0]!.ecsByJudge.judge!.judgeErrors).toBeGreaterThan(0);
     const failedRun = await runCli(["report", out]);
@@ -256,7 +320,9 @@ describe("judge calls that failed", () => {
     const judgeCalls = () =>
       server.chatRequests().filter((request) => {
         const body = request.body as Record<string, unknown>;
-        return roleOf({ n: 0, model: "", messages: body.messages as Array<{ role: string; content: string }>, stream: false, body }) === "ecs";
+        return (
+          roleOf({ n: 0, model: "", messages: body.messages as Array<{ role: string; content: string }>, stream: false, body }) === "ecs"
+        );
       }).length;
     const before = judgeCalls();
     const resumed = await runBenchmark({ config, outDir: out });
@@ -309,7 +375,10 @@ describe("the circuit breaker", () => {
     const first = await mock();
     const port = Number(new URL(first.url).port);
     const out = join(temporaryDirectory(), "run");
-    const config = parseRunConfig(llmConfig(first.url, { repeats: 4 }, { circuitBreaker: { failures: 3, probeIntervalMs: 100, maxWaitMs: 800 } }), "test");
+    const config = parseRunConfig(
+      llmConfig(first.url, { repeats: 4 }, { circuitBreaker: { failures: 3, probeIntervalMs: 100, maxWaitMs: 800 } }),
+      "test",
+    );
     let finished = 0;
     const stopped = runBenchmark({
       config,

@@ -22,32 +22,76 @@ describe("aeb run (offline)", () => {
     for (const name of ["formulaic", "sycophant", "advice", "labeler", "attuned"]) expect(result.stdout).toContain(name);
     for (const line of lines(out)) expect(DialogueRecordSchema.safeParse(JSON.parse(line)).success).toBe(true);
     const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8"));
-    expect(summary.conditions.map((condition: { name: string }) => condition.name)).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned"]);
-    expect(summary.conditions[0]).toMatchObject({ n: expect.any(Number), errors: 0, fs: { mean: expect.any(Number), ci95: expect.any(Array) } });
+    expect(summary.conditions.map((condition: { name: string }) => condition.name)).toEqual([
+      "formulaic",
+      "sycophant",
+      "advice",
+      "labeler",
+      "attuned",
+    ]);
+    expect(summary.conditions[0]).toMatchObject({
+      n: expect.any(Number),
+      errors: 0,
+      fs: { mean: expect.any(Number), ci95: expect.any(Array) },
+    });
     expect(readFileSync(join(out, "report.md"), "utf8")).toContain("# AEB run report");
     expect(readFileSync(join(out, "report.html"), "utf8")).toContain("<h1>AEB run report</h1>");
-    expect(result.stdout).toContain(`files: ${join(out, "dialogues.jsonl")}, ${join(out, "summary.json")}, ${join(out, "report.md")}, ${join(out, "report.html")}`);
+    expect(result.stdout).toContain(
+      `files: ${join(out, "dialogues.jsonl")}, ${join(out, "summary.json")}, ${join(out, "report.md")}, ${join(out, "report.html")}`,
+    );
     // The default judges: no heuristic ECS in the headline, the lexicon baseline printed under its own name.
-    const ecsSummary = summary as { conditions: Array<{ name: string; ecs: unknown; ecsByJudge: Record<string, { mean: { mean: number } }> }> };
+    const ecsSummary = summary as {
+      conditions: Array<{ name: string; ecs: unknown; ecsByJudge: Record<string, { mean: { mean: number } }> }>;
+    };
     const [headline, baseline] = result.stdout.split("\n\n");
     // Every condition's headline ECS cell is n/a (no model judge); no lexicon score appears in the headline table.
     for (const condition of ecsSummary.conditions) {
       expect(condition.ecs).toBeNull();
       expect(headline).toMatch(new RegExp(`^${condition.name}\\s.*\\sn/a \\(no model judge\\)\\s+\\d+\\s+0$`, "m"));
       expect(headline).not.toContain(condition.ecsByJudge["offline-lexicon"]!.mean.mean.toFixed(3));
-      expect(baseline).toMatch(new RegExp(`^${condition.name}\\s+${condition.ecsByJudge["offline-lexicon"]!.mean.mean.toFixed(3)} \\[`, "m"));
+      expect(baseline).toMatch(
+        new RegExp(`^${condition.name}\\s+${condition.ecsByJudge["offline-lexicon"]!.mean.mean.toFixed(3)} \\[`, "m"),
+      );
     }
     expect(baseline?.split("\n")[0]).toBe("ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge");
     expect(result.stdout).toContain("ECS is n/a (no model judge): offline-lexicon is a heuristic, not a model judge");
     // The offline user's HID is its move test, and the table says so.
     expect(headline?.split("\n")[0]).toMatch(/\sHID \(offline: move test\)\s/);
-    expect(result.stdout).toContain("HID (offline: move test): under the offline user HID is the same move test that sets the reward, not an independent signal");
+    expect(result.stdout).toContain(
+      "HID (offline: move test): under the offline user HID is the same move test that sets the reward, not an independent signal",
+    );
   });
 
   it("gives byte-identical dialogues (as a set) and summary.json for the same seed, whatever the concurrency", async () => {
     const root = temporaryDirectory();
-    await runCli(["run", "--suite", "starter", "--seed", "7", "--repeats", "2", "--concurrency", "1", "--out", join(root, "a"), "--no-progress"]);
-    await runCli(["run", "--suite", "starter", "--seed", "7", "--repeats", "2", "--concurrency", "16", "--out", join(root, "b"), "--no-progress"]);
+    await runCli([
+      "run",
+      "--suite",
+      "starter",
+      "--seed",
+      "7",
+      "--repeats",
+      "2",
+      "--concurrency",
+      "1",
+      "--out",
+      join(root, "a"),
+      "--no-progress",
+    ]);
+    await runCli([
+      "run",
+      "--suite",
+      "starter",
+      "--seed",
+      "7",
+      "--repeats",
+      "2",
+      "--concurrency",
+      "16",
+      "--out",
+      join(root, "b"),
+      "--no-progress",
+    ]);
     await runCli(["run", "--suite", "starter", "--seed", "8", "--repeats", "2", "--out", join(root, "c"), "--no-progress"]);
     expect(lines(join(root, "a")).sort()).toEqual(lines(join(root, "b")).sort());
     expect(readFileSync(join(root, "a", "summary.json"), "utf8")).toBe(readFileSync(join(root, "b", "summary.json"), "utf8"));
@@ -93,7 +137,9 @@ describe("aeb run (offline)", () => {
     expect(result.code).toBe(0);
     const progress = result.stderr.split("\n").filter((line) => line.startsWith("progress: "));
     expect(progress[0]).toBe("progress: 0/120 dialogues to run");
-    expect(progress.at(-1)).toMatch(/^progress: 120\/120 dialogues \(100%\), 0 error\(s\), [\d.]+ dialogues\/s, time left: about 0s, \d+s elapsed$/);
+    expect(progress.at(-1)).toMatch(
+      /^progress: 120\/120 dialogues \(100%\), 0 error\(s\), [\d.]+ dialogues\/s, time left: about 0s, \d+s elapsed$/,
+    );
   });
 
   it("on SIGINT keeps what finished, says so, prints the command that resumes, and that command finishes the run", async () => {
@@ -155,11 +201,17 @@ describe("aeb run refuses bad input with one clear line", () => {
     const text = readFileSync(join(import.meta.dirname, "..", "scenarios", "starter", "escalation-cancelled-project.yaml"), "utf8");
     writeFileSync(join(dir, "a.yaml"), text);
     writeFileSync(join(dir, "b.yaml"), text);
-    expectError(await runCli(["run", "--scenarios", dir, "--out", join(dir, "out")]), /duplicate scenario id "escalation-cancelled-project" in .*b\.yaml and .*a\.yaml/);
+    expectError(
+      await runCli(["run", "--scenarios", dir, "--out", join(dir, "out")]),
+      /duplicate scenario id "escalation-cancelled-project" in .*b\.yaml and .*a\.yaml/,
+    );
   });
 
   it("names an unknown type", async () => {
-    expectError(await runCli(["run", "--types", "escalation,sulking", "--out", join(temporaryDirectory(), "o")]), /unknown trajectory type "sulking"/);
+    expectError(
+      await runCli(["run", "--types", "escalation,sulking", "--out", join(temporaryDirectory(), "o")]),
+      /unknown trajectory type "sulking"/,
+    );
   });
 
   it("names a config that does not parse, and a config field that is wrong", async () => {
@@ -167,7 +219,10 @@ describe("aeb run refuses bad input with one clear line", () => {
     writeFileSync(join(dir, "broken.yaml"), "seed: [1,\n");
     expectError(await runCli(["run", "--config", join(dir, "broken.yaml"), "--out", join(dir, "o")]), /broken\.yaml is not valid YAML/);
     writeFileSync(join(dir, "wrong.yaml"), "repeats: -2\n");
-    expectError(await runCli(["run", "--config", join(dir, "wrong.yaml"), "--out", join(dir, "o")]), /wrong\.yaml: invalid config:[\s\S]*repeats/);
+    expectError(
+      await runCli(["run", "--config", join(dir, "wrong.yaml"), "--out", join(dir, "o")]),
+      /wrong\.yaml: invalid config:[\s\S]*repeats/,
+    );
   });
 
   it("rejects a bad flag value", async () => {
@@ -177,14 +232,20 @@ describe("aeb run refuses bad input with one clear line", () => {
   it("names an output directory that cannot be written", async () => {
     const dir = temporaryDirectory();
     writeFileSync(join(dir, "file"), "");
-    expectError(await runCli(["run", "--suite", "starter", "--out", join(dir, "file", "sub")]), /output directory .*file\/sub cannot be written/);
+    expectError(
+      await runCli(["run", "--suite", "starter", "--out", join(dir, "file", "sub")]),
+      /output directory .*file\/sub cannot be written/,
+    );
   });
 
   it("refuses to resume into a run made with a different config unless --force, losing nothing", async () => {
     const out = join(temporaryDirectory(), "run");
     await runCli(["run", "--suite", "starter", "--seed", "1", "--out", out, "--no-progress"]);
     const before = readFileSync(join(out, "dialogues.jsonl"), "utf8");
-    expectError(await runCli(["run", "--suite", "starter", "--seed", "2", "--out", out]), /holds \d+ finished dialogue\(s\) of a run with a different definition[\s\S]*config seed: 1 -> 2/);
+    expectError(
+      await runCli(["run", "--suite", "starter", "--seed", "2", "--out", out]),
+      /holds \d+ finished dialogue\(s\) of a run with a different definition[\s\S]*config seed: 1 -> 2/,
+    );
     expect(readFileSync(join(out, "dialogues.jsonl"), "utf8")).toBe(before);
     const forced = await runCli(["run", "--suite", "starter", "--repeats", "2", "--seed", "1", "--out", out, "--force", "--no-progress"]);
     expect(forced.code).toBe(0);
@@ -198,5 +259,4 @@ describe("aeb run refuses bad input with one clear line", () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("unknown command");
   });
-
 });

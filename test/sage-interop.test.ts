@@ -74,7 +74,11 @@ function independentReading(files: readonly string[]): Record<string, Expected> 
   return JSON.parse(result.stdout) as Record<string, Expected>;
 }
 
-const conditionOf = (file: string) => file.split("/").at(-1)!.replace(/_result\.jsonl$/, "");
+const conditionOf = (file: string) =>
+  file
+    .split("/")
+    .at(-1)!
+    .replace(/_result\.jsonl$/, "");
 const readRecords = (dir: string) =>
   readFileSync(join(dir, "dialogues.jsonl"), "utf8")
     .split("\n")
@@ -118,7 +122,9 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
     expect(written.md).toContain("### ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge");
     expect(written.md).toContain("ECS is n/a (no model judge)");
     // import.json records which simulated user scored each file: its folder's, without --simulator.
-    const manifest = JSON.parse(readFileSync(join(out, "import.json"), "utf8")) as { files: Array<{ simulator: string; simulatorFrom: string }> };
+    const manifest = JSON.parse(readFileSync(join(out, "import.json"), "utf8")) as {
+      files: Array<{ simulator: string; simulatorFrom: string }>;
+    };
     expect(manifest.files.map((file) => [file.simulator, file.simulatorFrom])).toEqual(resultFiles.map(() => ["deepseek-v3", "folder"]));
     const rerendered = await runCli(["report", out]);
     expect(rerendered.code, rerendered.stderr).toBe(0);
@@ -141,11 +147,18 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
       expect(record.final.emotion, record.id).toBe(dialogue.final);
       expect(record.opening, record.id).toEqual({ text: dialogue.opening, emotion: 40 });
       const appraised = record.turns.filter(isAppraised);
-      expect(appraised.map((turn) => turn.user.emotion), record.id).toEqual(dialogue.emotions);
-      expect(appraised.map((turn) => turn.user.delta), record.id).toEqual(dialogue.emotions.map((emotion, index) => emotion - (index === 0 ? 40 : dialogue.emotions[index - 1]!)));
+      expect(
+        appraised.map((turn) => turn.user.emotion),
+        record.id,
+      ).toEqual(dialogue.emotions);
+      expect(
+        appraised.map((turn) => turn.user.delta),
+        record.id,
+      ).toEqual(dialogue.emotions.map((emotion, index) => emotion - (index === 0 ? 40 : dialogue.emotions[index - 1]!)));
       // SAGE's reply at its turn limit, never answered, is the one turn recorded without appraisal.
       expect(record.turns.length - appraised.length, record.id).toBe(dialogue.unanswered ? 1 : 0);
-      if (dialogue.unanswered) expect(record.turns.at(-1)?.user, record.id).toEqual({ appraised: false, emotion: dialogue.final, adjustments: [], flags: [] });
+      if (dialogue.unanswered)
+        expect(record.turns.at(-1)?.user, record.id).toEqual({ appraised: false, emotion: dialogue.final, adjustments: [], flags: [] });
     }
 
     const row = leaderboardRow((await runCli(["leaderboard", out])).stdout, conditionOf(file));
@@ -160,7 +173,9 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
     // The import scored ECS with the offline lexicon judge, a heuristic: never in the leaderboard's ECS.
     expect(gpt41[9]).toBe("n/a (no model judge)");
     const fromFiles = await runCli(["leaderboard", ...resultFiles]);
-    expect(leaderboardCells(fromFiles.stdout).map((cells) => cells.slice(0, 9))).toEqual(leaderboardCells(fromDirectory.stdout).map((cells) => cells.slice(0, 9)));
+    expect(leaderboardCells(fromFiles.stdout).map((cells) => cells.slice(0, 9))).toEqual(
+      leaderboardCells(fromDirectory.stdout).map((cells) => cells.slice(0, 9)),
+    );
     expect(leaderboardRow(fromFiles.stdout, "gpt-4.1")[9]).toBe("n/a (no ECS judge)");
     expect(fromFiles.stdout).toContain("One simulated user (deepseek-v3)");
     // --simulator names SAGE's simulator where the folder does not.
@@ -173,7 +188,10 @@ describe.skipIf(!ready)(`aeb import sage and aeb leaderboard on SAGE's result fi
     expect(expected[file]!.u2028Lines).toBeGreaterThan(0);
     const records = readRecords(out).filter((record) => record.condition === "openai-o4mini");
     expect(records).toHaveLength(100);
-    const texts = records.flatMap((record) => [record.opening.text, ...record.turns.flatMap((turn) => [turn.agent.text, turn.user.text ?? ""])]);
+    const texts = records.flatMap((record) => [
+      record.opening.text,
+      ...record.turns.flatMap((turn) => [turn.agent.text, turn.user.text ?? ""]),
+    ]);
     expect(texts.some((text) => text.includes("\u2028"))).toBe(true);
   });
 });
@@ -182,7 +200,11 @@ describe.skipIf(!ready)(`aeb import sage on malformed lines${NEEDS}`, () => {
   const gpt = resultFiles.find((path) => path.endsWith("gpt-4.1_result.jsonl")) ?? "";
   const lines = ready ? readFileSync(gpt, "utf8").split("\n").filter(Boolean).slice(0, 3) : [];
   const broken = join(temporaryDirectory(), "broken_result.jsonl");
-  if (ready) writeFileSync(broken, [lines[0], "{not json", lines[1], JSON.stringify({ ...JSON.parse(lines[2]!), emo_point: "lots" }), ""].join("\n"));
+  if (ready)
+    writeFileSync(
+      broken,
+      [lines[0], "{not json", lines[1], JSON.stringify({ ...JSON.parse(lines[2]!), emo_point: "lots" }), ""].join("\n"),
+    );
 
   it("by default keeps the rest, reports each bad line with file and line, and prints the count", async () => {
     const out = join(temporaryDirectory(), "lenient");
@@ -196,8 +218,13 @@ describe.skipIf(!ready)(`aeb import sage on malformed lines${NEEDS}`, () => {
     expect(JSON.parse(readFileSync(join(out, "import.json"), "utf8")).files[0].skippedLines).toEqual([2, 4]);
     // The file's folder is a temporary one, so the simulated user is named with --simulator, recorded and shown.
     const named = join(temporaryDirectory(), "named");
-    expect((await runCli(["import", "sage", broken, "--out", named, "--simulator", "gpt-4o"])).stdout).toMatch(/\ngpt-4o\s+1\s+broken\s+2\s/);
-    expect(JSON.parse(readFileSync(join(named, "import.json"), "utf8")).files[0]).toMatchObject({ simulator: "gpt-4o", simulatorFrom: "flag" });
+    expect((await runCli(["import", "sage", broken, "--out", named, "--simulator", "gpt-4o"])).stdout).toMatch(
+      /\ngpt-4o\s+1\s+broken\s+2\s/,
+    );
+    expect(JSON.parse(readFileSync(join(named, "import.json"), "utf8")).files[0]).toMatchObject({
+      simulator: "gpt-4o",
+      simulatorFrom: "flag",
+    });
     expect(leaderboardRow((await runCli(["leaderboard", named])).stdout, "broken")[0]).toBe("gpt-4o");
   });
 
@@ -238,15 +265,22 @@ describe.skipIf(!ready)(`aeb import sage on malformed lines${NEEDS}`, () => {
     const board = await runCli(["leaderboard", ...resultFiles, run]);
     expect(board.code, board.stderr).toBe(0);
     const rows = leaderboardCells(board.stdout);
-    expect(rows.map((cells) => cells[0])).toEqual([...resultFiles.map(() => "deepseek-v3"), ...["formulaic", "sycophant", "advice", "labeler", "attuned"].map(() => "offline")]);
+    expect(rows.map((cells) => cells[0])).toEqual([
+      ...resultFiles.map(() => "deepseek-v3"),
+      ...["formulaic", "sycophant", "advice", "labeler", "attuned"].map(() => "offline"),
+    ]);
     // The ranking restarts in each group: 1..4 for SAGE's simulator, 1..5 for the offline user.
     expect(rows.map((cells) => cells[1])).toEqual(["1", "2", "3", "4", "1", "2", "3", "4", "5"]);
     expect(rows.slice(0, 4).map((cells) => cells[2])).toEqual(["gpt-4.1", "claude3.7", "deepseek-v3-1227", "openai-o4mini"]);
-    expect(board.stdout).toContain("2 simulated users (deepseek-v3, offline): each row is ranked only against rows scored by the same simulated user, and the ranking restarts in each group.");
+    expect(board.stdout).toContain(
+      "2 simulated users (deepseek-v3, offline): each row is ranked only against rows scored by the same simulated user, and the ranking restarts in each group.",
+    );
     // No heuristic ECS in any row: the offline run's lexicon baseline is not a model judge.
     expect(rows.every((cells) => cells[9]!.startsWith("n/a"))).toBe(true);
     // The default run's only ECS judge is the lexicon baseline: the summary has no headline ECS, and neither has the leaderboard.
-    const summary = JSON.parse(readFileSync(join(run, "summary.json"), "utf8")) as { conditions: Array<{ name: string; ecs: { mean: number } | null }> };
+    const summary = JSON.parse(readFileSync(join(run, "summary.json"), "utf8")) as {
+      conditions: Array<{ name: string; ecs: { mean: number } | null }>;
+    };
     expect(summary.conditions.find((condition) => condition.name === "attuned")!.ecs).toBeNull();
     expect(leaderboardRow(board.stdout, "attuned").slice(0, 3)).toEqual(["offline", "1", "attuned"]);
     expect(leaderboardRow(board.stdout, "attuned")[9]).toBe("n/a (no model judge)");
@@ -257,12 +291,18 @@ describe("aeb leaderboard and aeb import on bad arguments", () => {
   it("names a path that does not exist and a directory without dialogues", async () => {
     expect((await runCli(["leaderboard", "/nonexistent/dir"])).stderr).toContain("/nonexistent/dir does not exist");
     expect((await runCli(["leaderboard", temporaryDirectory()])).stderr).toMatch(/has no dialogues\.jsonl/);
-    expect((await runCli(["leaderboard", temporaryDirectory(), "--format", "csv"])).stderr).toContain('expected one of text, markdown, json, got "csv"');
-    expect((await runCli(["leaderboard", temporaryDirectory(), "--simulator", " "])).stderr).toContain('option \'--simulator <name>\' argument \' \' is invalid. expected a non-empty name on one line, got " "');
+    expect((await runCli(["leaderboard", temporaryDirectory(), "--format", "csv"])).stderr).toContain(
+      'expected one of text, markdown, json, got "csv"',
+    );
+    expect((await runCli(["leaderboard", temporaryDirectory(), "--simulator", " "])).stderr).toContain(
+      "option '--simulator <name>' argument ' ' is invalid. expected a non-empty name on one line, got \" \"",
+    );
   });
 
   it("requires --out and at least one file", async () => {
-    expect((await runCli(["import", "sage", "x_result.jsonl"])).stderr).toContain("--out DIR is required to import (or --verify to only check the files)");
+    expect((await runCli(["import", "sage", "x_result.jsonl"])).stderr).toContain(
+      "--out DIR is required to import (or --verify to only check the files)",
+    );
     expect((await runCli(["import", "sage", "--out", temporaryDirectory()])).stderr).toContain("missing required argument 'files'");
   });
 
@@ -273,7 +313,14 @@ describe("aeb leaderboard and aeb import on bad arguments", () => {
       mkdirSync(join(dir, sub));
       writeFileSync(join(dir, sub, "same_result.jsonl"), `${line}\n`);
     }
-    const result = await runCli(["import", "sage", join(dir, "one", "same_result.jsonl"), join(dir, "two", "same_result.jsonl"), "--out", join(dir, "out")]);
+    const result = await runCli([
+      "import",
+      "sage",
+      join(dir, "one", "same_result.jsonl"),
+      join(dir, "two", "same_result.jsonl"),
+      "--out",
+      join(dir, "out"),
+    ]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('would both become condition "same"');
   });

@@ -41,7 +41,14 @@ describe.skipIf(!present)(`SAGE/RLVER profile files as scenarios${NEEDS_DATA}`, 
     expect(scenarios.map((scenario) => scenario.id)).toEqual(raw.map((profile) => `sage-${profile.id}`));
     for (const [index, scenario] of scenarios.entries()) {
       const profile = raw[index]!;
-      expect(scenario).toMatchObject({ type: "cooperative", preset: "sage", language: "zh", suite: "sage", opening: profile.first_talk, background: profile.scene.trim() });
+      expect(scenario).toMatchObject({
+        type: "cooperative",
+        preset: "sage",
+        language: "zh",
+        suite: "sage",
+        opening: profile.first_talk,
+        background: profile.scene.trim(),
+      });
       expect(scenario.persona.description).toBe(profile.player.trim());
       expect(scenario.hiddenIntention.text).toBe(profile.task.trim());
       expect(lintScenario(scenario), scenario.id).toEqual([]);
@@ -81,14 +88,17 @@ describe.skipIf(!present)(`SAGE/RLVER profile files as scenarios${NEEDS_DATA}`, 
         expect(turn.agent.text, record.id).not.toMatch(/[A-Za-z]/);
       }
     }
-    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as { conditions: Array<{ name: string; fs: { mean: number } }> };
+    const summary = JSON.parse(readFileSync(join(out, "summary.json"), "utf8")) as {
+      conditions: Array<{ name: string; fs: { mean: number } }>;
+    };
     const fs = Object.fromEntries(summary.conditions.map((condition) => [condition.name, condition.fs.mean]));
     expect(Object.keys(fs)).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned"]);
     expect(fs.attuned!).toBeGreaterThan(fs.formulaic! + 0.5);
     for (const agent of ["formulaic", "sycophant", "advice"]) expect(fs.attuned!, agent).toBeGreaterThan(fs[agent]!);
     expect(fs.attuned!).toBeGreaterThanOrEqual(fs.labeler!);
     // The formulaic replies are caught as formulaic comfort; the attuned ones never are.
-    const flags = (agent: string) => records.filter((record) => record.condition === agent).flatMap((record) => record.turns.flatMap((turn) => turn.user.flags));
+    const flags = (agent: string) =>
+      records.filter((record) => record.condition === agent).flatMap((record) => record.turns.flatMap((turn) => turn.user.flags));
     expect(flags("formulaic")).toContain("formulaic");
     expect(flags("attuned")).not.toContain("formulaic");
   }, 120_000);
@@ -96,21 +106,35 @@ describe.skipIf(!present)(`SAGE/RLVER profile files as scenarios${NEEDS_DATA}`, 
 
 describe("selectScenarios with a sage: path", () => {
   const file = join(mkdtempSync(join(tmpdir(), "aeb-sage-select-")), "profiles.jsonl");
-  const good = { id: "p1", player: "* 姓名：李明\n* 年龄：30岁", scene: "李明最近和同事闹了矛盾，同事在会上当众批评了他。", task: "你希望对方用心倾听你的情绪宣泄", first_talk: "唉，最近上班真累。" };
+  const good = {
+    id: "p1",
+    player: "* 姓名：李明\n* 年龄：30岁",
+    scene: "李明最近和同事闹了矛盾，同事在会上当众批评了他。",
+    task: "你希望对方用心倾听你的情绪宣泄",
+    first_talk: "唉，最近上班真累。",
+  };
   writeFileSync(file, `${JSON.stringify(good)}\n{"id": "p2", "player": ""}\n`);
 
   it("fails on an invalid line, naming the file and line", async () => {
-    expect(() => selectScenarios(parseRunConfig({ scenarios: { path: `sage:${file}` } }, "test"))).toThrow(new RegExp(`${file} line 2: invalid profile`));
+    expect(() => selectScenarios(parseRunConfig({ scenarios: { path: `sage:${file}` } }, "test"))).toThrow(
+      new RegExp(`${file} line 2: invalid profile`),
+    );
   });
 
   it("with skipInvalid, loads the rest and hands the skipped lines to the caller", async () => {
     const skipped: SkippedProfileLine[] = [];
-    const scenarios = selectScenarios(parseRunConfig({ scenarios: { path: `sage:${file}`, skipInvalid: true } }, "test"), { onSkipped: (lines) => skipped.push(...lines) });
+    const scenarios = selectScenarios(parseRunConfig({ scenarios: { path: `sage:${file}`, skipInvalid: true } }, "test"), {
+      onSkipped: (lines) => skipped.push(...lines),
+    });
     expect(scenarios.map((scenario) => scenario.id)).toEqual(["sage-p1"]);
-    expect(skipped).toEqual([expect.objectContaining({ file, line: 2, message: expect.stringContaining("player: player (persona) is empty") })]);
+    expect(skipped).toEqual([
+      expect.objectContaining({ file, line: 2, message: expect.stringContaining("player: player (persona) is empty") }),
+    ]);
   });
 
   it("refuses skipInvalid for a YAML scenario path", async () => {
-    expect(() => selectScenarios(parseRunConfig({ scenarios: { suite: "starter", skipInvalid: true } }, "test"))).toThrow(/--skip-invalid applies only to SAGE\/RLVER profile files/);
+    expect(() => selectScenarios(parseRunConfig({ scenarios: { suite: "starter", skipInvalid: true } }, "test"))).toThrow(
+      /--skip-invalid applies only to SAGE\/RLVER profile files/,
+    );
   });
 });

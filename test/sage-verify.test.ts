@@ -12,7 +12,12 @@ import { packageRoot } from "../src/core/data-files.js";
 
 const RESULTS = join(packageRoot, "..", "shared", "data", "sage", "results-deepseek-v3-simulator");
 const present = existsSync(RESULTS);
-const resultFiles = present ? readdirSync(RESULTS).filter((name) => name.endsWith("_result.jsonl")).sort().map((name) => join(RESULTS, name)) : [];
+const resultFiles = present
+  ? readdirSync(RESULTS)
+      .filter((name) => name.endsWith("_result.jsonl"))
+      .sort()
+      .map((name) => join(RESULTS, name))
+  : [];
 
 async function importCommand(args: string[]): Promise<{ stdout: string; error?: Error }> {
   const printed: string[] = [];
@@ -32,22 +37,35 @@ async function importCommand(args: string[]): Promise<{ stdout: string; error?: 
 
 afterEach(() => vi.restoreAllMocks());
 
-describe.skipIf(!present)(`aeb import sage --verify on SAGE's result files${present ? "" : " [skipped: ../shared/data/sage is absent]"}`, () => {
-  // All 400 dialogues are replayed in src/interop/sage-replay.test.ts; here one file, as a user runs it.
-  it("says every dialogue of a file replays exactly, with how they ended, and imports nothing without --out", async () => {
-    expect(resultFiles).toHaveLength(4);
-    const file = resultFiles.find((path) => path.endsWith("gpt-4.1_result.jsonl"))!;
-    const { stdout, error } = await importCommand([file, "--verify"]);
-    expect(error).toBeUndefined();
-    expect(stdout).toBe(`${file}: 100 of 100 dialogues replay exactly through the sage preset (ends: success 35, collapse 13, max_turns 52; at most 9 appraised replies)`);
-  });
-});
+describe.skipIf(!present)(
+  `aeb import sage --verify on SAGE's result files${present ? "" : " [skipped: ../shared/data/sage is absent]"}`,
+  () => {
+    // All 400 dialogues are replayed in src/interop/sage-replay.test.ts; here one file, as a user runs it.
+    it("says every dialogue of a file replays exactly, with how they ended, and imports nothing without --out", async () => {
+      expect(resultFiles).toHaveLength(4);
+      const file = resultFiles.find((path) => path.endsWith("gpt-4.1_result.jsonl"))!;
+      const { stdout, error } = await importCommand([file, "--verify"]);
+      expect(error).toBeUndefined();
+      expect(stdout).toBe(
+        `${file}: 100 of 100 dialogues replay exactly through the sage preset (ends: success 35, collapse 13, max_turns 52; at most 9 appraised replies)`,
+      );
+    });
+  },
+);
 
 describe("aeb import sage --verify on a file SAGE's loop could not have written", () => {
   const dir = mkdtempSync(join(tmpdir(), "aeb-verify-"));
   const file = join(dir, "odd_result.jsonl");
-  const history = [{ role: "user", content: "唉。", "emotion-point": 40 }, { role: "assistant", content: "嗯？" }, { role: "user", content: "好吧，再见", "emotion-point": 45, planning: { change: 5 } }, { role: "assistant", content: "别走" }];
-  writeFileSync(file, `${JSON.stringify({ id: "odd", emo_point: 45, player: "* 姓名：李明", scene: "李明和同事闹了矛盾。", task: "倾听", history })}\n`);
+  const history = [
+    { role: "user", content: "唉。", "emotion-point": 40 },
+    { role: "assistant", content: "嗯？" },
+    { role: "user", content: "好吧，再见", "emotion-point": 45, planning: { change: 5 } },
+    { role: "assistant", content: "别走" },
+  ];
+  writeFileSync(
+    file,
+    `${JSON.stringify({ id: "odd", emo_point: 45, player: "* 姓名：李明", scene: "李明和同事闹了矛盾。", task: "倾听", history })}\n`,
+  );
 
   it("lists the dialogue and what differs, fails, and imports nothing even with --out", async () => {
     const out = join(dir, "out");

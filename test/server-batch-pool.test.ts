@@ -19,7 +19,14 @@ const SECRET = "test-secret-test-secret-test-secret";
 const servers: EnvironmentServer[] = [];
 
 async function start(options: Partial<ServerOptions> = {}): Promise<EnvironmentServer> {
-  const server = await buildServer({ scenarios, user: new OfflineSimulatedUser(), secret: SECRET, stepThreads: 1, stepWorker: SOURCE_STEP_WORKER, ...options });
+  const server = await buildServer({
+    scenarios,
+    user: new OfflineSimulatedUser(),
+    secret: SECRET,
+    stepThreads: 1,
+    stepWorker: SOURCE_STEP_WORKER,
+    ...options,
+  });
   servers.push(server);
   return server;
 }
@@ -34,14 +41,23 @@ afterAll(async () => {
 type BatchBody = { results: Array<{ ok: boolean; result?: StepResponse; status?: number; error?: { code: string; error: string } }> };
 
 async function post<T>(app: FastifyInstance, url: string, payload: unknown) {
-  const response = await app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: typeof payload === "string" ? payload : JSON.stringify(payload) });
+  const response = await app.inject({
+    method: "POST",
+    url,
+    headers: { "content-type": "application/json" },
+    payload: typeof payload === "string" ? payload : JSON.stringify(payload),
+  });
   return { status: response.statusCode, body: response.json() as T, raw: response.body, headers: response.headers };
 }
 
 /** The server's counters, by name and labels. */
 async function counters(app: FastifyInstance): Promise<Map<string, number>> {
   const text = (await app.inject({ method: "GET", url: "/metrics" })).body;
-  return new Map(text.split("\n").flatMap((line) => (/^(\S+) (\S+)$/.exec(line) ? [[line.split(" ")[0]!, Number(line.split(" ")[1])] as [string, number]] : [])));
+  return new Map(
+    text
+      .split("\n")
+      .flatMap((line) => (/^(\S+) (\S+)$/.exec(line) ? [[line.split(" ")[0]!, Number(line.split(" ")[1])] as [string, number]] : [])),
+  );
 }
 
 /** The first step of an episode per scenario, with a reply from the attuned agent. */
@@ -51,7 +67,17 @@ async function firstSteps(app: FastifyInstance, count: number, reply?: string) {
   for (let index = 0; index < count; index += 1) {
     const scenario = scenarios[index % scenarios.length]!;
     const reset = (await post<ResetResponse>(app, "/v1/reset", { scenarioId: scenario.id, seed: index })).body;
-    const text = reply ?? (await agent.reply({ history: reset.messages, language: scenario.language, turnIndex: 0, seed: reset.episodeSeed, dialogueId: reset.episodeId })).text;
+    const text =
+      reply ??
+      (
+        await agent.reply({
+          history: reset.messages,
+          language: scenario.language,
+          turnIndex: 0,
+          seed: reset.episodeSeed,
+          dialogueId: reset.episodeId,
+        })
+      ).text;
     steps.push({ token: reset.token, messages: reset.messages, reply: text });
   }
   return steps;
@@ -90,13 +116,17 @@ describe("batches in the step pool", () => {
     const steps = await firstSteps(app, 4);
     const before = await counters(app);
     const singles = await Promise.all(steps.map((step) => post<StepResponse>(app, "/v1/step", step)));
-    const batch = await post<BatchBody>(app, "/v1/step/batch", { steps: [steps[0], { token: "v1.bad.bad", messages: steps[1]!.messages, reply: "x" }, steps[1], { reply: 3 }, steps[2], steps[3]] });
+    const batch = await post<BatchBody>(app, "/v1/step/batch", {
+      steps: [steps[0], { token: "v1.bad.bad", messages: steps[1]!.messages, reply: "x" }, steps[1], { reply: 3 }, steps[2], steps[3]],
+    });
     expect(batch.status).toBe(200);
     expect(batch.headers["content-type"]).toMatch(/^application\/json/);
     BatchStepResponseSchema.parse(batch.body);
     const results = batch.body.results;
     expect(results.map((result) => result.ok)).toEqual([true, false, true, false, true, true]);
-    expect([results[0], results[2], results[4], results[5]].map((result) => JSON.stringify(result!.result))).toEqual(singles.map((single) => single.raw));
+    expect([results[0], results[2], results[4], results[5]].map((result) => JSON.stringify(result!.result))).toEqual(
+      singles.map((single) => single.raw),
+    );
     expect(results[1]).toMatchObject({ status: 400, error: { code: "invalid_token" } });
     expect(results[3]).toMatchObject({ status: 400, error: { code: "invalid_request" } });
     expect(results[3]!.error!.error).toMatch(/invalid step 3: token: .*; messages: .*; reply: /);
@@ -133,7 +163,9 @@ describe("batches in the step pool", () => {
 
   it("keeps the event loop free: while 256 long replies are played, /healthz and a single step are answered first", async () => {
     const { app } = await pooled;
-    const long = "It sounds like you're feeling hurt and frustrated that your manager blamed you in front of everyone. ".repeat(200).slice(0, 20_000);
+    const long = "It sounds like you're feeling hurt and frustrated that your manager blamed you in front of everyone. "
+      .repeat(200)
+      .slice(0, 20_000);
     const one = await firstSteps(app, 16, long);
     const steps = Array.from({ length: 256 }, (_, index) => one[index % one.length]!);
     const order: string[] = [];

@@ -22,10 +22,14 @@ function serve(args: string[], env: Record<string, string> = {}) {
   const baseEnv = { ...process.env };
   delete baseEnv.AEB_SERVER_SECRET;
   delete baseEnv.AEB_SERVER_TOKEN;
-  const child = spawn(process.execPath, [CLI, "serve", "--suite", "starter", "--host", "127.0.0.1", "--port", "0", "--log-level", "warn", ...args], {
-    env: { ...baseEnv, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, "serve", "--suite", "starter", "--host", "127.0.0.1", "--port", "0", "--log-level", "warn", ...args],
+    {
+      env: { ...baseEnv, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   children.push(child);
   let stdout = "";
   let stderr = "";
@@ -54,9 +58,15 @@ describe("aeb serve", () => {
   it("serves the environment and exits 0 on SIGTERM", async () => {
     const server = serve([], { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret" });
     const url = await server.url;
-    const reset = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers: json, body: JSON.stringify({ seed: 3 }) })).json()) as ResetResponse;
+    const reset = (await (
+      await fetch(`${url}/v1/reset`, { method: "POST", headers: json, body: JSON.stringify({ seed: 3 }) })
+    ).json()) as ResetResponse;
     expect(reset.preset).toBe("rlver");
-    const step = await fetch(`${url}/v1/step`, { method: "POST", headers: json, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }) });
+    const step = await fetch(`${url}/v1/step`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }),
+    });
     expect(step.status).toBe(200);
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
@@ -68,8 +78,14 @@ describe("aeb serve", () => {
     const server = serve(["--mock-user-latency", "3000", "--shutdown-timeout", "1"], { AEB_SERVER_TOKEN: "cli-bearer-token-value" });
     const url = await server.url;
     const headers = { ...json, authorization: "Bearer cli-bearer-token-value" };
-    const reset = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers, body: JSON.stringify({ seed: 3 }) })).json()) as ResetResponse;
-    const inFlight = fetch(`${url}/v1/step`, { method: "POST", headers, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }) }).catch((error: unknown) => error);
+    const reset = (await (
+      await fetch(`${url}/v1/reset`, { method: "POST", headers, body: JSON.stringify({ seed: 3 }) })
+    ).json()) as ResetResponse;
+    const inFlight = fetch(`${url}/v1/step`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }),
+    }).catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 200));
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(1);
@@ -82,10 +98,18 @@ describe("aeb serve", () => {
   });
 
   it("with --workers 2, exits 1 when a worker's shutdown timeout cuts a step (the primary's exit code is the workers')", async () => {
-    const server = serve(["--workers", "2", "--mock-user-latency", "4000", "--shutdown-timeout", "1"], { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret" });
+    const server = serve(["--workers", "2", "--mock-user-latency", "4000", "--shutdown-timeout", "1"], {
+      AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret",
+    });
     const url = await server.url;
-    const reset = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers: json, body: JSON.stringify({ seed: 3 }) })).json()) as ResetResponse;
-    const inFlight = fetch(`${url}/v1/step`, { method: "POST", headers: json, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }) }).catch((error: unknown) => error);
+    const reset = (await (
+      await fetch(`${url}/v1/reset`, { method: "POST", headers: json, body: JSON.stringify({ seed: 3 }) })
+    ).json()) as ResetResponse;
+    const inFlight = fetch(`${url}/v1/step`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }),
+    }).catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 300));
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(1);
@@ -95,10 +119,18 @@ describe("aeb serve", () => {
   });
 
   it("with --workers 2, exits 0 when every in-flight step finished within the shutdown timeout", async () => {
-    const server = serve(["--workers", "2", "--mock-user-latency", "300", "--shutdown-timeout", "5"], { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret" });
+    const server = serve(["--workers", "2", "--mock-user-latency", "300", "--shutdown-timeout", "5"], {
+      AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret",
+    });
     const url = await server.url;
-    const reset = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers: json, body: JSON.stringify({ seed: 3 }) })).json()) as ResetResponse;
-    const inFlight = fetch(`${url}/v1/step`, { method: "POST", headers: json, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }) });
+    const reset = (await (
+      await fetch(`${url}/v1/reset`, { method: "POST", headers: json, body: JSON.stringify({ seed: 3 }) })
+    ).json()) as ResetResponse;
+    const inFlight = fetch(`${url}/v1/step`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened?" }),
+    });
     // SIGTERM once a worker plays the step (a fixed wait lost the race on a loaded machine: the
     // signal came before the request, so nothing was in flight and the test proved nothing).
     const deadline = Date.now() + 20_000;
@@ -124,7 +156,9 @@ describe("aeb serve", () => {
     expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/at least 16 bytes/);
     // A port in use is a clear error, and the process exits (its threads do not keep it alive): a real process, with the built step worker.
-    const taken = await runCliProcess(["serve", "--port", String(busyPort)], { env: { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret" } });
+    const taken = await runCliProcess(["serve", "--port", String(busyPort)], {
+      env: { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret" },
+    });
     expect(taken.code).toBe(1);
     expect(taken.stderr).toMatch(new RegExp(`port ${busyPort} on 127\\.0\\.0\\.1 is already in use.*choose another --port`));
     const badPreset = await runCli(["serve", "--preset", "happy"]);
@@ -134,16 +168,27 @@ describe("aeb serve", () => {
 
   it("runs several workers on one port: any worker serves any step, metrics add up, sessions are off, the primary writes the recording", async () => {
     const recording = join(temporaryDirectory(), "train");
-    const server = serve(["--workers", "2", "--record", recording], { AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret", AEB_SERVER_TOKEN: "bearer" });
+    const server = serve(["--workers", "2", "--record", recording], {
+      AEB_SERVER_SECRET: "cli-test-secret-cli-test-secret",
+      AEB_SERVER_TOKEN: "bearer",
+    });
     const url = await server.url;
     const headers = { ...json, authorization: "Bearer bearer" };
     const resets: ResetResponse[] = [];
     for (let seed = 0; seed < 6; seed += 1) {
       // A new connection each time, so the requests spread over the workers.
-      resets.push((await (await fetch(`${url}/v1/reset`, { method: "POST", headers: { ...headers, connection: "close" }, body: JSON.stringify({ seed }) })).json()) as ResetResponse);
+      resets.push(
+        (await (
+          await fetch(`${url}/v1/reset`, { method: "POST", headers: { ...headers, connection: "close" }, body: JSON.stringify({ seed }) })
+        ).json()) as ResetResponse,
+      );
     }
     for (const reset of resets) {
-      const step = await fetch(`${url}/v1/step`, { method: "POST", headers: { ...headers, connection: "close" }, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "Tell me more." }) });
+      const step = await fetch(`${url}/v1/step`, {
+        method: "POST",
+        headers: { ...headers, connection: "close" },
+        body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "Tell me more." }),
+      });
       expect(step.status).toBe(200);
       expect(((await step.json()) as StepResponse).turnIndex).toBe(1);
     }
@@ -158,8 +203,18 @@ describe("aeb serve", () => {
       let state = { token: reset.token, messages: reset.messages, done: false };
       while (!state.done) {
         const reply = "Tell me more about what happened.";
-        const step = (await (await fetch(`${url}/v1/step`, { method: "POST", headers: { ...headers, connection: "close" }, body: JSON.stringify({ ...state, done: undefined, reply }) })).json()) as StepResponse;
-        state = { token: step.token, messages: [...state.messages, { role: "assistant", content: reply }, { role: "user", content: step.message }], done: step.done };
+        const step = (await (
+          await fetch(`${url}/v1/step`, {
+            method: "POST",
+            headers: { ...headers, connection: "close" },
+            body: JSON.stringify({ ...state, done: undefined, reply }),
+          })
+        ).json()) as StepResponse;
+        state = {
+          token: step.token,
+          messages: [...state.messages, { role: "assistant", content: reply }, { role: "user", content: step.message }],
+          done: step.done,
+        };
       }
     }
     server.child.kill("SIGTERM");

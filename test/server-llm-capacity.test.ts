@@ -18,7 +18,9 @@ afterEach(() => {
 function serve(config: string, args: string[]) {
   const path = join(temporaryDirectory("aeb-capacity-"), "simulator.yaml");
   writeFileSync(path, config);
-  const child = spawnCli(["serve", "--config", path, "--suite", "full", "--port", "0", "--log-level", "warn", ...args], { env: { AEB_SERVER_SECRET: "capacity-test-secret-capacity" } });
+  const child = spawnCli(["serve", "--config", path, "--suite", "full", "--port", "0", "--log-level", "warn", ...args], {
+    env: { AEB_SERVER_SECRET: "capacity-test-secret-capacity" },
+  });
   running.push(child);
   let stdout = "";
   let stderr = "";
@@ -47,11 +49,31 @@ describe("aeb serve with an LLM simulated user", () => {
 
   it("keeps a configured cap below the steps in flight, warns at start and when steps wait, and counts the waits", async () => {
     const mock = await mockLlm({ latency: 150 });
-    const server = serve(`simulator:\n  kind: llm\n  endpoint: { baseUrl: "${mock.url}", model: sim, maxConcurrencyPerEndpoint: 1 }\n`, ["--steps-in-flight", "3"]);
+    const server = serve(`simulator:\n  kind: llm\n  endpoint: { baseUrl: "${mock.url}", model: sim, maxConcurrencyPerEndpoint: 1 }\n`, [
+      "--steps-in-flight",
+      "3",
+    ]);
     const url = await server.url;
-    expect(server.stderr()).toContain("maxConcurrencyPerEndpoint (1 per replica, 1 replica, 1 process: 1 calls at once) is below the 3 steps expected in flight");
-    const resets = await Promise.all([0, 1, 2].map(async (seed) => (await (await fetch(`${url}/v1/reset`, { method: "POST", headers: json, body: JSON.stringify({ seed }) })).json()) as ResetResponse));
-    const steps = await Promise.all(resets.map((reset) => fetch(`${url}/v1/step`, { method: "POST", headers: json, body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened then?" }) })));
+    expect(server.stderr()).toContain(
+      "maxConcurrencyPerEndpoint (1 per replica, 1 replica, 1 process: 1 calls at once) is below the 3 steps expected in flight",
+    );
+    const resets = await Promise.all(
+      [0, 1, 2].map(
+        async (seed) =>
+          (await (
+            await fetch(`${url}/v1/reset`, { method: "POST", headers: json, body: JSON.stringify({ seed }) })
+          ).json()) as ResetResponse,
+      ),
+    );
+    const steps = await Promise.all(
+      resets.map((reset) =>
+        fetch(`${url}/v1/step`, {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify({ token: reset.token, messages: reset.messages, reply: "What happened then?" }),
+        }),
+      ),
+    );
     expect(steps.map((step) => step.status)).toEqual([200, 200, 200]);
     expect(mock.maxConcurrent).toBe(1);
     const metrics = await (await fetch(`${url}/metrics`)).text();

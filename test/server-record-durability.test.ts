@@ -44,18 +44,30 @@ function episodesOnDisk(dir: string): Map<string, number> {
 
 /** Every acknowledged episode on disk exactly once, and no episode twice. */
 function expectAcknowledgedOnDiskOnce(acknowledged: readonly string[], onDisk: Map<string, number>): void {
-  expect(acknowledged.filter((id) => onDisk.get(id) !== 1), "acknowledged episodes not on disk exactly once").toEqual([]);
-  expect([...onDisk].filter(([, count]) => count > 1), "episodes on disk twice").toEqual([]);
+  expect(
+    acknowledged.filter((id) => onDisk.get(id) !== 1),
+    "acknowledged episodes not on disk exactly once",
+  ).toEqual([]);
+  expect(
+    [...onDisk].filter(([, count]) => count > 1),
+    "episodes on disk twice",
+  ).toEqual([]);
 }
 
 function injectSender(app: FastifyInstance): Send {
   return async (path, body) => {
-    const response = await app.inject({ method: "POST", url: path, headers: { "content-type": "application/json" }, payload: JSON.stringify(body) });
+    const response = await app.inject({
+      method: "POST",
+      url: path,
+      headers: { "content-type": "application/json" },
+      payload: JSON.stringify(body),
+    });
     return { status: response.statusCode, body: response.json() };
   };
 }
 
-const resets = (count: number, prefix: string) => Array.from({ length: count }, (_, index) => ({ seed: index, episodeId: `${prefix}-${index}` }));
+const resets = (count: number, prefix: string) =>
+  Array.from({ length: count }, (_, index) => ({ seed: index, episodeId: `${prefix}-${index}` }));
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -66,10 +78,15 @@ async function freePort(): Promise<number> {
 }
 
 /** `aeb serve` as a process; resolves once it listens. */
-async function startServe(args: string[]): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; stderr: () => string }> {
+async function startServe(
+  args: string[],
+): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null>; stderr: () => string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, AEB_SERVER_SECRET: SECRET };
   delete env.AEB_SERVER_TOKEN;
-  const child = spawn(process.execPath, [CLI, "serve", "--suite", "starter", "--host", "127.0.0.1", "--log-level", "silent", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "serve", "--suite", "starter", "--host", "127.0.0.1", "--log-level", "silent", ...args], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let stdout = "";
   let stderr = "";
@@ -92,7 +109,10 @@ async function startServe(args: string[]): Promise<{ child: ChildProcess; url: s
   return { child, url, exited, stderr: () => stderr };
 }
 
-async function health(url: string, options: { fresh?: boolean } = {}): Promise<{ status: number; body: { status: string; recorder?: { state: string; error?: string } } }> {
+async function health(
+  url: string,
+  options: { fresh?: boolean } = {},
+): Promise<{ status: number; body: { status: string; recorder?: { state: string; error?: string } } }> {
   const response = await fetch(`${url}/healthz`, options.fresh === true ? { headers: { connection: "close" } } : {});
   return { status: response.status, body: (await response.json()) as { status: string; recorder?: { state: string; error?: string } } };
 }
@@ -114,102 +134,140 @@ async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<b
 
 const unavailable = typeof tmpfs === "string" ? tmpfs : undefined;
 
-describe.skipIf(unavailable !== undefined)(`a full disk under aeb serve --record (tmpfs)${unavailable !== undefined ? `: skipped, ${unavailable}` : ""}`, () => {
-  it("one process: every acknowledged episode is on disk once, no torn line; healthz and the metric say so; freed space is noticed and the retries are written once", async () => {
-    if (typeof tmpfs === "string") return;
-    const dir = directoryIn(tmpfs, "single");
-    const recorder = new EpisodeRecorder(dir);
-    const server = await buildServer({ scenarios, user: new OfflineSimulatedUser(), secret: SECRET, recording: { condition: "train", write: (record) => recorder.append(record), health: () => recorder.health } });
-    try {
-      tmpfs.fill(24 * 1024);
-      const send = injectSender(server.app);
-      const played: PlayedEpisode[] = await Promise.all(resets(30, "single").map((reset) => playEpisode(send, reset, () => false)));
-      const acknowledged = played.filter((episode) => episode.acknowledged).map((episode) => episode.episodeId);
-      const refused = played.filter((episode) => !episode.acknowledged);
-      // A smaller episode may have fitted after a bigger one failed (and made the recorder well
-      // again): fill the last bytes, and send a refused step again, so the recorder is failing now.
-      tmpfs.fill(0);
-      const answer = await send("/v1/step", refused[0]?.pending);
-      expect(answer.status).toBe(503);
-      expect(answer.body).toMatchObject({ code: "recording_failed", retryable: true });
-      expect((answer.body as { error: string }).error).toMatch(/could not record the finished episode \(its disk is full\); the step was not acknowledged/);
-      const onDisk = episodesOnDisk(dir);
-      console.log(`full disk, one process: ${acknowledged.length} acknowledged, ${onDisk.size} on disk, ${refused.length} refused`);
-      expect(acknowledged.length).toBeGreaterThan(0);
-      expect(refused.length, "the disk never filled").toBeGreaterThan(0);
-      expect(refused.every((episode) => episode.failures.length === 1 && episode.failures[0] === 503 && episode.pending !== undefined)).toBe(true);
-      expect(played.every((episode) => episode.acknowledged || episode.pending !== undefined)).toBe(true);
-      expectAcknowledgedOnDiskOnce(acknowledged, onDisk);
-      const failing = await server.app.inject({ method: "GET", url: "/healthz" });
-      expect(failing.statusCode).toBe(503);
-      expect(failing.json()).toMatchObject({ status: "recorder_failing", recorder: { state: "failing", error: "no space left on the device (ENOSPC)" } });
-      expect((await server.app.inject({ method: "GET", url: "/metrics" })).body).toContain(`aeb_env_episodes_recorded_total ${onDisk.size}\n`);
+describe.skipIf(unavailable !== undefined)(
+  `a full disk under aeb serve --record (tmpfs)${unavailable !== undefined ? `: skipped, ${unavailable}` : ""}`,
+  () => {
+    it("one process: every acknowledged episode is on disk once, no torn line; healthz and the metric say so; freed space is noticed and the retries are written once", async () => {
+      if (typeof tmpfs === "string") return;
+      const dir = directoryIn(tmpfs, "single");
+      const recorder = new EpisodeRecorder(dir);
+      const server = await buildServer({
+        scenarios,
+        user: new OfflineSimulatedUser(),
+        secret: SECRET,
+        recording: { condition: "train", write: (record) => recorder.append(record), health: () => recorder.health },
+      });
+      try {
+        tmpfs.fill(24 * 1024);
+        const send = injectSender(server.app);
+        const played: PlayedEpisode[] = await Promise.all(resets(30, "single").map((reset) => playEpisode(send, reset, () => false)));
+        const acknowledged = played.filter((episode) => episode.acknowledged).map((episode) => episode.episodeId);
+        const refused = played.filter((episode) => !episode.acknowledged);
+        // A smaller episode may have fitted after a bigger one failed (and made the recorder well
+        // again): fill the last bytes, and send a refused step again, so the recorder is failing now.
+        tmpfs.fill(0);
+        const answer = await send("/v1/step", refused[0]?.pending);
+        expect(answer.status).toBe(503);
+        expect(answer.body).toMatchObject({ code: "recording_failed", retryable: true });
+        expect((answer.body as { error: string }).error).toMatch(
+          /could not record the finished episode \(its disk is full\); the step was not acknowledged/,
+        );
+        const onDisk = episodesOnDisk(dir);
+        console.log(`full disk, one process: ${acknowledged.length} acknowledged, ${onDisk.size} on disk, ${refused.length} refused`);
+        expect(acknowledged.length).toBeGreaterThan(0);
+        expect(refused.length, "the disk never filled").toBeGreaterThan(0);
+        expect(
+          refused.every((episode) => episode.failures.length === 1 && episode.failures[0] === 503 && episode.pending !== undefined),
+        ).toBe(true);
+        expect(played.every((episode) => episode.acknowledged || episode.pending !== undefined)).toBe(true);
+        expectAcknowledgedOnDiskOnce(acknowledged, onDisk);
+        const failing = await server.app.inject({ method: "GET", url: "/healthz" });
+        expect(failing.statusCode).toBe(503);
+        expect(failing.json()).toMatchObject({
+          status: "recorder_failing",
+          recorder: { state: "failing", error: "no space left on the device (ENOSPC)" },
+        });
+        expect((await server.app.inject({ method: "GET", url: "/metrics" })).body).toContain(
+          `aeb_env_episodes_recorded_total ${onDisk.size}\n`,
+        );
 
-      tmpfs.freeSpace();
-      // Noticed without a client: the recorder tries its latest failed episode again every second.
-      expect(await eventually(async () => (await server.app.inject({ method: "GET", url: "/healthz" })).statusCode === 200, 5000)).toBe(true);
-      for (const episode of refused) expect(await finishStep(send, episode.pending)).toBe(true);
-      const after = episodesOnDisk(dir);
-      expectAcknowledgedOnDiskOnce(played.map((episode) => episode.episodeId), after);
-      expect(after.size).toBe(30);
-      expect((await server.app.inject({ method: "GET", url: "/metrics" })).body).toContain("aeb_env_episodes_recorded_total ");
-    } finally {
-      tmpfs.freeSpace();
-      await server.close();
-      await recorder.close();
-    }
-  });
+        tmpfs.freeSpace();
+        // Noticed without a client: the recorder tries its latest failed episode again every second.
+        expect(await eventually(async () => (await server.app.inject({ method: "GET", url: "/healthz" })).statusCode === 200, 5000)).toBe(
+          true,
+        );
+        for (const episode of refused) expect(await finishStep(send, episode.pending)).toBe(true);
+        const after = episodesOnDisk(dir);
+        expectAcknowledgedOnDiskOnce(
+          played.map((episode) => episode.episodeId),
+          after,
+        );
+        expect(after.size).toBe(30);
+        expect((await server.app.inject({ method: "GET", url: "/metrics" })).body).toContain("aeb_env_episodes_recorded_total ");
+      } finally {
+        tmpfs.freeSpace();
+        await server.close();
+        await recorder.close();
+      }
+    });
 
-  it("--workers 2: the primary confirms each episode; the same guarantees", async () => {
-    if (typeof tmpfs === "string") return;
-    const dir = directoryIn(tmpfs, "workers");
-    const server = await startServe(["--port", "0", "--workers", "2", "--record", dir]);
-    try {
-      tmpfs.fill(24 * 1024);
-      const send = fetchSender(() => server.url);
-      const played = await Promise.all(resets(30, "workers").map((reset) => playEpisode(send, reset, () => false)));
-      const acknowledged = played.filter((episode) => episode.acknowledged).map((episode) => episode.episodeId);
-      const refused = played.filter((episode) => !episode.acknowledged);
-      tmpfs.fill(0);
-      const answer = await send("/v1/step", refused[0]?.pending);
-      expect(answer.status).toBe(503);
-      expect(answer.body).toMatchObject({ code: "recording_failed", retryable: true });
-      expect((answer.body as { error: string }).error).toMatch(/could not record the finished episode \(its disk is full\); the step was not acknowledged/);
-      const onDisk = episodesOnDisk(dir);
-      console.log(`full disk, --workers 2: ${acknowledged.length} acknowledged, ${onDisk.size} on disk, ${refused.length} refused`);
-      expect(acknowledged.length).toBeGreaterThan(0);
-      expect(refused.length, "the disk never filled").toBeGreaterThan(0);
-      expect(refused.every((episode) => episode.failures.length === 1 && episode.failures[0] === 503)).toBe(true);
-      expectAcknowledgedOnDiskOnce(acknowledged, onDisk);
-      // Either worker answers /healthz: both were told by the primary.
-      for (let probe = 0; probe < 4; probe += 1) expect((await health(server.url)).body).toMatchObject({ status: "recorder_failing", recorder: { state: "failing" } });
-      // A worker started now (the primary replaces a killed one) has sent no episode: it is told too.
-      const [killed] = workersOf(server.child.pid!);
-      process.kill(killed!, "SIGKILL");
-      expect(await eventually(async () => /listens \(it replaces one that exited\)/.test(server.stderr()), 20_000), "the primary did not replace the killed worker").toBe(true);
-      // A fresh connection each time: the cluster hands connections to its workers in turn.
-      for (let probe = 0; probe < 8; probe += 1) expect((await health(server.url, { fresh: true })).body).toMatchObject({ status: "recorder_failing", recorder: { state: "failing" } });
-      expect(await recordedMetric(server.url)).toBe(onDisk.size);
+    it("--workers 2: the primary confirms each episode; the same guarantees", async () => {
+      if (typeof tmpfs === "string") return;
+      const dir = directoryIn(tmpfs, "workers");
+      const server = await startServe(["--port", "0", "--workers", "2", "--record", dir]);
+      try {
+        tmpfs.fill(24 * 1024);
+        const send = fetchSender(() => server.url);
+        const played = await Promise.all(resets(30, "workers").map((reset) => playEpisode(send, reset, () => false)));
+        const acknowledged = played.filter((episode) => episode.acknowledged).map((episode) => episode.episodeId);
+        const refused = played.filter((episode) => !episode.acknowledged);
+        tmpfs.fill(0);
+        const answer = await send("/v1/step", refused[0]?.pending);
+        expect(answer.status).toBe(503);
+        expect(answer.body).toMatchObject({ code: "recording_failed", retryable: true });
+        expect((answer.body as { error: string }).error).toMatch(
+          /could not record the finished episode \(its disk is full\); the step was not acknowledged/,
+        );
+        const onDisk = episodesOnDisk(dir);
+        console.log(`full disk, --workers 2: ${acknowledged.length} acknowledged, ${onDisk.size} on disk, ${refused.length} refused`);
+        expect(acknowledged.length).toBeGreaterThan(0);
+        expect(refused.length, "the disk never filled").toBeGreaterThan(0);
+        expect(refused.every((episode) => episode.failures.length === 1 && episode.failures[0] === 503)).toBe(true);
+        expectAcknowledgedOnDiskOnce(acknowledged, onDisk);
+        // Either worker answers /healthz: both were told by the primary.
+        for (let probe = 0; probe < 4; probe += 1)
+          expect((await health(server.url)).body).toMatchObject({ status: "recorder_failing", recorder: { state: "failing" } });
+        // A worker started now (the primary replaces a killed one) has sent no episode: it is told too.
+        const [killed] = workersOf(server.child.pid!);
+        process.kill(killed!, "SIGKILL");
+        expect(
+          await eventually(async () => /listens \(it replaces one that exited\)/.test(server.stderr()), 20_000),
+          "the primary did not replace the killed worker",
+        ).toBe(true);
+        // A fresh connection each time: the cluster hands connections to its workers in turn.
+        for (let probe = 0; probe < 8; probe += 1)
+          expect((await health(server.url, { fresh: true })).body).toMatchObject({
+            status: "recorder_failing",
+            recorder: { state: "failing" },
+          });
+        expect(await recordedMetric(server.url)).toBe(onDisk.size);
 
-      tmpfs.freeSpace();
-      expect(await eventually(async () => (await health(server.url)).status === 200, 5000)).toBe(true);
-      for (const episode of refused) expect(await finishStep(send, episode.pending)).toBe(true);
-      const after = episodesOnDisk(dir);
-      expectAcknowledgedOnDiskOnce(played.map((episode) => episode.episodeId), after);
-      expect(after.size).toBe(30);
-      expect(server.stderr()).toMatch(/cannot record finished episodes in .* \(no space left on the device \(ENOSPC\)\)/);
-    } finally {
-      tmpfs.freeSpace();
-      server.child.kill("SIGTERM");
-      expect(await server.exited).toBe(0);
-    }
-  });
-});
+        tmpfs.freeSpace();
+        expect(await eventually(async () => (await health(server.url)).status === 200, 5000)).toBe(true);
+        for (const episode of refused) expect(await finishStep(send, episode.pending)).toBe(true);
+        const after = episodesOnDisk(dir);
+        expectAcknowledgedOnDiskOnce(
+          played.map((episode) => episode.episodeId),
+          after,
+        );
+        expect(after.size).toBe(30);
+        expect(server.stderr()).toMatch(/cannot record finished episodes in .* \(no space left on the device \(ENOSPC\)\)/);
+      } finally {
+        tmpfs.freeSpace();
+        server.child.kill("SIGTERM");
+        expect(await server.exited).toBe(0);
+      }
+    });
+  },
+);
 
 /** The worker processes of a cluster primary. */
 function workersOf(pid: number): number[] {
   try {
-    return execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
+    return execFileSync("pgrep", ["-P", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -247,7 +305,9 @@ describe("SIGKILL under aeb serve --record", () => {
       expect(await server.exited).toBe(0);
       const onDisk = episodesOnDisk(dir);
       const acknowledged = played.filter((episode) => episode.acknowledged).map((episode) => episode.episodeId);
-      console.log(`SIGKILL (${kills.join(", ")}), ${workers} worker(s): ${acknowledged.length} acknowledged, ${onDisk.size} on disk, ${failedRequests} requests failed (retried) during the kills`);
+      console.log(
+        `SIGKILL (${kills.join(", ")}), ${workers} worker(s): ${acknowledged.length} acknowledged, ${onDisk.size} on disk, ${failedRequests} requests failed (retried) during the kills`,
+      );
       expect(acknowledged).toHaveLength(40);
       expect(failedRequests, "no kill hit a request: the test proves nothing").toBeGreaterThan(0);
       expectAcknowledgedOnDiskOnce(acknowledged, onDisk);

@@ -41,7 +41,12 @@ afterAll(async () => {
 });
 
 async function post<T>(app: FastifyInstance, url: string, body: unknown) {
-  const response = await app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(body) });
+  const response = await app.inject({
+    method: "POST",
+    url,
+    headers: { "content-type": "application/json" },
+    payload: JSON.stringify(body),
+  });
   expect(response.statusCode, response.body).toBeLessThan(300);
   return response.json() as T;
 }
@@ -55,9 +60,18 @@ async function play(app: FastifyInstance, reset: Record<string, unknown>, via: "
   let last: StepResponse | undefined;
   let body: unknown;
   while (last?.done !== true) {
-    const { text } = await agent.reply({ history: messages, language: started.scenario.language as "en" | "zh", turnIndex: (messages.length - 1) / 2, seed: started.episodeSeed, dialogueId: started.episodeId });
+    const { text } = await agent.reply({
+      history: messages,
+      language: started.scenario.language as "en" | "zh",
+      turnIndex: (messages.length - 1) / 2,
+      seed: started.episodeSeed,
+      dialogueId: started.episodeId,
+    });
     body = { token, messages, reply: text };
-    last = via === "step" ? await post<StepResponse>(app, "/v1/step", body) : (await post<{ results: Array<{ result: StepResponse }> }>(app, "/v1/step/batch", { steps: [body] })).results[0]!.result;
+    last =
+      via === "step"
+        ? await post<StepResponse>(app, "/v1/step", body)
+        : (await post<{ results: Array<{ result: StepResponse }> }>(app, "/v1/step/batch", { steps: [body] })).results[0]!.result;
     messages = [...messages, { role: "assistant", content: text }, { role: "user", content: last.message }];
     token = last.token;
   }
@@ -90,9 +104,19 @@ describe("recorded episodes", () => {
     for (const record of recorded) DialogueRecordSchema.parse(record);
     const [first, second] = recorded as [DialogueRecord & { training: unknown }, DialogueRecord & { training: unknown }];
     const { id: _a, condition: _b, ...expectedFirst } = await asRun(scenarios[0]!.id, 3);
-    expect(first).toEqual({ ...expectedFirst, id: `train/env/${scenarios[0]!.id}/3/0/n0`, condition: "train", training: { episodeId: `env/${scenarios[0]!.id}/3/0`, runSeed: 3, rewardMode: "final", trainerStep: 12, tags: { run: "grpo" } } });
+    expect(first).toEqual({
+      ...expectedFirst,
+      id: `train/env/${scenarios[0]!.id}/3/0/n0`,
+      condition: "train",
+      training: { episodeId: `env/${scenarios[0]!.id}/3/0`, runSeed: 3, rewardMode: "final", trainerStep: 12, tags: { run: "grpo" } },
+    });
     const { id: _c, condition: _d, ...expectedSecond } = await asRun(scenarios[1]!.id, 4);
-    expect(second).toEqual({ ...expectedSecond, id: "validation/prompt-7/n1", condition: "validation", training: { episodeId: "prompt-7", runSeed: 4, rewardMode: "final", tags: { condition: "validation" } } });
+    expect(second).toEqual({
+      ...expectedSecond,
+      id: "validation/prompt-7/n1",
+      condition: "validation",
+      training: { episodeId: "prompt-7", runSeed: 4, rewardMode: "final", tags: { condition: "validation" } },
+    });
     const metrics = (await app.inject({ method: "GET", url: "/metrics" })).body;
     expect(metrics).toMatch(/aeb_env_episodes_recorded_total \d+/);
   });
@@ -117,7 +141,12 @@ describe("recorded episodes", () => {
     expect(recorded).toHaveLength(1);
     const record = DialogueRecordSchema.parse(recorded[0]);
     const { id: _id, condition: _condition, ...expected } = found!.expected;
-    const { id: _recordedId, condition: _recordedCondition, training: _training, ...actual } = record as DialogueRecord & { training: unknown };
+    const {
+      id: _recordedId,
+      condition: _recordedCondition,
+      training: _training,
+      ...actual
+    } = record as DialogueRecord & { training: unknown };
     expect(actual).toEqual(expected);
     expect(record.turns).toHaveLength(10);
     expect(record.turns.at(-1)!.user).toEqual({ appraised: false, emotion: record.turns.at(-2)!.user.emotion, adjustments: [], flags: [] });
@@ -139,7 +168,9 @@ describe("recorded episodes", () => {
     }
     expect(await post<StepResponse>(app, `/v1/sessions/${created.sessionId}/step`, body)).toEqual(answer);
     expect(recorded).toHaveLength(1);
-    expect(recorded[0]!.turns.map((turn) => turn.agent.text)).toEqual(messages.filter((message) => message.role === "assistant").map((message) => message.content));
+    expect(recorded[0]!.turns.map((turn) => turn.agent.text)).toEqual(
+      messages.filter((message) => message.role === "assistant").map((message) => message.content),
+    );
   });
 });
 
@@ -169,12 +200,24 @@ describe("a failing writer", () => {
       let lastBody = "";
       for (let turn = 0; turn < 40 && failed === undefined; turn += 1) {
         lastBody = JSON.stringify({ ...state, reply: "That sounds hard. What happened next?" });
-        const response = await server.app.inject({ method: "POST", url: "/v1/step", headers: { "content-type": "application/json" }, payload: lastBody });
+        const response = await server.app.inject({
+          method: "POST",
+          url: "/v1/step",
+          headers: { "content-type": "application/json" },
+          payload: lastBody,
+        });
         if (response.statusCode !== 200) failed = response;
         else {
           const step = response.json() as StepResponse;
           expect(step.done, "a step that ends the episode must not be answered while the writer fails").toBe(false);
-          state = { token: step.token, messages: [...state.messages, { role: "assistant", content: "That sounds hard. What happened next?" }, { role: "user", content: step.message }] };
+          state = {
+            token: step.token,
+            messages: [
+              ...state.messages,
+              { role: "assistant", content: "That sounds hard. What happened next?" },
+              { role: "user", content: step.message },
+            ],
+          };
         }
       }
       expect(failed?.statusCode).toBe(503);
@@ -182,13 +225,26 @@ describe("a failing writer", () => {
       expect(JSON.parse(failed!.body).error).toMatch(/disk is full.*send it again/);
       const health = await server.app.inject({ method: "GET", url: "/healthz" });
       expect(health.statusCode).toBe(503);
-      expect(health.json()).toMatchObject({ status: "recorder_failing", recorder: { state: "failing", error: "no space left on the device (ENOSPC)" } });
+      expect(health.json()).toMatchObject({
+        status: "recorder_failing",
+        recorder: { state: "failing", error: "no space left on the device (ENOSPC)" },
+      });
       expect((await server.app.inject({ method: "GET", url: "/metrics" })).body).toMatch(/aeb_env_episodes_recorded_total 0/);
       full = false;
-      const retried = await server.app.inject({ method: "POST", url: "/v1/step", headers: { "content-type": "application/json" }, payload: lastBody });
+      const retried = await server.app.inject({
+        method: "POST",
+        url: "/v1/step",
+        headers: { "content-type": "application/json" },
+        payload: lastBody,
+      });
       expect(retried.statusCode).toBe(200);
       expect((retried.json() as StepResponse).done).toBe(true);
-      const again = await server.app.inject({ method: "POST", url: "/v1/step", headers: { "content-type": "application/json" }, payload: lastBody });
+      const again = await server.app.inject({
+        method: "POST",
+        url: "/v1/step",
+        headers: { "content-type": "application/json" },
+        payload: lastBody,
+      });
       expect(again.json()).toEqual(retried.json());
       expect(written).toHaveLength(1);
       expect((await server.app.inject({ method: "GET", url: "/healthz" })).statusCode).toBe(200);
@@ -216,7 +272,11 @@ describe("the --record directory", () => {
     expect(await reopened.append({ ...recorded[0]!, id: `${recorded[0]!.id}-again` })).toBe(true);
     await reopened.close();
     const lines = readFileSync(join(dir, "dialogues.jsonl"), "utf8").trimEnd().split("\n");
-    expect(lines.map((line) => (JSON.parse(line) as DialogueRecord).id)).toEqual([recorded[0]!.id, recorded[1]!.id, `${recorded[0]!.id}-again`]);
+    expect(lines.map((line) => (JSON.parse(line) as DialogueRecord).id)).toEqual([
+      recorded[0]!.id,
+      recorded[1]!.id,
+      `${recorded[0]!.id}-again`,
+    ]);
     const run = loadRunForReport(dir);
     expect(run.summary.conditions.map((condition) => [condition.name, condition.n])).toEqual([["train", 3]]);
     expect(run.readingNotes.join(" ")).not.toMatch(/run seed/);

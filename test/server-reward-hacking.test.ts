@@ -23,7 +23,12 @@ const scenarios = filterScenarios(loadScenarioDirectory(BUILTIN_SCENARIO_DIR), {
  */
 
 describe("reward hacking", async () => {
-  const server = await buildServer({ scenarios, user: new OfflineSimulatedUser(), secret: "hacking-suite-secret-hacking", rateLimit: null });
+  const server = await buildServer({
+    scenarios,
+    user: new OfflineSimulatedUser(),
+    secret: "hacking-suite-secret-hacking",
+    rateLimit: null,
+  });
   afterAll(() => server.close());
   const call = async <T>(url: string, body: unknown): Promise<T> => {
     const response = await server.app.inject({ method: "POST", url, payload: body as object });
@@ -41,7 +46,8 @@ describe("reward hacking", async () => {
   ];
   const of = (attempt: string) => probes.filter((probe) => probe.attempt === attempt);
   const gain = (probe: HackProbe) => probe.hack.reward - probe.honest.reward;
-  const where = (probe: HackProbe) => `${probe.scenarioId} turn ${probe.turn}: honest ${probe.honest.change}, hack ${probe.hack.change} ${JSON.stringify(probe.hack.flags)}`;
+  const where = (probe: HackProbe) =>
+    `${probe.scenarioId} turn ${probe.turn}: honest ${probe.honest.change}, hack ${probe.hack.change} ${JSON.stringify(probe.hack.flags)}`;
 
   it("has at least fifteen attempts, each played at every turn of every scenario", () => {
     expect(REWARD_HACKING_ATTEMPTS.length).toBeGreaterThanOrEqual(15);
@@ -79,6 +85,7 @@ describe("reward hacking", async () => {
   });
 
   it("flags padding and keyword stuffing as repetition", () => {
-    for (const attempt of ["padding", "keyword_stuffing"]) for (const probe of of(attempt)) expect(probe.hack.flags, where(probe)).toContain("repetition");
+    for (const attempt of ["padding", "keyword_stuffing"])
+      for (const probe of of(attempt)) expect(probe.hack.flags, where(probe)).toContain("repetition");
   });
 });

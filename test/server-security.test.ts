@@ -35,7 +35,12 @@ interface ErrorReply {
 }
 
 async function post<T = ErrorReply>(app: FastifyInstance, url: string, payload: unknown, headers: Record<string, string> = {}) {
-  const response = await app.inject({ method: "POST", url, payload: typeof payload === "string" ? payload : JSON.stringify(payload), headers: { "content-type": "application/json", ...headers } });
+  const response = await app.inject({
+    method: "POST",
+    url,
+    payload: typeof payload === "string" ? payload : JSON.stringify(payload),
+    headers: { "content-type": "application/json", ...headers },
+  });
   return { status: response.statusCode, body: response.json() as T, headers: response.headers };
 }
 
@@ -49,7 +54,9 @@ async function reset(app: FastifyInstance, body: Record<string, unknown> = { sce
 async function stillServes(app: FastifyInstance): Promise<void> {
   expect((await app.inject({ method: "GET", url: "/healthz" })).statusCode).toBe(200);
   const started = await reset(app);
-  expect((await post(app, "/v1/step", { token: started.token, messages: started.messages, reply: "What happened at the exam?" })).status).toBe(200);
+  expect(
+    (await post(app, "/v1/step", { token: started.token, messages: started.messages, reply: "What happened at the exam?" })).status,
+  ).toBe(200);
 }
 
 /** Resolves once the simulated user has been called (a step is in flight). */
@@ -98,7 +105,19 @@ describe("bad input: a 4xx with a JSON error that says what is wrong", () => {
 
   it("wrong types are refused, never coerced", async () => {
     const { app } = await start();
-    for (const body of [{ seed: "1" }, { seed: 1.5 }, { seed: -1 }, { repeat: "0" }, { preset: "AEB" }, { rewardMode: "sparse" }, { scenarioId: 7 }, { type: "sad" }, { trainerStep: -1 }, { trainerStep: "3" }, { tags: "train" }]) {
+    for (const body of [
+      { seed: "1" },
+      { seed: 1.5 },
+      { seed: -1 },
+      { repeat: "0" },
+      { preset: "AEB" },
+      { rewardMode: "sparse" },
+      { scenarioId: 7 },
+      { type: "sad" },
+      { trainerStep: -1 },
+      { trainerStep: "3" },
+      { tags: "train" },
+    ]) {
       const response = await post(app, "/v1/reset", body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.code).toBe("invalid_request");
@@ -106,7 +125,9 @@ describe("bad input: a 4xx with a JSON error that says what is wrong", () => {
     }
     const tagged = await post(app, "/v1/reset", { tags: { split: 1 } });
     expect(tagged.body.issues?.[0]?.path).toBe("tags.split");
-    const manyTags = await post(app, "/v1/reset", { tags: Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`t${index}`, "x"])) });
+    const manyTags = await post(app, "/v1/reset", {
+      tags: Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`t${index}`, "x"])),
+    });
     expect(manyTags.status).toBe(400);
     expect(manyTags.body.error).toMatch(/at most 16 tags/);
     const started = await reset(app);
@@ -138,7 +159,10 @@ describe("bad input: a 4xx with a JSON error that says what is wrong", () => {
     const none = await post(app, "/v1/reset", { type: "cooperative" });
     expect(none.status).toBe(404);
     expect(none.body).toMatchObject({ code: "no_matching_scenario" });
-    const mismatch = await post(app, "/v1/reset", { scenarioId: scenarios[0]!.id, type: scenarios[0]!.type === "escalation" ? "gaslighting" : "escalation" });
+    const mismatch = await post(app, "/v1/reset", {
+      scenarioId: scenarios[0]!.id,
+      type: scenarios[0]!.type === "escalation" ? "gaslighting" : "escalation",
+    });
     expect(mismatch.status).toBe(404);
     await stillServes(app);
   });
@@ -224,27 +248,45 @@ describe("tokens: no forged emotion, no replay against another history", () => {
   it("refuses a token replayed against a different history (409 history_mismatch)", async () => {
     const { app } = await start();
     const started = await reset(app);
-    const first = await post<StepResponse>(app, "/v1/step", { token: started.token, messages: started.messages, reply: "Tell me about the exam." });
-    const history = [...started.messages, { role: "assistant", content: "Tell me about the exam." }, { role: "user", content: first.body.message }];
+    const first = await post<StepResponse>(app, "/v1/step", {
+      token: started.token,
+      messages: started.messages,
+      reply: "Tell me about the exam.",
+    });
+    const history = [
+      ...started.messages,
+      { role: "assistant", content: "Tell me about the exam." },
+      { role: "user", content: first.body.message },
+    ];
     // Same length, one word of the agent's earlier turn changed.
     const edited = history.map((message, index) => (index === 1 ? { ...message, content: "Tell me about the committee." } : message));
     const changed = await post(app, "/v1/step", { token: first.body.token, messages: edited, reply: "hi" });
     expect(changed.status).toBe(409);
     expect(changed.body).toMatchObject({ code: "history_mismatch" });
     // The user's reply rewritten to something more flattering.
-    const flattering = history.map((message, index) => (index === 2 ? { ...message, content: "You are wonderful, I feel great." } : message));
-    expect((await post(app, "/v1/step", { token: first.body.token, messages: flattering, reply: "hi" })).body.code).toBe("history_mismatch");
+    const flattering = history.map((message, index) =>
+      index === 2 ? { ...message, content: "You are wonderful, I feel great." } : message,
+    );
+    expect((await post(app, "/v1/step", { token: first.body.token, messages: flattering, reply: "hi" })).body.code).toBe(
+      "history_mismatch",
+    );
     // The old token with the new history, and the new token with the old history.
     const oldTokenNewHistory = await post(app, "/v1/step", { token: started.token, messages: history, reply: "hi" });
     expect(oldTokenNewHistory.status).toBe(409);
     expect(oldTokenNewHistory.body.error).toMatch(/needs 1 message/);
-    expect((await post(app, "/v1/step", { token: first.body.token, messages: started.messages, reply: "hi" })).body.code).toBe("history_mismatch");
+    expect((await post(app, "/v1/step", { token: first.body.token, messages: started.messages, reply: "hi" })).body.code).toBe(
+      "history_mismatch",
+    );
     // Roles out of order.
     const swapped = [history[0], { ...history[2], role: "user" }, { ...history[1], role: "assistant" }];
-    expect((await post(app, "/v1/step", { token: first.body.token, messages: swapped, reply: "hi" })).body.error).toMatch(/messages\[1\] should have role assistant/);
+    expect((await post(app, "/v1/step", { token: first.body.token, messages: swapped, reply: "hi" })).body.error).toMatch(
+      /messages\[1\] should have role assistant/,
+    );
     // A token from another episode with this episode's history.
     const otherEpisode = await reset(app, { scenarioId: scenarios[1]!.id, seed: 1 });
-    expect((await post(app, "/v1/step", { token: otherEpisode.token, messages: started.messages, reply: "hi" })).body.code).toBe("history_mismatch");
+    expect((await post(app, "/v1/step", { token: otherEpisode.token, messages: started.messages, reply: "hi" })).body.code).toBe(
+      "history_mismatch",
+    );
     await stillServes(app);
   });
 
@@ -253,7 +295,11 @@ describe("tokens: no forged emotion, no replay against another history", () => {
     const started = await reset(app);
     const body = { token: started.token, messages: started.messages, reply: "Tell me about the exam." };
     const first = await post<StepResponse>(app, "/v1/step", body);
-    await post(app, "/v1/step", { token: first.body.token, messages: [...started.messages, { role: "assistant", content: body.reply }, { role: "user", content: first.body.message }], reply: "And then?" });
+    await post(app, "/v1/step", {
+      token: first.body.token,
+      messages: [...started.messages, { role: "assistant", content: body.reply }, { role: "user", content: first.body.message }],
+      reply: "And then?",
+    });
     const replayed = await post<StepResponse>(app, "/v1/step", body);
     expect(replayed.body).toEqual(first.body);
   });
@@ -261,7 +307,9 @@ describe("tokens: no forged emotion, no replay against another history", () => {
   it("refuses a token for a scenario this server holds differently, or another simulated user", async () => {
     const { app } = await start();
     const started = await reset(app);
-    const changedScenarios = scenarios.map((scenario) => (scenario.id === scenarios[0]!.id ? { ...scenario, opening: `${scenario.opening} (edited)` } : scenario));
+    const changedScenarios = scenarios.map((scenario) =>
+      scenario.id === scenarios[0]!.id ? { ...scenario, opening: `${scenario.opening} (edited)` } : scenario,
+    );
     const edited = await start({ scenarios: changedScenarios });
     const response = await post(edited.app, "/v1/step", { token: started.token, messages: started.messages, reply: "hi" });
     expect(response.status).toBe(409);
@@ -313,7 +361,17 @@ describe("tokens: no forged emotion, no replay against another history", () => {
     expect(codec.sign(payload)).toBe(codec.sign(payload));
     expect(codec.verify(codec.sign(payload))).toEqual(payload);
     expect(hashHistory([{ role: "user", content: "hello" }])).not.toBe(hashHistory([{ role: "user", content: "hello " }]));
-    expect(hashHistory([{ role: "user", content: "a" }, { role: "assistant", content: "b" }])).not.toBe(hashHistory([{ role: "user", content: "a\",\"assistant" }, { role: "assistant", content: "b" }]));
+    expect(
+      hashHistory([
+        { role: "user", content: "a" },
+        { role: "assistant", content: "b" },
+      ]),
+    ).not.toBe(
+      hashHistory([
+        { role: "user", content: 'a","assistant' },
+        { role: "assistant", content: "b" },
+      ]),
+    );
     expect(() => new StateTokenCodec("short")).toThrow(/at least 16 bytes/);
   });
 });
@@ -337,7 +395,8 @@ describe("auth", () => {
   it("counts failed authentications: a client that keeps guessing is refused (429) until the window ends", async () => {
     const { app } = await start({ authToken: "right-token-right-token", authFailureLimit: 3 });
     const guesses = [];
-    for (let index = 0; index < 3; index += 1) guesses.push((await post(app, "/v1/reset", {}, { authorization: `Bearer guess-${index}` })).status);
+    for (let index = 0; index < 3; index += 1)
+      guesses.push((await post(app, "/v1/reset", {}, { authorization: `Bearer guess-${index}` })).status);
     expect(guesses).toEqual([401, 401, 401]);
     const blocked = await post(app, "/v1/reset", {}, { authorization: "Bearer right-token-right-token" });
     expect(blocked.status).toBe(429);
@@ -349,7 +408,8 @@ describe("auth", () => {
 
   it("counts refused requests towards the rate limit too", async () => {
     const { app } = await start({ authToken: "right-token-right-token", rateLimit: { max: 3, windowMs: 60_000 } });
-    for (let index = 0; index < 3; index += 1) expect((await post(app, "/v1/reset", {}, { authorization: "Bearer wrong" })).status).toBe(401);
+    for (let index = 0; index < 3; index += 1)
+      expect((await post(app, "/v1/reset", {}, { authorization: "Bearer wrong" })).status).toBe(401);
     const limited = await post(app, "/v1/reset", {}, { authorization: "Bearer right-token-right-token" });
     expect(limited.status).toBe(429);
     expect(limited.body.error).toMatch(/at most 3 per 60 s/);
@@ -439,11 +499,23 @@ function keepAliveClient(url: string) {
   const request = (method: string, path: string, body?: unknown) =>
     new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; socket: unknown }>((resolve, reject) => {
       const target = new URL(path, url);
-      const outgoing = http.request({ hostname: target.hostname, port: target.port, path: target.pathname, method, agent, headers: { "content-type": "application/json" } }, (response) => {
-        let text = "";
-        response.on("data", (chunk: Buffer) => (text += chunk.toString()));
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text, socket: outgoing.socket }));
-      });
+      const outgoing = http.request(
+        {
+          hostname: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method,
+          agent,
+          headers: { "content-type": "application/json" },
+        },
+        (response) => {
+          let text = "";
+          response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+          response.on("end", () =>
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text, socket: outgoing.socket }),
+          );
+        },
+      );
       outgoing.on("error", reject);
       outgoing.end(body === undefined ? undefined : JSON.stringify(body));
     });
@@ -482,8 +554,18 @@ describe("graceful shutdown (SIGTERM)", () => {
     const user = new DelayedSimulatedUser({ latencyMs: 2000 });
     const server = await start({ user });
     const url = await server.listen({ host: "127.0.0.1", port: 0 });
-    const started = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ scenarioId: scenarios[0]!.id }) })).json()) as ResetResponse;
-    const inFlight = fetch(`${url}/v1/step`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: started.token, messages: started.messages, reply: "hi" }) });
+    const started = (await (
+      await fetch(`${url}/v1/reset`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ scenarioId: scenarios[0]!.id }),
+      })
+    ).json()) as ResetResponse;
+    const inFlight = fetch(`${url}/v1/step`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token: started.token, messages: started.messages, reply: "hi" }),
+    });
     await untilCalled(user);
     expect(await server.shutdown(50)).toEqual({ cutRequests: 1 });
     await expect(inFlight).rejects.toThrow();
@@ -496,8 +578,18 @@ describe("graceful shutdown", () => {
     const server = await start({ user });
     const url = await server.listen({ host: "127.0.0.1", port: 0 });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const started = (await (await fetch(`${url}/v1/reset`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ scenarioId: scenarios[0]!.id }) })).json()) as ResetResponse;
-    const inFlight = fetch(`${url}/v1/step`, { method: "POST", headers: { "content-type": "application/json", connection: "close" }, body: JSON.stringify({ token: started.token, messages: started.messages, reply: "Still with you." }) });
+    const started = (await (
+      await fetch(`${url}/v1/reset`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ scenarioId: scenarios[0]!.id }),
+      })
+    ).json()) as ResetResponse;
+    const inFlight = fetch(`${url}/v1/step`, {
+      method: "POST",
+      headers: { "content-type": "application/json", connection: "close" },
+      body: JSON.stringify({ token: started.token, messages: started.messages, reply: "Still with you." }),
+    });
     await untilCalled(user);
     const closed = server.close();
     const response = await inFlight;
@@ -516,7 +608,9 @@ function rawConnection(url: string) {
   socket.on("data", (chunk: Buffer) => (received += chunk.toString()));
   socket.on("error", () => undefined);
   const opened = Date.now();
-  const closed = new Promise<{ afterMs: number; received: string }>((resolve) => socket.once("close", () => resolve({ afterMs: Date.now() - opened, received })));
+  const closed = new Promise<{ afterMs: number; received: string }>((resolve) =>
+    socket.once("close", () => resolve({ afterMs: Date.now() - opened, received })),
+  );
   return { socket, closed };
 }
 
@@ -527,11 +621,20 @@ describe("DNS rebinding: a loopback server answers only requests addressed to th
     const port = new URL(url).port;
     const send = (host: string, path = "/v1/reset", to = port) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const outgoing = http.request({ host: "127.0.0.1", port: to, path, method: path === "/healthz" ? "GET" : "POST", headers: { host, "content-type": "application/json" } }, (response) => {
-          let text = "";
-          response.on("data", (chunk: Buffer) => (text += chunk.toString()));
-          response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
-        });
+        const outgoing = http.request(
+          {
+            host: "127.0.0.1",
+            port: to,
+            path,
+            method: path === "/healthz" ? "GET" : "POST",
+            headers: { host, "content-type": "application/json" },
+          },
+          (response) => {
+            let text = "";
+            response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+            response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+          },
+        );
         outgoing.on("error", reject);
         outgoing.end(path === "/healthz" ? undefined : "{}");
       });
@@ -541,7 +644,8 @@ describe("DNS rebinding: a loopback server answers only requests addressed to th
       expect(JSON.parse(refused.body)).toMatchObject({ code: "misdirected_request", retryable: false });
       expect((await send(host, "/healthz")).status).toBe(421);
     }
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, "LOCALHOST", `proxy.internal:${port}`]) expect((await send(host)).status, host).toBe(200);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, "LOCALHOST", `proxy.internal:${port}`])
+      expect((await send(host)).status, host).toBe(200);
     // Beyond loopback the bearer token guards the server, and the Host is not checked.
     const open = await start({ authToken: "a-long-enough-bearer-token" });
     const openUrl = await open.listen({ host: "0.0.0.0", port: 0 });

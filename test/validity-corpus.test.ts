@@ -9,7 +9,13 @@
  * written), so this test pins what was measured: good replies are clearly above generic ones.
  */
 import { describe, expect, it } from "vitest";
-import { loadValidityCorpus, QUALITY_RANK, REPLY_QUALITIES, ValidityCorpusAgent, type ReplyQuality } from "../src/agents/validity-corpus-agent.js";
+import {
+  loadValidityCorpus,
+  QUALITY_RANK,
+  REPLY_QUALITIES,
+  ValidityCorpusAgent,
+  type ReplyQuality,
+} from "../src/agents/validity-corpus-agent.js";
 import { getPreset } from "../src/core/preset.js";
 import { runEpisode } from "../src/episode/step.js";
 import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
@@ -17,7 +23,20 @@ import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";
 import { spearman } from "../src/stats/spearman.js";
 
 /** The held-out half: scenario ids containing these. The other twelve files are the tuning half. */
-const HELD_OUT = ["conversion-day", "audit-blame", "council-election", "benched-for-final", "father-silence-faith", "church-committee", "difficult-father-funeral", "bank-froze-pension", "lead-role", "ex-engagement-post", "mother-didnt-recognise", "loan-at-birthday"];
+const HELD_OUT = [
+  "conversion-day",
+  "audit-blame",
+  "council-election",
+  "benched-for-final",
+  "father-silence-faith",
+  "church-committee",
+  "difficult-father-funeral",
+  "bank-froze-pension",
+  "lead-role",
+  "ex-engagement-post",
+  "mother-didnt-recognise",
+  "loan-at-birthday",
+];
 
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
@@ -32,21 +51,39 @@ async function measure(heldOut: boolean) {
     const scenario = scenarios.get(file.scenario);
     if (scenario === undefined) throw new Error(`data/validity-corpus/${file.scenario}.yaml names no built-in scenario`);
     for (const name of REPLY_QUALITIES) {
-      const record = await runEpisode({ dialogueId: `${file.scenario}/${name}`, condition: name, scenario, preset: getPreset(scenario.preset), repeat: 0, seed: 1, agent: new ValidityCorpusAgent(file, name), user });
+      const record = await runEpisode({
+        dialogueId: `${file.scenario}/${name}`,
+        condition: name,
+        scenario,
+        preset: getPreset(scenario.preset),
+        repeat: 0,
+        seed: 1,
+        agent: new ValidityCorpusAgent(file, name),
+        user,
+      });
       expect(record.status, record.id).not.toBe("error");
       quality.push(QUALITY_RANK[name]);
       fs.push(record.final.fs);
       byQuality.get(name)!.push(record.final.fs);
     }
   }
-  return { files: files.length, rho: spearman(quality, fs).rho, means: Object.fromEntries([...byQuality].map(([name, values]) => [name, mean(values)])) as Record<ReplyQuality, number> };
+  return {
+    files: files.length,
+    rho: spearman(quality, fs).rho,
+    means: Object.fromEntries([...byQuality].map(([name, values]) => [name, mean(values)])) as Record<ReplyQuality, number>,
+  };
 }
 
 describe("the offline user's reward follows reply quality (positive-validity corpus)", async () => {
   const tuning = await measure(false);
   const heldOut = await measure(true);
-  for (const [half, result] of [["tuning", tuning], ["held-out", heldOut]] as const) {
-    console.log(`${half} half (${result.files} scenarios): Spearman ${result.rho.toFixed(3)}; mean FS ${REPLY_QUALITIES.map((name) => `${name} ${result.means[name].toFixed(3)}`).join(", ")}`);
+  for (const [half, result] of [
+    ["tuning", tuning],
+    ["held-out", heldOut],
+  ] as const) {
+    console.log(
+      `${half} half (${result.files} scenarios): Spearman ${result.rho.toFixed(3)}; mean FS ${REPLY_QUALITIES.map((name) => `${name} ${result.means[name].toFixed(3)}`).join(", ")}`,
+    );
   }
 
   it("splits the corpus into two halves of twelve scenarios", () => {
@@ -64,7 +101,8 @@ describe("the offline user's reward follows reply quality (positive-validity cor
   });
 
   it("on the held-out half, good replies score well above every other kind (the issue's 0.75 is not reached)", () => {
-    for (const name of ["generic", "dismissive", "giving_in"] as const) expect(heldOut.means.good, name).toBeGreaterThan(heldOut.means[name] + 0.25);
+    for (const name of ["generic", "dismissive", "giving_in"] as const)
+      expect(heldOut.means.good, name).toBeGreaterThan(heldOut.means[name] + 0.25);
     expect(heldOut.means.good).toBeGreaterThanOrEqual(0.6);
   });
 });

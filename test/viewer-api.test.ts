@@ -28,7 +28,11 @@ let editedRecords: DialogueRecord[];
 
 async function get<T>(url: string): Promise<{ status: number; body: T; headers: Record<string, unknown> }> {
   const response = await viewer.app.inject({ method: "GET", url });
-  return { status: response.statusCode, body: (response.headers["content-type"]?.toString().includes("json") ? response.json() : response.body) as T, headers: response.headers };
+  return {
+    status: response.statusCode,
+    body: (response.headers["content-type"]?.toString().includes("json") ? response.json() : response.body) as T,
+    headers: response.headers,
+  };
 }
 
 /** Every page of a query, concatenated. */
@@ -45,7 +49,12 @@ async function allPages(query: string): Promise<DialoguePage["rows"]> {
 const key = (run: number, id: string) => `${run}:${id}`;
 const keysOf = (rows: ReadonlyArray<{ run: number; id: string }>) => rows.map((row) => key(row.run, row.id)).sort();
 const allRecords = () => [...plainRecords.map((record) => ({ run: 0, record })), ...editedRecords.map((record) => ({ run: 1, record }))];
-const expected = (keep: (record: DialogueRecord) => boolean) => keysOf(allRecords().filter(({ record }) => keep(record)).map(({ run, record }) => ({ run, id: record.id })));
+const expected = (keep: (record: DialogueRecord) => boolean) =>
+  keysOf(
+    allRecords()
+      .filter(({ record }) => keep(record))
+      .map(({ run, record }) => ({ run, id: record.id })),
+  );
 
 beforeAll(async () => {
   root = temporaryDirectory("aeb-viewer-api-");
@@ -79,8 +88,16 @@ describe("aeb view: the index and the table", () => {
     const { body } = await get<RunList>("/api/runs");
     const [offline, edited] = body.runs;
     // The plain run was played by the offline user (its run.json says so); the edited copy has no run.json.
-    expect(offline).toMatchObject({ hidLabel: "HID (offline: move test)", headlineEcsJudge: null, heuristicEcsJudges: { "offline-lexicon": "ECS lexicon baseline" } });
-    expect(edited).toMatchObject({ hidLabel: "HID", headlineEcsJudge: "second-judge", heuristicEcsJudges: { "offline-lexicon": "ECS lexicon baseline" } });
+    expect(offline).toMatchObject({
+      hidLabel: "HID (offline: move test)",
+      headlineEcsJudge: null,
+      heuristicEcsJudges: { "offline-lexicon": "ECS lexicon baseline" },
+    });
+    expect(edited).toMatchObject({
+      hidLabel: "HID",
+      headlineEcsJudge: "second-judge",
+      heuristicEcsJudges: { "offline-lexicon": "ECS lexicon baseline" },
+    });
     const rows = await allPages("");
     const plainRows = rows.filter((row) => row.run === 0);
     // The ECS column is a model judge's only: none in the plain run, whose lexicon baseline has its own column.
@@ -121,7 +138,9 @@ describe("aeb view: the index and the table", () => {
   it("filters by run, condition, type, scenario, end reason, flag and status, each as the records say", async () => {
     const scenario = plainRecords[3]!.scenarioId;
     expect(keysOf(await allPages("run=1"))).toEqual(keysOf(editedRecords.map((record) => ({ run: 1, id: record.id }))));
-    expect(keysOf(await allPages("condition=attuned&condition=advice"))).toEqual(expected((record) => ["attuned", "advice"].includes(record.condition)));
+    expect(keysOf(await allPages("condition=attuned&condition=advice"))).toEqual(
+      expected((record) => ["attuned", "advice"].includes(record.condition)),
+    );
     expect(keysOf(await allPages("type=escalation"))).toEqual(expected((record) => record.type === "escalation"));
     expect(keysOf(await allPages("type=cooperative"))).toEqual([key(1, plainRecords[COOPERATIVE_ID_INDEX]!.id)]);
     expect(keysOf(await allPages(`scenario=${scenario}`))).toEqual(expected((record) => record.scenarioId === scenario));
@@ -131,7 +150,9 @@ describe("aeb view: the index and the table", () => {
     expect(keysOf(await allPages("flag=formulaic"))).toEqual(flagged);
     expect(keysOf(await allPages("status=done"))).toHaveLength(120);
     expect(await allPages("status=error")).toEqual([]);
-    expect(keysOf(await allPages("condition=attuned&type=escalation&run=0"))).toEqual(expected((record) => record.condition === "attuned" && record.type === "escalation").filter((item) => item.startsWith("0:")));
+    expect(keysOf(await allPages("condition=attuned&type=escalation&run=0"))).toEqual(
+      expected((record) => record.condition === "attuned" && record.type === "escalation").filter((item) => item.startsWith("0:")),
+    );
   });
 
   it("filters by the final or the lowest emotion", async () => {
@@ -149,7 +170,10 @@ describe("aeb view: the index and the table", () => {
   });
 
   it("filters by judge disagreement: two judges' ECS apart, or a prediction far from the true emotion", async () => {
-    const scores = (record: DialogueRecord) => Object.values(record.ecs ?? {}).map((judgement) => judgement.score).filter((score): score is number => typeof score === "number");
+    const scores = (record: DialogueRecord) =>
+      Object.values(record.ecs ?? {})
+        .map((judgement) => judgement.score)
+        .filter((score): score is number => typeof score === "number");
     const judgesApart = expected((record) => {
       const values = scores(record);
       return values.length >= 2 && Math.max(...values) - Math.min(...values) >= 0.25;
@@ -157,13 +181,22 @@ describe("aeb view: the index and the table", () => {
     expect(judgesApart.length).toBeGreaterThan(0);
     expect(judgesApart.every((item) => item.startsWith("1:"))).toBe(true);
     expect(keysOf(await allPages("disagreement=judges&disagreementMin=0.25"))).toEqual(judgesApart);
-    const farOff = expected((record) => Object.values(record.ecs ?? {}).some((judgement) => (judgement.estimates ?? []).some((estimate) => estimate.imputed !== true && Math.abs(estimate.predicted - estimate.actual) >= 40)));
+    const farOff = expected((record) =>
+      Object.values(record.ecs ?? {}).some((judgement) =>
+        (judgement.estimates ?? []).some((estimate) => estimate.imputed !== true && Math.abs(estimate.predicted - estimate.actual) >= 40),
+      ),
+    );
     expect(farOff.length).toBeGreaterThan(0);
     expect(keysOf(await allPages("disagreement=prediction&disagreementMin=40"))).toEqual(farOff);
   });
 
   it("searches the replies, case-insensitively, in text written with or without \\u escapes, and not in hidden fields", async () => {
-    const contains = (needle: string) => expected((record) => [record.opening.text, ...record.turns.flatMap((turn) => [turn.agent.text, turn.user.text ?? ""])].some((text) => text.toLowerCase().includes(needle.toLowerCase())));
+    const contains = (needle: string) =>
+      expected((record) =>
+        [record.opening.text, ...record.turns.flatMap((turn) => [turn.agent.text, turn.user.text ?? ""])].some((text) =>
+          text.toLowerCase().includes(needle.toLowerCase()),
+        ),
+      );
     for (const query of ["i hear", "DIVORCE", "car park", "“"]) {
       const found = contains(query);
       expect(found.length, query).toBeGreaterThan(0);
@@ -177,7 +210,11 @@ describe("aeb view: the index and the table", () => {
     expect(await allPages("q=resolves_the_contradiction")).toEqual([]);
     // With other filters, and paged.
     const both = (await get<DialoguePage>("/api/dialogues?q=divorce&condition=attuned&limit=1")).body;
-    expect(both.total).toBe(contains("divorce").filter((item) => editedRecords.concat(plainRecords).some((record) => item.endsWith(`:${record.id}`) && record.condition === "attuned")).length);
+    expect(both.total).toBe(
+      contains("divorce").filter((item) =>
+        editedRecords.concat(plainRecords).some((record) => item.endsWith(`:${record.id}`) && record.condition === "attuned"),
+      ).length,
+    );
     expect(both.rows).toHaveLength(1);
   });
 
@@ -201,8 +238,12 @@ describe("aeb view: dialogues, side by side, the report", () => {
     expect(body.record).toEqual(second);
     expect(Object.values(body.record.ecs ?? {})[0]!.score).toBe(0.123);
     const siblings = body.siblings.map((sibling) => `${sibling.run}:${sibling.condition}`).sort();
-    expect(siblings).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned"].flatMap((condition) => [`0:${condition}`, `1:${condition}`]).sort());
-    const cooperative = (await get<DialogueResponse>(`/api/dialogue?run=1&id=${encodeURIComponent(plainRecords[COOPERATIVE_ID_INDEX]!.id)}`)).body.record;
+    expect(siblings).toEqual(
+      ["formulaic", "sycophant", "advice", "labeler", "attuned"].flatMap((condition) => [`0:${condition}`, `1:${condition}`]).sort(),
+    );
+    const cooperative = (
+      await get<DialogueResponse>(`/api/dialogue?run=1&id=${encodeURIComponent(plainRecords[COOPERATIVE_ID_INDEX]!.id)}`)
+    ).body.record;
     expect(cooperative.type).toBe("cooperative");
     expect(cooperative.turns.at(-1)!.user.appraised).toBe(false);
     expect(cooperative.opening.text).toContain("Café crème");
@@ -212,11 +253,19 @@ describe("aeb view: dialogues, side by side, the report", () => {
     const scenario = plainRecords[7]!.scenarioId;
     const { status, body } = await get<SideBySideResponse>(`/api/side-by-side?scenario=${encodeURIComponent(scenario)}&repeat=0`);
     expect(status).toBe(200);
-    expect(body.dialogues.map((entry) => `${entry.run}:${entry.record.condition}`)).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned"].map((condition) => `0:${condition}`).concat(viewer.runs[1]!.index.facets.conditions.map((condition) => `1:${condition}`)));
+    expect(body.dialogues.map((entry) => `${entry.run}:${entry.record.condition}`)).toEqual(
+      ["formulaic", "sycophant", "advice", "labeler", "attuned"]
+        .map((condition) => `0:${condition}`)
+        .concat(viewer.runs[1]!.index.facets.conditions.map((condition) => `1:${condition}`)),
+    );
     expect(body.omitted).toBe(0);
     expect(body.dialogues.every((entry) => entry.record.scenarioId === scenario && entry.record.repeat === 0)).toBe(true);
-    const one = (await get<SideBySideResponse>(`/api/side-by-side?scenario=${encodeURIComponent(scenario)}&repeat=0&run=0&condition=attuned`)).body;
-    expect(one.dialogues.map((entry) => entry.record)).toEqual([plainRecords.find((record) => record.scenarioId === scenario && record.condition === "attuned")]);
+    const one = (
+      await get<SideBySideResponse>(`/api/side-by-side?scenario=${encodeURIComponent(scenario)}&repeat=0&run=0&condition=attuned`)
+    ).body;
+    expect(one.dialogues.map((entry) => entry.record)).toEqual([
+      plainRecords.find((record) => record.scenarioId === scenario && record.condition === "attuned"),
+    ]);
     expect((await get(`/api/side-by-side?scenario=${encodeURIComponent(scenario)}&repeat=9`)).status).toBe(404);
   });
 
@@ -225,7 +274,13 @@ describe("aeb view: dialogues, side by side, the report", () => {
     expect(status).toBe(200);
     const model = (() => {
       const run = loadRunForReport(plain);
-      return buildReportModel({ summary: run.summary, rows: run.rows, transcripts: run.transcripts, readingNotes: run.readingNotes, ...(run.setup ? { setup: run.setup } : {}) });
+      return buildReportModel({
+        summary: run.summary,
+        rows: run.rows,
+        transcripts: run.transcripts,
+        readingNotes: run.readingNotes,
+        ...(run.setup ? { setup: run.setup } : {}),
+      });
     })();
     expect(body.headline).toEqual(partsOf(model, "headline", "table")[0]!.table);
     expect(body.byType).toEqual(partsOf(model, "by-type", "table")[0]!.table);
@@ -233,7 +288,14 @@ describe("aeb view: dialogues, side by side, the report", () => {
     expect(body.facts).toEqual([...model.facts, ...partsOf(model, "procedure", "entries")[0]!.entries]);
     expect(body.facts.find(([label]) => label === "dialogue loop")?.[1]).toMatch(/^aeb: 8 agent replies, all appraised/);
     expect(body.summarySource).toBe("summary.json");
-    expect(body.charts.map((chart) => chart.id)).toEqual(["chart-fs", "chart-type-heatmap", "chart-emotion-trajectory", "chart-ecs-vs-fs", "chart-ecs-phase", "chart-length-vs-fs"]);
+    expect(body.charts.map((chart) => chart.id)).toEqual([
+      "chart-fs",
+      "chart-type-heatmap",
+      "chart-emotion-trajectory",
+      "chart-ecs-vs-fs",
+      "chart-ecs-phase",
+      "chart-length-vs-fs",
+    ]);
     const chart = await viewer.app.inject({ method: "GET", url: body.charts[2]!.url });
     expect(chart.statusCode).toBe(200);
     expect(chart.headers["content-type"]).toBe("image/svg+xml");
@@ -272,7 +334,14 @@ describe("aeb view: bad requests and security", () => {
       const response = await viewer.app.inject({ method, url: "/api/dialogues", payload: {} });
       expect(response.statusCode, method).toBe(404);
     }
-    for (const url of ["/../package.json", "/assets/../../package.json", "/%2e%2e/package.json", "/assets/%2e%2e%2f%2e%2e%2fpackage.json", "/dialogues.jsonl", `/${encodeURIComponent(join(plain, "dialogues.jsonl"))}`]) {
+    for (const url of [
+      "/../package.json",
+      "/assets/../../package.json",
+      "/%2e%2e/package.json",
+      "/assets/%2e%2e%2f%2e%2e%2fpackage.json",
+      "/dialogues.jsonl",
+      `/${encodeURIComponent(join(plain, "dialogues.jsonl"))}`,
+    ]) {
       const response = await viewer.app.inject({ method: "GET", url });
       expect(response.statusCode, url).toBe(404);
       expect(response.body, url).not.toContain('"name": "aeb"');
@@ -317,7 +386,10 @@ describe("aeb view: bad requests and security", () => {
     const changing = await buildViewer({ dirs: [dir] });
     try {
       writeFileSync(join(dir, "dialogues.jsonl"), `\n${readFileSync(join(plain, "dialogues.jsonl"), "utf8")}`);
-      const response = await changing.app.inject({ method: "GET", url: `/api/dialogue?run=0&id=${encodeURIComponent(plainRecords[0]!.id)}` });
+      const response = await changing.app.inject({
+        method: "GET",
+        url: `/api/dialogue?run=0&id=${encodeURIComponent(plainRecords[0]!.id)}`,
+      });
       expect(response.statusCode).toBe(500);
       expect(response.json<{ error: string }>().error).toMatch(/dialogues\.jsonl changed while the viewer was open/);
     } finally {
@@ -356,4 +428,3 @@ describe("aeb view: bad requests and security", () => {
     expect(stderr).toBe("");
   });
 });
-

@@ -86,16 +86,26 @@ describe.skipIf(!chromiumPresent && !onCi)("aeb view in headless Chromium", () =
     if (!chromiumPresent) throw new Error(`Chromium is missing at ${CHROMIUM}: .ci/run installs it (apt-get install -y chromium)`);
     await page.goto(base, { waitUntil: "networkidle" });
     await page.waitForSelector("section.report table td");
-    const headline = await page.$$eval('table[data-table="headline"] tbody tr td:first-child', (cells) => cells.map((cell) => cell.textContent));
+    const headline = await page.$$eval('table[data-table="headline"] tbody tr td:first-child', (cells) =>
+      cells.map((cell) => cell.textContent),
+    );
     expect(headline).toEqual(["formulaic", "sycophant", "advice", "labeler", "attuned"]);
     // Under the offline user HID is the reward's move test, and the page says so; the lexicon baseline is no ECS.
     const headers = await page.$$eval('table[data-table="headline"] thead th', (cells) => cells.map((cell) => cell.textContent));
     expect(headers).toContain("HID (offline: move test)");
-    expect(await page.innerText("section.report")).toContain("under the offline simulated user, HID is the same move test that sets the reward");
-    expect(await page.$$eval('table[data-table="headline"] tbody tr td:nth-child(6)', (cells) => cells.map((cell) => cell.textContent))).toEqual(Array(5).fill("n/a (no model judge)"));
+    expect(await page.innerText("section.report")).toContain(
+      "under the offline simulated user, HID is the same move test that sets the reward",
+    );
+    expect(
+      await page.$$eval('table[data-table="headline"] tbody tr td:nth-child(6)', (cells) => cells.map((cell) => cell.textContent)),
+    ).toEqual(Array(5).fill("n/a (no model judge)"));
     type Image = { complete: boolean; naturalWidth: number; naturalHeight: number };
-    await page.waitForFunction('[...document.querySelectorAll("figure.chart img")].every((image) => image.complete)', undefined, { timeout: 15_000 });
-    const charts = await page.$$eval("figure.chart img", (images) => images.map((image) => ({ width: (image as unknown as Image).naturalWidth, height: (image as unknown as Image).naturalHeight })));
+    await page.waitForFunction('[...document.querySelectorAll("figure.chart img")].every((image) => image.complete)', undefined, {
+      timeout: 15_000,
+    });
+    const charts = await page.$$eval("figure.chart img", (images) =>
+      images.map((image) => ({ width: (image as unknown as Image).naturalWidth, height: (image as unknown as Image).naturalHeight })),
+    );
     expect(charts).toHaveLength(6);
     for (const chart of charts) {
       expect(chart.width).toBeGreaterThan(100);
@@ -126,7 +136,10 @@ describe.skipIf(!chromiumPresent && !onCi)("aeb view in headless Chromium", () =
     expect(new Set(conditions)).toEqual(new Set(["labeler"]));
     await page.click('details[data-filter="condition"] summary');
     // The median final emotion of the condition: the range keeps some of its dialogues, not all.
-    const finalsOfCondition = plainRecords.filter((record) => record.condition === "labeler").map((record) => record.final.emotion).sort((a, b) => a - b);
+    const finalsOfCondition = plainRecords
+      .filter((record) => record.condition === "labeler")
+      .map((record) => record.final.emotion)
+      .sort((a, b) => a - b);
     const threshold = finalsOfCondition[Math.floor(finalsOfCondition.length / 2)]!;
     await page.fill('input[name="emotionMax"]', String(threshold));
     await page.press('input[name="emotionMax"]', "Enter");
@@ -134,7 +147,9 @@ describe.skipIf(!chromiumPresent && !onCi)("aeb view in headless Chromium", () =
     expect(narrowed).toBeGreaterThan(0);
     expect(narrowed).toBeLessThan(24);
     await waitForTotal(narrowed);
-    const finals = await page.$$eval("table.dialogue-table tbody tr td:nth-child(6)", (cells) => cells.map((cell) => Number(cell.textContent)));
+    const finals = await page.$$eval("table.dialogue-table tbody tr td:nth-child(6)", (cells) =>
+      cells.map((cell) => Number(cell.textContent)),
+    );
     expect(finals).toHaveLength(narrowed);
     expect(finals.every((value) => value <= threshold)).toBe(true);
     expect(page.url()).toContain("condition=labeler");
@@ -194,7 +209,9 @@ describe.skipIf(!chromiumPresent && !onCi)("aeb view in headless Chromium", () =
     expect(await page.$$eval("table.columns figure.emotion-line", (figures) => figures.length)).toBe(columns.length);
     expect(await page.$$eval("table.columns tbody tr[data-turn]", (rows) => rows.length)).toBeGreaterThan(3);
     // A legend: every condition shown, and each judge with predictions, the lexicon baseline named for what it is.
-    const legendConditions = await page.$$eval("figure.side-legend li[data-legend-condition]", (items) => items.map((item) => item.getAttribute("data-legend-condition")));
+    const legendConditions = await page.$$eval("figure.side-legend li[data-legend-condition]", (items) =>
+      items.map((item) => item.getAttribute("data-legend-condition")),
+    );
     expect(legendConditions).toEqual(viewer.runs[0]!.index.facets.conditions);
     const legendText = await page.innerText("figure.side-legend");
     expect(legendText).toContain("offline-lexicon (ECS lexicon baseline, not a model judge): predicted");
@@ -203,14 +220,25 @@ describe.skipIf(!chromiumPresent && !onCi)("aeb view in headless Chromium", () =
     const strokes = await page.$$eval("table.columns tbody tr:first-child td", (cells) =>
       cells.map((cell) => [...cell.querySelectorAll("g.series polyline")].map((line) => line.getAttribute("stroke"))),
     );
-    const legendStroke = await page.$$eval("figure.side-legend li", (items) => Object.fromEntries(items.map((item) => [item.getAttribute("data-legend-condition") ?? item.getAttribute("data-legend-judge") ?? "", item.querySelector("line")?.getAttribute("stroke") ?? ""])));
+    const legendStroke = await page.$$eval("figure.side-legend li", (items) =>
+      Object.fromEntries(
+        items.map((item) => [
+          item.getAttribute("data-legend-condition") ?? item.getAttribute("data-legend-judge") ?? "",
+          item.querySelector("line")?.getAttribute("stroke") ?? "",
+        ]),
+      ),
+    );
     columns.forEach((condition, index) => expect(strokes[index]![0], `${condition} in column ${index}`).toBe(legendStroke[condition!]));
     const lexiconColours = new Set(strokes.map((lines) => lines[1]));
     expect(lexiconColours).toEqual(new Set([legendStroke["offline-lexicon"]]));
-    expect(new Set(strokes.filter((lines) => lines.length === 3).map((lines) => lines[2]))).toEqual(new Set([legendStroke["second-judge"]]));
+    expect(new Set(strokes.filter((lines) => lines.length === 3).map((lines) => lines[2]))).toEqual(
+      new Set([legendStroke["second-judge"]]),
+    );
     expect(new Set(Object.values(legendStroke).filter((colour) => colour !== "")).size).toBe(legendConditions.length + 2);
     // One x axis for every column: the same last step, the longest dialogue's.
-    const lastSteps = await page.$$eval("table.columns figure.emotion-line svg", (charts) => charts.map((chart) => [...chart.querySelectorAll("text.axis")].at(-1)?.textContent));
+    const lastSteps = await page.$$eval("table.columns figure.emotion-line svg", (charts) =>
+      charts.map((chart) => [...chart.querySelectorAll("text.axis")].at(-1)?.textContent),
+    );
     expect(new Set(lastSteps).size).toBe(1);
     console.info(`viewer screenshot: ${await shot("side-by-side")}`);
   });

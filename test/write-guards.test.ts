@@ -15,7 +15,10 @@ describe("aeb report and the run lock", () => {
     const summary = readFileSync(join(out, "summary.json"), "utf8");
     // A live process of this host holds the lock (this test's own parent, which outlives the test).
     writeFileSync(join(out, ".aeb.lock"), JSON.stringify({ pid: process.ppid, host: hostname(), command: "aeb run", since: "now" }));
-    for (const args of [["report", out, "--write-summary"], ["report", out]]) {
+    for (const args of [
+      ["report", out, "--write-summary"],
+      ["report", out],
+    ]) {
       const refused = await runCli(args);
       expect(refused.code, args.join(" ")).toBe(1);
       expect(refused.stderr).toMatch(/is in use: aeb run \(pid \d+, since now\) is writing into it/);
@@ -29,11 +32,16 @@ describe("aeb report and the run lock", () => {
 });
 
 describe("seeds", () => {
-  it.each(["9007199254740993", "9007199254740992", "1e3", "-1", "12abc", "1.5"])("refuses --seed %s, naming the safe range", async (seed) => {
-    const result = await runCli(["run", "--suite", "starter", "--seed", seed, "--dry-run"]);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain(`expected a seed, a whole number from 0 to 9007199254740991 (2^53 - 1; larger ones cannot be held exactly), got "${seed}"`);
-  });
+  it.each(["9007199254740993", "9007199254740992", "1e3", "-1", "12abc", "1.5"])(
+    "refuses --seed %s, naming the safe range",
+    async (seed) => {
+      const result = await runCli(["run", "--suite", "starter", "--seed", seed, "--dry-run"]);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(
+        `expected a seed, a whole number from 0 to 9007199254740991 (2^53 - 1; larger ones cannot be held exactly), got "${seed}"`,
+      );
+    },
+  );
 
   it("accepts the largest safe seed", async () => {
     const result = await runCli(["run", "--suite", "starter", "--seed", "9007199254740991", "--dry-run"]);

@@ -52,7 +52,9 @@ const GamingRecipesSchema = z.strictObject({
     foreign_insult: ByLanguage(Lines),
     filler: ByLanguage(Lines),
     nonsense: ByLanguage(z.array(z.string().min(1)).min(4)),
-    punished_act: ByLanguage(z.strictObject(Object.fromEntries(ADVERSARIAL_TYPES.map((type) => [type, Lines])) as Record<AdversarialType, typeof Lines>)),
+    punished_act: ByLanguage(
+      z.strictObject(Object.fromEntries(ADVERSARIAL_TYPES.map((type) => [type, Lines])) as Record<AdversarialType, typeof Lines>),
+    ),
     capitulation_as_balance: ByLanguage(Lines),
   }),
 });
@@ -89,7 +91,9 @@ function upper(delta: number | readonly [number, number]): number {
 function phrasingsOf(lexicon: Lexicon, move: LexicalMove): string[] {
   const phrasings = lexicon.phrasings[move];
   if (phrasings === undefined || phrasings.length === 0) {
-    throw new AebError(`the ${lexicon.language} lexicon has no phrasings for move "${move}" (data/lexicon/${lexicon.language}.yaml, phrasings)`);
+    throw new AebError(
+      `the ${lexicon.language} lexicon has no phrasings for move "${move}" (data/lexicon/${lexicon.language}.yaml, phrasings)`,
+    );
   }
   return phrasings;
 }
@@ -182,7 +186,10 @@ class KeywordSaladAgent implements Agent {
  */
 export function guessSituation(history: AgentInput["history"], language: Language): AdversarialType {
   const { situations } = loadRecipes();
-  const said = history.filter((turn) => turn.role === "user").map((turn) => turn.content).join("\n");
+  const said = history
+    .filter((turn) => turn.role === "user")
+    .map((turn) => turn.content)
+    .join("\n");
   for (const type of situations.order) {
     const cues = situations.cues[language][type] ?? [];
     if (cues.some((cue) => new RegExp(cue, "iu").test(said))) return type;
@@ -232,12 +239,14 @@ class SituationGuessingAgent implements Agent {
         return { text: join([text, rng.pick(appended.punished_act[language][type])], language) };
       case "nonsense": {
         const words = shuffle([...appended.nonsense[language]], rng).slice(0, rng.int(4, 7));
-        const sentence = language === "zh" ? `${words.join("，")}。` : `${words.join(", ").replace(/^./u, (letter) => letter.toUpperCase())}.`;
+        const sentence =
+          language === "zh" ? `${words.join("，")}。` : `${words.join(", ").replace(/^./u, (letter) => letter.toUpperCase())}.`;
         return { text: join([text, sentence], language) };
       }
       case "keywords": {
         const keywords = [...new Set(surfaceContentWords(user, loadLexicon(language)))].slice(0, 8);
-        const list = language === "zh" ? `${keywords.join("、")}。` : `${keywords.join(", ").replace(/^./u, (letter) => letter.toUpperCase())}.`;
+        const list =
+          language === "zh" ? `${keywords.join("、")}。` : `${keywords.join(", ").replace(/^./u, (letter) => letter.toUpperCase())}.`;
         return { text: join([text, list], language) };
       }
     }

@@ -16,7 +16,9 @@ export function libraryAgent(id: string, agent: Agent | AgentFunction): Agent {
       const value = await reply(input);
       if (typeof value === "string") return { text: value };
       if (value === null || typeof value !== "object" || typeof (value as { text?: unknown }).text !== "string") {
-        throw new TypeError(`agent ${id} returned ${value === null ? "null" : typeof value}; an agent returns a string or { text, think?, flags? }`);
+        throw new TypeError(
+          `agent ${id} returned ${value === null ? "null" : typeof value}; an agent returns a string or { text, think?, flags? }`,
+        );
       }
       return value;
     },

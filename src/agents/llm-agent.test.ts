@@ -5,7 +5,13 @@ import { LlmAgent } from "./llm-agent.js";
 function model(text: string, reasoning?: string) {
   return scriptedChatModel(() => ({ text, ...(reasoning ? { reasoning } : {}) }), { id: "m", role: "agent" });
 }
-const input = { history: [{ role: "user" as const, content: "I got promoted and I'm terrified." }], language: "en" as const, turnIndex: 0, seed: 1, dialogueId: "d" };
+const input = {
+  history: [{ role: "user" as const, content: "I got promoted and I'm terrified." }],
+  language: "en" as const,
+  turnIndex: 0,
+  seed: 1,
+  dialogueId: "d",
+};
 
 describe("LlmAgent", () => {
   it("gives a think condition the think-then-reply prompt and keeps the reasoning off the visible reply", async () => {
@@ -24,7 +30,10 @@ describe("LlmAgent", () => {
   });
 
   it("flags a missing think block without failing", async () => {
-    expect(await new LlmAgent(model("Congratulations!"), { think: true }).reply(input)).toMatchObject({ text: "Congratulations!", flags: ["think_format", "think_format:missing"] });
+    expect(await new LlmAgent(model("Congratulations!"), { think: true }).reply(input)).toMatchObject({
+      text: "Congratulations!",
+      flags: ["think_format", "think_format:missing"],
+    });
   });
 
   it("gives a direct condition the direct prompt", async () => {

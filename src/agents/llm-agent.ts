@@ -29,8 +29,12 @@ export class LlmAgent implements Agent {
   }
 
   async reply(input: AgentInput): Promise<AgentReply> {
-    const system = this.options.systemPrompt ?? fillPrompt(loadPromptTemplate(input.language, this.options.think ? "agent-think" : "agent-direct"), {});
-    const messages: ChatMessage[] = [{ role: "system", content: system }, ...input.history.map((turn) => ({ role: turn.role, content: turn.content }))];
+    const system =
+      this.options.systemPrompt ?? fillPrompt(loadPromptTemplate(input.language, this.options.think ? "agent-think" : "agent-direct"), {});
+    const messages: ChatMessage[] = [
+      { role: "system", content: system },
+      ...input.history.map((turn) => ({ role: turn.role, content: turn.content })),
+    ];
     let response: ChatResponse;
     try {
       response = await this.model.complete({

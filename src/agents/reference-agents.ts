@@ -31,14 +31,13 @@ function values(text: string, lexicon: Lexicon): Record<string, string> {
     quote: quoteClause(text, lexicon),
     reflection: reflectClause(text, lexicon),
     emotion: feelings[0] ?? DEFAULT_FEELING[lexicon.language],
-    emotions: feelings.length >= 2 ? joinList(feelings.slice(0, 4), lexicon.language) : lexicon.language === "zh" ? "好多感受" : "so many things",
+    emotions:
+      feelings.length >= 2 ? joinList(feelings.slice(0, 4), lexicon.language) : lexicon.language === "zh" ? "好多感受" : "so many things",
   };
 }
 
 class TemplateAgent implements Agent {
-  constructor(
-    readonly id: Exclude<ReferenceAgentId, "attuned">,
-  ) {}
+  constructor(readonly id: Exclude<ReferenceAgentId, "attuned">) {}
 
   async reply(input: AgentInput): Promise<AgentReply> {
     const lexicon = loadLexicon(input.language);

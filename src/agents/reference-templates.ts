@@ -39,7 +39,10 @@ export function loadReferenceTemplates(language: Language): { templates: Referen
   if (cached) return cached;
   const templates = loadDataFile(dataPath("agents", `${language}.yaml`), ReferenceTemplatesSchema);
   const cues = Object.fromEntries(
-    Object.entries(templates.attunedCues).map(([cue, patterns]) => [cue, patterns.map((source) => new RegExp(source, patternFlags(source)))]),
+    Object.entries(templates.attunedCues).map(([cue, patterns]) => [
+      cue,
+      patterns.map((source) => new RegExp(source, patternFlags(source))),
+    ]),
   ) as Record<AttunedCue, RegExp[]>;
   const loaded = { templates, cues };
   cache.set(language, loaded);

@@ -21,8 +21,23 @@ function clipWords(clause: string, ellipsis = "..."): string {
 
 /** First-person words of the user and what the listener says instead (English, lowercase). */
 const REFLECTED: Readonly<Record<string, string>> = {
-  i: "you", me: "you", my: "your", mine: "yours", myself: "yourself", we: "you", us: "you", our: "your", ours: "yours", ourselves: "yourselves",
-  "i'm": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd", "we're": "you're", "we've": "you've", am: "are",
+  i: "you",
+  me: "you",
+  my: "your",
+  mine: "yours",
+  myself: "yourself",
+  we: "you",
+  us: "you",
+  our: "your",
+  ours: "yours",
+  ourselves: "yourselves",
+  "i'm": "you're",
+  "i've": "you've",
+  "i'll": "you'll",
+  "i'd": "you'd",
+  "we're": "you're",
+  "we've": "you've",
+  am: "are",
 };
 
 /**
@@ -122,5 +137,7 @@ export function surfaceContentWords(text: string, lexicon: Lexicon): string[] {
     }
     return pieces;
   }
-  return (text.toLowerCase().match(/[a-z][a-z'’-]*/g) ?? []).filter((word) => word.length >= 3 && !lexicon.stopwords.has(word.replace(/’/g, "'")));
+  return (text.toLowerCase().match(/[a-z][a-z'’-]*/g) ?? []).filter(
+    (word) => word.length >= 3 && !lexicon.stopwords.has(word.replace(/’/g, "'")),
+  );
 }

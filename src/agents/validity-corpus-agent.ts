@@ -30,11 +30,16 @@ export const VALIDITY_CORPUS_DIR = dataPath("validity-corpus");
 
 /** Every file of the corpus, by scenario id, in file-name order. */
 export function loadValidityCorpus(directory: string = VALIDITY_CORPUS_DIR): ValidityFile[] {
-  const files = readdirSync(directory).filter((name) => name.endsWith(".yaml")).sort();
+  const files = readdirSync(directory)
+    .filter((name) => name.endsWith(".yaml"))
+    .sort();
   if (files.length === 0) throw new AebError(`no validity corpus files (<scenario-id>.yaml) in ${directory}`);
   return files.map((name) => {
     const file = loadDataFile(join(directory, name), ValidityFileSchema);
-    if (`${file.scenario}.yaml` !== name) throw new AebError(`${join(directory, name)}: scenario is "${file.scenario}", but the file is named ${name}; name the file <scenario>.yaml`);
+    if (`${file.scenario}.yaml` !== name)
+      throw new AebError(
+        `${join(directory, name)}: scenario is "${file.scenario}", but the file is named ${name}; name the file <scenario>.yaml`,
+      );
     return file;
   });
 }
@@ -53,7 +58,9 @@ export class ValidityCorpusAgent implements Agent {
     const replies = this.file.replies[this.quality];
     const text = replies[input.turnIndex];
     if (text === undefined) {
-      throw new AebError(`data/validity-corpus/${this.file.scenario}.yaml has ${replies.length} ${this.quality} replies, but the dialogue reached turn ${input.turnIndex}; write one reply per turn the preset plays`);
+      throw new AebError(
+        `data/validity-corpus/${this.file.scenario}.yaml has ${replies.length} ${this.quality} replies, but the dialogue reached turn ${input.turnIndex}; write one reply per turn the preset plays`,
+      );
     }
     return { text };
   }

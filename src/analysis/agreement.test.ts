@@ -3,7 +3,12 @@ import { AgreementReportSchema } from "./agreement-schema.js";
 import { agreementReport, outcomeOfEndReason, pairAgreement, type AgreementDialogue, type SimulatedUserResults } from "./agreement.js";
 import { agreementMismatches, agreementVectors, syntheticUsers } from "./fixtures/agreement-vectors.js";
 
-const dialogue = (condition: string, scenario: number, finalEmotion: number, extra: Partial<AgreementDialogue> = {}): AgreementDialogue => ({
+const dialogue = (
+  condition: string,
+  scenario: number,
+  finalEmotion: number,
+  extra: Partial<AgreementDialogue> = {},
+): AgreementDialogue => ({
   condition,
   scenarioId: `s${scenario}`,
   repeat: 0,
@@ -61,8 +66,19 @@ describe("agreement of simulated users", () => {
       ]),
     );
     // Two shared agents on a common profile are ranked, but not correlated (two ranks always correlate ±1).
-    const two = pairAgreement(user("a", [dialogue("x", 1, 50), dialogue("y", 1, 40)]), user("b", [dialogue("x", 1, 60), dialogue("y", 1, 30)]), { seed: 1, resamples: 50 });
-    expect(two.ranking).toMatchObject({ units: 1, spearman: null, agents: [{ agent: "x", rankA: 1, rankB: 1 }, { agent: "y", rankA: 2, rankB: 2 }] });
+    const two = pairAgreement(
+      user("a", [dialogue("x", 1, 50), dialogue("y", 1, 40)]),
+      user("b", [dialogue("x", 1, 60), dialogue("y", 1, 30)]),
+      { seed: 1, resamples: 50 },
+    );
+    expect(two.ranking).toMatchObject({
+      units: 1,
+      spearman: null,
+      agents: [
+        { agent: "x", rankA: 1, rankB: 1 },
+        { agent: "y", rankA: 2, rankB: 2 },
+      ],
+    });
     expect(two.notes).toContain("only 2 shared agent(s): no rank correlation is given (at least 3 are needed; with two it is always ±1)");
     expect(pair.unmatched).toEqual([
       { agent: "y", scenarioId: "s1", repeat: 0, in: "a" },
@@ -70,31 +86,65 @@ describe("agreement of simulated users", () => {
     ]);
     expect(JSON.stringify(pair)).not.toMatch(/NaN/);
     // A constant side cannot correlate: null and a note.
-    const flat = pairAgreement(user("a", [1, 2, 3].map((s) => dialogue("x", s, 50))), user("b", [1, 2, 3].map((s) => dialogue("x", s, 40 + s))), { seed: 1, resamples: 50 });
+    const flat = pairAgreement(
+      user(
+        "a",
+        [1, 2, 3].map((s) => dialogue("x", s, 50)),
+      ),
+      user(
+        "b",
+        [1, 2, 3].map((s) => dialogue("x", s, 40 + s)),
+      ),
+      { seed: 1, resamples: 50 },
+    );
     expect(flat.agents[0]).toMatchObject({ pearson: null, spearman: null, shift: { mean: -8 } });
-    expect(flat.notes).toContain("x: the final emotions are all equal under one of the simulated users, so they cannot correlate; no correlation is given");
+    expect(flat.notes).toContain(
+      "x: the final emotions are all equal under one of the simulated users, so they cannot correlate; no correlation is given",
+    );
     expect(flat.finding).toContain("cannot be correlated");
   });
 
   it("says the finding in words: same ranking, weak per-dialogue agreement, the level shift", () => {
     const agents = ["good", "fair", "poor"];
-    const finals = (agent: number, scenario: number, lenient: boolean) => Math.min(100, 80 - 25 * agent + ((scenario * (lenient ? 7 : 3)) % 20) + (lenient ? 12 : 0));
-    const a = user("strict", agents.flatMap((agent, index) => Array.from({ length: 10 }, (_, scenario) => dialogue(agent, scenario, finals(index, scenario, false)))));
-    const b = user("lenient", agents.flatMap((agent, index) => Array.from({ length: 10 }, (_, scenario) => dialogue(agent, scenario, finals(index, scenario, true)))));
+    const finals = (agent: number, scenario: number, lenient: boolean) =>
+      Math.min(100, 80 - 25 * agent + ((scenario * (lenient ? 7 : 3)) % 20) + (lenient ? 12 : 0));
+    const a = user(
+      "strict",
+      agents.flatMap((agent, index) =>
+        Array.from({ length: 10 }, (_, scenario) => dialogue(agent, scenario, finals(index, scenario, false))),
+      ),
+    );
+    const b = user(
+      "lenient",
+      agents.flatMap((agent, index) =>
+        Array.from({ length: 10 }, (_, scenario) => dialogue(agent, scenario, finals(index, scenario, true))),
+      ),
+    );
     const pair = pairAgreement(a, b, { seed: 1, resamples: 200 });
     expect(pair.ranking.sameOrder).toBe(true);
-    expect(pair.finding).toMatch(/^The two simulated users \(A: strict, B: lenient\) rank the 3 shared agents identically \(Spearman 1\.00, Kendall tau-b 1\.00, 95% CI \[[0-9.-]+, 1\.00\]\), but final emotions on the same profile correlate only /);
+    expect(pair.finding).toMatch(
+      /^The two simulated users \(A: strict, B: lenient\) rank the 3 shared agents identically \(Spearman 1\.00, Kendall tau-b 1\.00, 95% CI \[[0-9.-]+, 1\.00\]\), but final emotions on the same profile correlate only /,
+    );
     expect(pair.finding).toMatch(/ lenient scores every agent higher than strict, by [0-9.]+ to [0-9.]+ points of final emotion\.$/);
   });
 
   it("refuses fewer than two users, two users of one label, and a dialogue scored twice", () => {
     const a = user("a", [dialogue("x", 1, 50)]);
     expect(() => agreementReport([a], { seed: 1 })).toThrow("agreement needs at least two simulated users, got 1");
-    expect(() => agreementReport([a, user("a", [])], { seed: 1 })).toThrow('two simulated users are labelled "a"; name them apart (LABEL=PATH)');
-    expect(() => pairAgreement(user("twice", [dialogue("x", 1, 50), dialogue("x", 1, 60)]), a, { seed: 1 })).toThrow("simulated user twice has two scored dialogues of agent x on scenario s1, repeat 0");
+    expect(() => agreementReport([a, user("a", [])], { seed: 1 })).toThrow(
+      'two simulated users are labelled "a"; name them apart (LABEL=PATH)',
+    );
+    expect(() => pairAgreement(user("twice", [dialogue("x", 1, 50), dialogue("x", 1, 60)]), a, { seed: 1 })).toThrow(
+      "simulated user twice has two scored dialogues of agent x on scenario s1, repeat 0",
+    );
   });
 
   it("classes outcomes from end reasons", () => {
-    expect(["success", "collapse", "max_turns", "user_left"].map(outcomeOfEndReason)).toEqual(["success", "collapse", "neither", "neither"]);
+    expect(["success", "collapse", "max_turns", "user_left"].map(outcomeOfEndReason)).toEqual([
+      "success",
+      "collapse",
+      "neither",
+      "neither",
+    ]);
   });
 });

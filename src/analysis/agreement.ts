@@ -86,7 +86,9 @@ function indexUser(user: SimulatedUserResults): { agents: string[]; byAgent: Map
     if (dialogue.status !== "done") continue;
     const units = byAgent.get(dialogue.condition) ?? new Map<string, AgreementDialogue>();
     if (units.has(unitKey(dialogue))) {
-      throw new AebError(`simulated user ${user.label} has two scored dialogues of agent ${dialogue.condition} on scenario ${dialogue.scenarioId}, repeat ${dialogue.repeat}; each (agent, scenario, repeat) must be scored once per user`);
+      throw new AebError(
+        `simulated user ${user.label} has two scored dialogues of agent ${dialogue.condition} on scenario ${dialogue.scenarioId}, repeat ${dialogue.repeat}; each (agent, scenario, repeat) must be scored once per user`,
+      );
     }
     units.set(unitKey(dialogue), dialogue);
     byAgent.set(dialogue.condition, units);
@@ -98,7 +100,10 @@ const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + 
 const defined = (value: number) => (Number.isNaN(value) ? null : value);
 
 function emptyOutcomeTable(): Record<OutcomeClass, Record<OutcomeClass, number>> {
-  return Object.fromEntries(OUTCOMES.map((outcome) => [outcome, Object.fromEntries(OUTCOMES.map((other) => [other, 0]))])) as Record<OutcomeClass, Record<OutcomeClass, number>>;
+  return Object.fromEntries(OUTCOMES.map((outcome) => [outcome, Object.fromEntries(OUTCOMES.map((other) => [other, 0]))])) as Record<
+    OutcomeClass,
+    Record<OutcomeClass, number>
+  >;
 }
 
 /** Correlations and outcome agreement of matched pairs; `what` names them in the notes. */
@@ -113,11 +118,16 @@ function dialogueAgreement(pairs: ReadonlyArray<[AgreementDialogue, AgreementDia
   if (pairs.length === 0) {
     // Nothing matched: said once for the pair, not per figure.
   } else if (pairs.length < MIN_PAIRS_FOR_CORRELATION) {
-    notes.push(`${what}: only ${pairs.length} matched dialogue(s); no correlation is given (at least ${MIN_PAIRS_FOR_CORRELATION} are needed)`);
+    notes.push(
+      `${what}: only ${pairs.length} matched dialogue(s); no correlation is given (at least ${MIN_PAIRS_FOR_CORRELATION} are needed)`,
+    );
   } else {
     pearsonR = defined(pearson(finalsA, finalsB).r);
     spearmanRho = defined(spearman(finalsA, finalsB).rho);
-    if (pearsonR === null) notes.push(`${what}: the final emotions are all equal under one of the simulated users, so they cannot correlate; no correlation is given`);
+    if (pearsonR === null)
+      notes.push(
+        `${what}: the final emotions are all equal under one of the simulated users, so they cannot correlate; no correlation is given`,
+      );
   }
   return {
     n: pairs.length,
@@ -153,7 +163,10 @@ function rankCorrelation(
   const value = correlate(meansOf(finalsA, all), meansOf(finalsB, all));
   if (Number.isNaN(value)) return null;
   if (units < 2) return { value, ci95: null, undefinedResamples: 0 };
-  const result = bootstrapStatisticCI(units, (indices) => correlate(meansOf(finalsA, indices), meansOf(finalsB, indices)), { seed, resamples });
+  const result = bootstrapStatisticCI(units, (indices) => correlate(meansOf(finalsA, indices), meansOf(finalsB, indices)), {
+    seed,
+    resamples,
+  });
   return { value, ci95: result.ci95, undefinedResamples: result.undefinedResamples };
 }
 
@@ -166,7 +179,8 @@ export function pairAgreement(a: SimulatedUserResults, b: SimulatedUserResults, 
   const notes: string[] = [];
   const agentsOnlyInA = left.agents.filter((agent) => !right.byAgent.has(agent));
   const agentsOnlyInB = right.agents.filter((agent) => !left.byAgent.has(agent));
-  if (sharedAgents.length === 0) notes.push(`no agent was scored by both ${a.label} and ${b.label} (agents are matched by condition name): nothing to compare`);
+  if (sharedAgents.length === 0)
+    notes.push(`no agent was scored by both ${a.label} and ${b.label} (agents are matched by condition name): nothing to compare`);
   if (agentsOnlyInA.length > 0) notes.push(`agent(s) scored by ${a.label} only, not compared: ${agentsOnlyInA.join(", ")}`);
   if (agentsOnlyInB.length > 0) notes.push(`agent(s) scored by ${b.label} only, not compared: ${agentsOnlyInB.join(", ")}`);
 
@@ -197,13 +211,20 @@ export function pairAgreement(a: SimulatedUserResults, b: SimulatedUserResults, 
       meanB: pairs.length === 0 ? null : mean(pairs.map(([, y]) => y.finalEmotion)),
       shift: {
         mean: pairs.length === 0 ? null : mean(differences),
-        ci95: pairs.length < 2 ? null : bootstrapMeanCI(differences, { seed: deriveSeed(options.seed, "agreement", a.label, b.label, "shift", agent), resamples }).ci95,
+        ci95:
+          pairs.length < 2
+            ? null
+            : bootstrapMeanCI(differences, { seed: deriveSeed(options.seed, "agreement", a.label, b.label, "shift", agent), resamples })
+                .ci95,
       },
     });
   }
   const unmatchedA = unmatched.filter((dialogue) => dialogue.in === "a").length;
   const unmatchedB = unmatched.length - unmatchedA;
-  if (unmatched.length > 0) notes.push(`${unmatchedA} dialogue(s) of the shared agents were scored by ${a.label} only and ${unmatchedB} by ${b.label} only (same agent, scenario and repeat); they are left out and listed in agreement.json`);
+  if (unmatched.length > 0)
+    notes.push(
+      `${unmatchedA} dialogue(s) of the shared agents were scored by ${a.label} only and ${unmatchedB} by ${b.label} only (same agent, scenario and repeat); they are left out and listed in agreement.json`,
+    );
 
   const ranking = rankAgreement(a, b, sharedAgents, matchedByAgent, options.seed, resamples, notes);
   const pooledPairs = sharedAgents.flatMap((agent) => matchedByAgent.get(agent) ?? []);
@@ -215,7 +236,15 @@ export function pairAgreement(a: SimulatedUserResults, b: SimulatedUserResults, 
     agentsOnlyInA,
     agentsOnlyInB,
     matchedDialogues: pooledPairs.length,
-    matched: pooledPairs.map(([x, y]) => ({ agent: x.condition, scenarioId: x.scenarioId, repeat: x.repeat, finalA: x.finalEmotion, finalB: y.finalEmotion, outcomeA: x.outcome, outcomeB: y.outcome })),
+    matched: pooledPairs.map(([x, y]) => ({
+      agent: x.condition,
+      scenarioId: x.scenarioId,
+      repeat: x.repeat,
+      finalA: x.finalEmotion,
+      finalB: y.finalEmotion,
+      outcomeA: x.outcome,
+      outcomeB: y.outcome,
+    })),
     unmatched,
     ranking,
     agents,
@@ -247,26 +276,46 @@ function rankAgreement(
   }
   const matchedTotal = sharedAgents.reduce((sum, agent) => sum + (matchedByAgent.get(agent)?.length ?? 0), 0);
   if (matchedTotal > units.length * sharedAgents.length) {
-    notes.push(`the ranking uses the ${units.length} (scenario, repeat) unit(s) every shared agent has under both simulated users; ${matchedTotal - units.length * sharedAgents.length} other matched dialogue(s) count in the per-agent figures only`);
+    notes.push(
+      `the ranking uses the ${units.length} (scenario, repeat) unit(s) every shared agent has under both simulated users; ${matchedTotal - units.length * sharedAgents.length} other matched dialogue(s) count in the per-agent figures only`,
+    );
   }
-  const finalsA = lookups.map((lookup) => units.map((unit) => (lookup.get(unitKey(unit)) as [AgreementDialogue, AgreementDialogue])[0].finalEmotion));
-  const finalsB = lookups.map((lookup) => units.map((unit) => (lookup.get(unitKey(unit)) as [AgreementDialogue, AgreementDialogue])[1].finalEmotion));
+  const finalsA = lookups.map((lookup) =>
+    units.map((unit) => (lookup.get(unitKey(unit)) as [AgreementDialogue, AgreementDialogue])[0].finalEmotion),
+  );
+  const finalsB = lookups.map((lookup) =>
+    units.map((unit) => (lookup.get(unitKey(unit)) as [AgreementDialogue, AgreementDialogue])[1].finalEmotion),
+  );
   const meansA = finalsA.map(mean);
   const meansB = finalsB.map(mean);
   const ranksA = descendingRanks(meansA);
   const ranksB = descendingRanks(meansB);
-  const agents = sharedAgents.map((agent, index) => ({ agent, meanA: meansA[index] as number, meanB: meansB[index] as number, rankA: ranksA[index] as number, rankB: ranksB[index] as number }));
+  const agents = sharedAgents.map((agent, index) => ({
+    agent,
+    meanA: meansA[index] as number,
+    meanB: meansB[index] as number,
+    rankA: ranksA[index] as number,
+    rankB: ranksB[index] as number,
+  }));
   if (sharedAgents.length < MIN_AGENTS_FOR_RANKING) {
-    notes.push(`only ${sharedAgents.length} shared agent(s): no rank correlation is given (at least ${MIN_AGENTS_FOR_RANKING} are needed; with two it is always ±1)`);
+    notes.push(
+      `only ${sharedAgents.length} shared agent(s): no rank correlation is given (at least ${MIN_AGENTS_FOR_RANKING} are needed; with two it is always ±1)`,
+    );
     return { units: units.length, agents, spearman: null, kendall: null, sameOrder: null };
   }
   const seedOf = deriveSeed(seed, "agreement", a.label, b.label, "rank");
   const spearmanResult = rankCorrelation(finalsA, finalsB, (x, y) => spearman(x, y).rho, seedOf, resamples);
   const kendallResult = rankCorrelation(finalsA, finalsB, (x, y) => kendallTauB(x, y).tau, seedOf, resamples);
-  if (spearmanResult === null) notes.push("the shared agents' means are all equal under one simulated user, so their ranks cannot correlate; no rank correlation is given");
+  if (spearmanResult === null)
+    notes.push(
+      "the shared agents' means are all equal under one simulated user, so their ranks cannot correlate; no rank correlation is given",
+    );
   else {
     if (units.length < 2) notes.push("only one (scenario, repeat) unit is shared by every agent: the rank correlations have no interval");
-    if (spearmanResult.undefinedResamples > 0) notes.push(`the rank correlations were undefined in ${spearmanResult.undefinedResamples} of ${resamples} resamples (tied means) and are left out of their intervals`);
+    if (spearmanResult.undefinedResamples > 0)
+      notes.push(
+        `the rank correlations were undefined in ${spearmanResult.undefinedResamples} of ${resamples} resamples (tied means) and are left out of their intervals`,
+      );
   }
   return {
     units: units.length,
@@ -286,14 +335,22 @@ export function agreementReport(users: readonly SimulatedUserResults[], options:
     labels.add(user.label);
   }
   const pairs: PairAgreement[] = [];
-  for (let i = 0; i < users.length; i++) for (let j = i + 1; j < users.length; j++) pairs.push(pairAgreement(users[i] as SimulatedUserResults, users[j] as SimulatedUserResults, options));
+  for (let i = 0; i < users.length; i++)
+    for (let j = i + 1; j < users.length; j++)
+      pairs.push(pairAgreement(users[i] as SimulatedUserResults, users[j] as SimulatedUserResults, options));
   return {
     format: 1,
     seed: options.seed,
     resamples: options.resamples ?? DEFAULT_AGREEMENT_RESAMPLES,
     users: users.map((user) => {
       const scored = user.dialogues.filter((dialogue) => dialogue.status === "done");
-      return { label: user.label, sources: user.sources, dialogues: scored.length, errors: user.dialogues.length - scored.length, agents: [...new Set(scored.map((dialogue) => dialogue.condition))] };
+      return {
+        label: user.label,
+        sources: user.sources,
+        dialogues: scored.length,
+        errors: user.dialogues.length - scored.length,
+        agents: [...new Set(scored.map((dialogue) => dialogue.condition))],
+      };
     }),
     pairs,
   };

@@ -8,11 +8,33 @@ import { mannWhitneyU } from "../stats/mann-whitney.js";
 import { wilcoxonSignedRank } from "../stats/wilcoxon.js";
 import { compareConditions, matchScenarioMeans } from "./compare-conditions.js";
 
-function record(condition: string, scenarioId: string, repeat: number, emotion: number, endReason: DialogueRecord["endReason"] = "max_turns", chars = 100): DialogueRow {
+function record(
+  condition: string,
+  scenarioId: string,
+  repeat: number,
+  emotion: number,
+  endReason: DialogueRecord["endReason"] = "max_turns",
+  chars = 100,
+): DialogueRow {
   return dialogueRow({
-    id: `${condition}/${scenarioId}/${repeat}`, condition, scenarioId, type: "escalation", repeat, seed: 1, status: "done", endReason, preset: "aeb", manipulationTurn: 1,
+    id: `${condition}/${scenarioId}/${repeat}`,
+    condition,
+    scenarioId,
+    type: "escalation",
+    repeat,
+    seed: 1,
+    status: "done",
+    endReason,
+    preset: "aeb",
+    manipulationTurn: 1,
     opening: { text: "x", emotion: 50 },
-    turns: [{ index: 1, agent: { text: "a".repeat(chars), chars }, user: { text: "u", emotion, delta: 0, simulatorDelta: 0, adjustments: [], flags: [], hid: emotion > 50 ? "yes" : "no" } }],
+    turns: [
+      {
+        index: 1,
+        agent: { text: "a".repeat(chars), chars },
+        user: { text: "u", emotion, delta: 0, simulatorDelta: 0, adjustments: [], flags: [], hid: emotion > 50 ? "yes" : "no" },
+      },
+    ],
     final: { emotion, fs: emotion / 100 },
   });
 }
@@ -21,21 +43,31 @@ const fs = (r: DialogueRow) => r.metrics.fs;
 
 describe("compareConditions", () => {
   const records = [
-    ...[60, 70, 80, 90].flatMap((e, i) => [record("good", `s${i}`, 0, e, "max_turns", 100 + i), record("good", `s${i}`, 1, e - 5, "max_turns", 90 + i)]),
-    ...[20, 30, 50, 40].flatMap((e, i) => [record("poor", `s${i}`, 0, e, i === 0 ? "collapse" : "max_turns", 80 + i), record("poor", `s${i}`, 1, e + 5, "collapse", 70 + i)]),
+    ...[60, 70, 80, 90].flatMap((e, i) => [
+      record("good", `s${i}`, 0, e, "max_turns", 100 + i),
+      record("good", `s${i}`, 1, e - 5, "max_turns", 90 + i),
+    ]),
+    ...[20, 30, 50, 40].flatMap((e, i) => [
+      record("poor", `s${i}`, 0, e, i === 0 ? "collapse" : "max_turns", 80 + i),
+      record("poor", `s${i}`, 1, e + 5, "collapse", 70 + i),
+    ]),
     record("third", "s0", 0, 55),
   ];
   const result = compareConditions(records, ["good", "poor", "third"], { fs }, { seed: 3 });
 
   it("runs the paper's Mann-Whitney over dialogues, as the stats module computes it", () => {
     const row = result.comparisons.find((c) => c.test === "mannwhitney" && c.a === "good" && c.b === "poor")!;
-    const direct = mannWhitneyU(records.filter((r) => r.condition === "good").map(fs), records.filter((r) => r.condition === "poor").map(fs));
+    const direct = mannWhitneyU(
+      records.filter((r) => r.condition === "good").map(fs),
+      records.filter((r) => r.condition === "poor").map(fs),
+    );
     expect(row).toMatchObject({ metric: "fs", n: 16, p: direct.p, r: direct.rankBiserial });
     expect(row.r).toBeGreaterThan(0); // the first condition (good) is higher
   });
 
   it("gives r one sign for both tests: positive when the first-named condition scores higher (docs/statistics.md)", () => {
-    const of = (test: string, a: string, b: string) => result.comparisons.find((c) => c.metric === "fs" && c.test === test && c.a === a && c.b === b)!;
+    const of = (test: string, a: string, b: string) =>
+      result.comparisons.find((c) => c.metric === "fs" && c.test === test && c.a === a && c.b === b)!;
     // good is above poor on 63 of the 64 pairs of dialogues (one pair ties at 0.55), and on every scenario's mean.
     expect(of("mannwhitney", "good", "poor").r).toBe(63 / 64);
     expect(of("wilcoxon", "good", "poor").r).toBe(1);
@@ -58,7 +90,11 @@ describe("compareConditions", () => {
   });
 
   it("runs Wilcoxon on per-scenario means of the scenarios both ran", () => {
-    const matched = matchScenarioMeans(records.filter((r) => r.condition === "good"), records.filter((r) => r.condition === "poor"), fs);
+    const matched = matchScenarioMeans(
+      records.filter((r) => r.condition === "good"),
+      records.filter((r) => r.condition === "poor"),
+      fs,
+    );
     expect(matched.scenarios).toEqual(["s0", "s1", "s2", "s3"]);
     expect(matched.a[0]).toBeCloseTo(0.575, 12);
     const row = result.comparisons.find((c) => c.test === "wilcoxon" && c.a === "good" && c.b === "poor")!;
@@ -74,7 +110,11 @@ describe("compareConditions", () => {
 
   it("gives each matched test the mean matched difference a - b with a seeded bootstrap interval", () => {
     const row = result.comparisons.find((c) => c.metric === "fs" && c.test === "wilcoxon" && c.a === "good" && c.b === "poor")!;
-    const matched = matchScenarioMeans(records.filter((r) => r.condition === "good"), records.filter((r) => r.condition === "poor"), fs);
+    const matched = matchScenarioMeans(
+      records.filter((r) => r.condition === "good"),
+      records.filter((r) => r.condition === "poor"),
+      fs,
+    );
     const differences = matched.a.map((value, index) => value - matched.b[index]!);
     expect(row.difference).toEqual(bootstrapMeanCI(differences, { seed: deriveSeed(3, "difference", "fs", "wilcoxon", "good", "poor") }));
     expect(row.difference!.mean).toBeCloseTo(0.725 - 0.375, 12);
@@ -113,9 +153,12 @@ describe("compareConditions with a reference condition", () => {
   // Sixteen conditions on 12 scenarios: the reference is clearly better than a harmful one; the
   // other 14 are alike. Over all 120 pairs Holm would multiply the smallest p by 120.
   const scenarios = Array.from({ length: 12 }, (_, index) => `s${index}`);
-  const level = (condition: string, index: number) => (condition === "attuned" ? 80 : condition === "insulting" ? 60 : 50 + ((index * 7 + condition.length) % 11));
+  const level = (condition: string, index: number) =>
+    condition === "attuned" ? 80 : condition === "insulting" ? 60 : 50 + ((index * 7 + condition.length) % 11);
   const names = ["attuned", "insulting", ...Array.from({ length: 14 }, (_, index) => `other${index}`)];
-  const rows = names.flatMap((condition) => scenarios.map((scenario, index) => record(condition, scenario, 0, level(condition, index) + (index % 3))));
+  const rows = names.flatMap((condition) =>
+    scenarios.map((scenario, index) => record(condition, scenario, 0, level(condition, index) + (index % 3))),
+  );
   const withReference = compareConditions(rows, names, { fs }, { seed: 9, reference: "attuned" });
   const without = compareConditions(rows, names, { fs }, { seed: 9 });
 
@@ -132,7 +175,8 @@ describe("compareConditions with a reference condition", () => {
   });
 
   it("keeps the raw p and makes the reference comparisons' Holm p smaller than over every pair", () => {
-    const of = (set: typeof withReference, b: string) => set.comparisons.find((c) => c.metric === "fs" && c.test === "wilcoxon" && c.a === "attuned" && c.b === b)!;
+    const of = (set: typeof withReference, b: string) =>
+      set.comparisons.find((c) => c.metric === "fs" && c.test === "wilcoxon" && c.a === "attuned" && c.b === b)!;
     expect(of(withReference, "insulting").p).toBe(of(without, "insulting").p);
     expect(of(withReference, "insulting").pHolm).toBeLessThan(of(without, "insulting").pHolm);
     // The pair's orientation is the condition order, whichever is the reference: a - b stays a - b.
@@ -143,7 +187,8 @@ describe("compareConditions with a reference condition", () => {
   });
 
   it("draws each difference interval from a seed of the run seed, the metric, the test and the pair", () => {
-    const pick = (set: typeof withReference) => set.comparisons.find((c) => c.metric === "fs" && c.test === "wilcoxon" && c.a === "attuned" && c.b === "other3")!.difference!;
+    const pick = (set: typeof withReference) =>
+      set.comparisons.find((c) => c.metric === "fs" && c.test === "wilcoxon" && c.a === "attuned" && c.b === "other3")!.difference!;
     const reseeded = compareConditions(rows, names, { fs }, { seed: 10, reference: "attuned" });
     expect(pick(reseeded).mean).toBe(pick(withReference).mean);
     expect(pick(reseeded).ci95).not.toEqual(pick(withReference).ci95);
@@ -152,7 +197,10 @@ describe("compareConditions with a reference condition", () => {
 
 describe("compareConditions on degenerate data", () => {
   it("notes an undefined test instead of reporting a NaN p-value", () => {
-    const flat = [...Array.from({ length: 20 }, (_, i) => record("a", `s${i}`, 0, 50)), ...Array.from({ length: 20 }, (_, i) => record("b", `s${i}`, 0, 50))];
+    const flat = [
+      ...Array.from({ length: 20 }, (_, i) => record("a", `s${i}`, 0, 50)),
+      ...Array.from({ length: 20 }, (_, i) => record("b", `s${i}`, 0, 50)),
+    ];
     const result = compareConditions(flat, ["a", "b"], { fs }, { seed: 3 });
     for (const row of result.comparisons) {
       expect(Number.isFinite(row.p)).toBe(true);

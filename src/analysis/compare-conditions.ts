@@ -56,7 +56,12 @@ const finite = (value: number) => (Number.isFinite(value) ? value : null);
  * family, every other pair another (docs/statistics.md, "Families"), so a run of many conditions
  * does not dilute the comparisons a reader came for. Too little data gives a note, never a number.
  */
-export function compareConditions(rows: readonly DialogueRow[], conditionOrder: readonly string[], metrics: Record<string, MetricReader<DialogueRow>>, options: ComparisonOptions): ComparisonSet {
+export function compareConditions(
+  rows: readonly DialogueRow[],
+  conditionOrder: readonly string[],
+  metrics: Record<string, MetricReader<DialogueRow>>,
+  options: ComparisonOptions,
+): ComparisonSet {
   return compareDialogues(rows, conditionOrder, metrics, (row) => row.metrics, options);
 }
 
@@ -66,14 +71,22 @@ function matchedDifference(differences: readonly number[], seed: number): MeanWi
   return bootstrapMeanCI(differences, { seed });
 }
 
-function compareDialogues<T extends ComparableDialogue>(records: readonly T[], conditionOrder: readonly string[], metrics: Record<string, MetricReader<T>>, lengthAndFs: LengthAndFs<T>, options: ComparisonOptions): ComparisonSet {
+function compareDialogues<T extends ComparableDialogue>(
+  records: readonly T[],
+  conditionOrder: readonly string[],
+  metrics: Record<string, MetricReader<T>>,
+  lengthAndFs: LengthAndFs<T>,
+  options: ComparisonOptions,
+): ComparisonSet {
   const reference = options.reference ?? null;
-  const familyOf = (a: string, b: string): ComparisonFamily => (reference !== null && (a === reference || b === reference) ? "reference" : "other");
+  const familyOf = (a: string, b: string): ComparisonFamily =>
+    reference !== null && (a === reference || b === reference) ? "reference" : "other";
   const differenceSeed = (metric: string, test: string, a: string, b: string) => deriveSeed(options.seed, "difference", metric, test, a, b);
   const scored = records.filter((record) => record.status === "done");
   const byCondition = new Map(conditionOrder.map((name) => [name, scored.filter((record) => record.condition === name)]));
   const pairs: Array<[string, string]> = [];
-  for (let i = 0; i < conditionOrder.length; i += 1) for (let j = i + 1; j < conditionOrder.length; j += 1) pairs.push([conditionOrder[i] as string, conditionOrder[j] as string]);
+  for (let i = 0; i < conditionOrder.length; i += 1)
+    for (let j = i + 1; j < conditionOrder.length; j += 1) pairs.push([conditionOrder[i] as string, conditionOrder[j] as string]);
   const notes: string[] = [];
   const raw: Array<Omit<Comparison, "pHolm" | "family">> = [];
 
@@ -84,10 +97,23 @@ function compareDialogues<T extends ComparableDialogue>(records: readonly T[], c
       const valuesA = recordsA.map(read).filter((value): value is number => value !== null);
       const valuesB = recordsB.map(read).filter((value): value is number => value !== null);
       if (valuesA.length < 2 || valuesB.length < 2) {
-        if (valuesA.length + valuesB.length > 0) notes.push(`${metric} ${a} vs ${b}: too few dialogues (${valuesA.length} and ${valuesB.length}) for a test`);
+        if (valuesA.length + valuesB.length > 0)
+          notes.push(`${metric} ${a} vs ${b}: too few dialogues (${valuesA.length} and ${valuesB.length}) for a test`);
       } else {
         const test = mannWhitneyU(valuesA, valuesB);
-        raw.push({ metric, test: "mannwhitney", a, b, n: valuesA.length + valuesB.length, p: test.p, r: finite(test.rankBiserial), effectR: finite(test.effectR), meanA: mean(valuesA), meanB: mean(valuesB), method: test.method });
+        raw.push({
+          metric,
+          test: "mannwhitney",
+          a,
+          b,
+          n: valuesA.length + valuesB.length,
+          p: test.p,
+          r: finite(test.rankBiserial),
+          effectR: finite(test.effectR),
+          meanA: mean(valuesA),
+          meanB: mean(valuesB),
+          method: test.method,
+        });
       }
       const matched = matchScenarioMeans(recordsA, recordsB, read);
       if (matched.a.length === 0) {
@@ -98,7 +124,17 @@ function compareDialogues<T extends ComparableDialogue>(records: readonly T[], c
         const test = wilcoxonSignedRank(matched.a, matched.b);
         const differences = matched.a.map((value, index) => value - (matched.b[index] as number));
         raw.push({
-          metric, test: "wilcoxon", a, b, n: matched.a.length, p: test.p, r: finite(test.matchedPairsRankBiserial), effectR: finite(test.effectR), meanA: mean(matched.a), meanB: mean(matched.b), method: test.method,
+          metric,
+          test: "wilcoxon",
+          a,
+          b,
+          n: matched.a.length,
+          p: test.p,
+          r: finite(test.matchedPairsRankBiserial),
+          effectR: finite(test.effectR),
+          meanA: mean(matched.a),
+          meanB: mean(matched.b),
+          method: test.method,
           difference: matchedDifference(differences, differenceSeed(metric, "wilcoxon", a, b)),
         });
       }
@@ -113,14 +149,26 @@ function compareDialogues<T extends ComparableDialogue>(records: readonly T[], c
     const test = mcnemarFromPairs(collapsedA, collapsedB);
     const differences = collapsedA.map((collapsed, index) => Number(collapsed) - Number(collapsedB[index]));
     raw.push({
-      metric: "collapse", test: "mcnemar", a, b, n: pairsMatched.length, p: test.p, r: null, effectR: null, meanA: mean(collapsedA.map(Number)), meanB: mean(collapsedB.map(Number)), discordant: { aOnly: test.b, bOnly: test.c },
+      metric: "collapse",
+      test: "mcnemar",
+      a,
+      b,
+      n: pairsMatched.length,
+      p: test.p,
+      r: null,
+      effectR: null,
+      meanA: mean(collapsedA.map(Number)),
+      meanB: mean(collapsedB.map(Number)),
+      discordant: { aOnly: test.b, bOnly: test.c },
       difference: matchedDifference(differences, differenceSeed("collapse", "mcnemar", a, b)),
     });
   }
 
   // A test can be undefined (every value tied, every difference zero): say so, never print a NaN p.
   for (const row of raw.filter((candidate) => !Number.isFinite(candidate.p))) {
-    notes.push(`${row.metric} ${row.test} ${row.a} vs ${row.b}: the test is undefined for these data (all values tied or all differences zero)`);
+    notes.push(
+      `${row.metric} ${row.test} ${row.a} vs ${row.b}: the test is undefined for these data (all values tied or all differences zero)`,
+    );
   }
   const families = new Map<string, Array<Omit<Comparison, "pHolm">>>();
   const comparisons: Comparison[] = [];
@@ -131,14 +179,26 @@ function compareDialogues<T extends ComparableDialogue>(records: readonly T[], c
   for (const family of families.values()) {
     const adjusted = holmAdjust(family.map((row) => row.p));
     // pHolm before the fields added later, so older readers find the rows as they were.
-    family.forEach(({ family: name, difference, ...row }, index) => comparisons.push({ ...row, pHolm: adjusted[index] as number, family: name, ...(difference === undefined ? {} : { difference }) }));
+    family.forEach(({ family: name, difference, ...row }, index) =>
+      comparisons.push({ ...row, pHolm: adjusted[index] as number, family: name, ...(difference === undefined ? {} : { difference }) }),
+    );
   }
-  comparisons.sort((x, y) => [x.metric, x.test].join("/").localeCompare([y.metric, y.test].join("/")) || conditionOrder.indexOf(x.a) - conditionOrder.indexOf(y.a) || conditionOrder.indexOf(x.b) - conditionOrder.indexOf(y.b));
+  comparisons.sort(
+    (x, y) =>
+      [x.metric, x.test].join("/").localeCompare([y.metric, y.test].join("/")) ||
+      conditionOrder.indexOf(x.a) - conditionOrder.indexOf(y.a) ||
+      conditionOrder.indexOf(x.b) - conditionOrder.indexOf(y.b),
+  );
 
   return { comparisons, lengthConfound: lengthConfoundRows(pairs, byCondition, notes, lengthAndFs), notes };
 }
 
-function lengthConfoundRows<T>(pairs: Array<[string, string]>, byCondition: Map<string, T[]>, notes: string[], lengthAndFs: LengthAndFs<T>): LengthConfoundRow[] {
+function lengthConfoundRows<T>(
+  pairs: Array<[string, string]>,
+  byCondition: Map<string, T[]>,
+  notes: string[],
+  lengthAndFs: LengthAndFs<T>,
+): LengthConfoundRow[] {
   const rows: LengthConfoundRow[] = [];
   for (const [a, b] of pairs) {
     const metricsA = (byCondition.get(a) ?? []).map((dialogue) => lengthAndFs(dialogue));
@@ -152,7 +212,13 @@ function lengthConfoundRows<T>(pairs: Array<[string, string]>, byCondition: Map<
     const base = { a, b, rhoA: rho(lengthA, fsA), rhoB: rho(lengthB, fsB) };
     try {
       const result = lengthConfound(fsA, fsB, lengthA, lengthB);
-      rows.push({ ...base, coefficient: result.unadjusted.coefficient, p: result.unadjusted.p, coefficientAdjusted: result.adjusted.coefficient, pAdjusted: result.adjusted.p });
+      rows.push({
+        ...base,
+        coefficient: result.unadjusted.coefficient,
+        p: result.unadjusted.p,
+        coefficientAdjusted: result.adjusted.coefficient,
+        pAdjusted: result.adjusted.p,
+      });
     } catch (error) {
       const message = (error as Error).message;
       notes.push(`length confound ${a} vs ${b}: ${message}`);
@@ -164,7 +230,11 @@ function lengthConfoundRows<T>(pairs: Array<[string, string]>, byCondition: Map<
 }
 
 /** Per-scenario means of the scenarios both conditions ran, in scenario order. */
-export function matchScenarioMeans<T extends ComparableDialogue = DialogueRow>(recordsA: readonly T[], recordsB: readonly T[], read: MetricReader<T>): { scenarios: string[]; a: number[]; b: number[] } {
+export function matchScenarioMeans<T extends ComparableDialogue = DialogueRow>(
+  recordsA: readonly T[],
+  recordsB: readonly T[],
+  read: MetricReader<T>,
+): { scenarios: string[]; a: number[]; b: number[] } {
   const meansOf = (records: readonly T[]) => {
     const values = new Map<string, number[]>();
     for (const record of records) {
@@ -176,7 +246,11 @@ export function matchScenarioMeans<T extends ComparableDialogue = DialogueRow>(r
   const meansA = meansOf(recordsA);
   const meansB = meansOf(recordsB);
   const scenarios = [...meansA.keys()].filter((scenario) => meansB.has(scenario)).sort();
-  return { scenarios, a: scenarios.map((scenario) => meansA.get(scenario) as number), b: scenarios.map((scenario) => meansB.get(scenario) as number) };
+  return {
+    scenarios,
+    a: scenarios.map((scenario) => meansA.get(scenario) as number),
+    b: scenarios.map((scenario) => meansB.get(scenario) as number),
+  };
 }
 
 /** Dialogue pairs matched by scenario and repeat. */

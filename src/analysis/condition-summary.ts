@@ -55,13 +55,24 @@ export function summariseCondition(
       return list.length === 0 ? null : mean(list);
     };
     const judgeErrors = scored.reduce((sum, row) => sum + (row.ecs[judge]?.errors ?? 0), 0);
-    ecsByJudge[judge] = { mean: values.length === 0 ? null : meanWithCI(values, deriveSeed(runSeed, name, "ecs", judge)), before: part("before"), after: part("after"), drop: part("drop"), judged: values.length, judgeErrors };
+    ecsByJudge[judge] = {
+      mean: values.length === 0 ? null : meanWithCI(values, deriveSeed(runSeed, name, "ecs", judge)),
+      before: part("before"),
+      after: part("after"),
+      drop: part("drop"),
+      judged: values.length,
+      judgeErrors,
+    };
   }
   const hidByJudge: ConditionSummary["hidByJudge"] = {};
   for (const judge of judges.hid) {
     const values = scored.map((row) => rowHid(row, judge)).filter((value): value is number => value !== null);
     const judgeErrors = scored.filter((row) => row.hid[judge]?.error === true).length;
-    hidByJudge[judge] = { mean: values.length === 0 ? null : meanWithCI(values, deriveSeed(runSeed, name, "hid", judge)), judged: values.length, judgeErrors };
+    hidByJudge[judge] = {
+      mean: values.length === 0 ? null : meanWithCI(values, deriveSeed(runSeed, name, "hid", judge)),
+      judged: values.length,
+      judgeErrors,
+    };
   }
   // The headline ECS is a model judge's only (analysis/ecs-judges.ts); a heuristic stays in ecsByJudge.
   const primaryEcs = judges.headlineEcs === null ? undefined : ecsByJudge[judges.headlineEcs];
@@ -69,7 +80,10 @@ export function summariseCondition(
     name,
     n: scored.length,
     errors: rows.length - scored.length,
-    fs: meanWithCI(metrics.map((metric) => metric.fs), deriveSeed(runSeed, name, "fs")),
+    fs: meanWithCI(
+      metrics.map((metric) => metric.fs),
+      deriveSeed(runSeed, name, "fs"),
+    ),
     collapseRate: scored.length === 0 ? Number.NaN : collapses / scored.length,
     collapseCi95: scored.length === 0 ? null : wilsonInterval(collapses, scored.length),
     hid: hids.length === 0 ? null : meanWithCI(hids, deriveSeed(runSeed, name, "hid")),

@@ -77,7 +77,9 @@ export function ecsMetricName(name: string, headline: string | null): string {
 /** The note that says why the headline ECS is n/a although ECS judges ran, or null when there is a model judge (or no judge). */
 export function noModelJudgeNote(kinds: EcsJudgeKinds): string | null {
   if (kinds.headline !== null || kinds.heuristics.length === 0) return null;
-  const named = kinds.heuristics.map((heuristic) => `${heuristic.name} is the ${heuristic.label}, which ${heuristic.description}`).join("; ");
+  const named = kinds.heuristics
+    .map((heuristic) => `${heuristic.name} is the ${heuristic.label}, which ${heuristic.description}`)
+    .join("; ");
   const plural = kinds.heuristics.length > 1;
   return `ECS is n/a (no model judge): ${named}. ${plural ? "Their scores are" : "Its scores are"} in the ECS section under ${plural ? "those names" : "that name"}, never the headline ECS; add an LLM ECS judge (judges.ecs, kind: llm) for a headline ECS.`;
 }

@@ -14,7 +14,14 @@ export function errorCauses(rows: readonly DialogueRow[]): ErrorCause[] {
     const error: DialogueError = row.error ?? { kind: "unexpected", stage: "unknown", message: "(no message recorded)", retryable: false };
     const key = `${error.kind}\u0000${error.stage}`;
     const cause = causes.get(key);
-    if (cause === undefined) causes.set(key, { kind: error.kind, stage: error.stage, count: 1, retryable: error.retryable, example: { dialogueId: row.id, message: error.message } });
+    if (cause === undefined)
+      causes.set(key, {
+        kind: error.kind,
+        stage: error.stage,
+        count: 1,
+        retryable: error.retryable,
+        example: { dialogueId: row.id, message: error.message },
+      });
     else cause.count += 1;
   }
   // Most frequent first; ties in the order their first dialogue comes (the rows' order).

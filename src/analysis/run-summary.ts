@@ -35,7 +35,9 @@ export interface SummaryOptions {
 export function resolveReference(requested: string | undefined, conditions: readonly string[], source = "report.reference"): string | null {
   if (requested !== undefined) {
     if (!conditions.includes(requested)) {
-      throw new ConfigError(`${source} names condition "${requested}", which this run does not have (its conditions: ${conditions.join(", ") || "none"}); name one of them, or leave it out to compare against ${DEFAULT_REFERENCE_CONDITION} when the run has it`);
+      throw new ConfigError(
+        `${source} names condition "${requested}", which this run does not have (its conditions: ${conditions.join(", ") || "none"}); name one of them, or leave it out to compare against ${DEFAULT_REFERENCE_CONDITION} when the run has it`,
+      );
     }
     return requested;
   }
@@ -43,7 +45,9 @@ export function resolveReference(requested: string | undefined, conditions: read
 }
 
 /** Judge names found on the dialogues, in order of first appearance (for runs judged after the fact). */
-export function judgesOf(dialogues: ReadonlyArray<{ ecs?: Readonly<Record<string, unknown>> | undefined; hid?: Readonly<Record<string, unknown>> | undefined }>): { ecs: string[]; hid: string[] } {
+export function judgesOf(
+  dialogues: ReadonlyArray<{ ecs?: Readonly<Record<string, unknown>> | undefined; hid?: Readonly<Record<string, unknown>> | undefined }>,
+): { ecs: string[]; hid: string[] } {
   const ecs = new Set<string>();
   const hid = new Set<string>();
   for (const dialogue of dialogues) {
@@ -67,7 +71,10 @@ export function summariseRun(rows: readonly DialogueRow[], options: SummaryOptio
     hid: [...configured.hid, ...found.hid.filter((name) => !configured.hid.includes(name))],
   };
   const ecsKinds = classifyEcsJudges(sorted, judges.ecs);
-  const names = [...options.conditionOrder, ...new Set(sorted.map((row) => row.condition).filter((name) => !options.conditionOrder.includes(name)))];
+  const names = [
+    ...options.conditionOrder,
+    ...new Set(sorted.map((row) => row.condition).filter((name) => !options.conditionOrder.includes(name))),
+  ];
   const conditions = names
     .map((name) =>
       summariseCondition(
@@ -82,7 +89,8 @@ export function summariseRun(rows: readonly DialogueRow[], options: SummaryOptio
   const noModelJudge = noModelJudgeNote(ecsKinds);
   if (noModelJudge !== null) notes.push(noModelJudge);
   for (const condition of conditions) {
-    if (condition.errors > 0) notes.push(`${condition.name}: ${condition.errors} dialogue(s) ended in error and are excluded from every statistic`);
+    if (condition.errors > 0)
+      notes.push(`${condition.name}: ${condition.errors} dialogue(s) ended in error and are excluded from every statistic`);
     if (condition.n < 2) notes.push(`${condition.name}: only ${condition.n} scored dialogue(s); no interval is given`);
   }
   const metrics: Record<string, MetricReader<DialogueRow>> = { fs: (row) => row.metrics.fs, hid: (row) => row.metrics.hid };
@@ -92,7 +100,9 @@ export function summariseRun(rows: readonly DialogueRow[], options: SummaryOptio
   const conditionNames = conditions.map((condition) => condition.name);
   let reference: string | null;
   if (options.reference !== undefined && !conditionNames.includes(options.reference)) {
-    notes.push(`the reference condition ${options.reference} has no dialogue in this run: every comparison is in one Holm family (no reference family)`);
+    notes.push(
+      `the reference condition ${options.reference} has no dialogue in this run: every comparison is in one Holm family (no reference family)`,
+    );
     reference = null;
   } else reference = resolveReference(options.reference, conditionNames);
   const compared = compareConditions(
@@ -107,7 +117,11 @@ export function summariseRun(rows: readonly DialogueRow[], options: SummaryOptio
     seed: options.seed,
     reference,
     repeats: options.repeats,
-    judges: { ...judges, headlineEcs: ecsKinds.headline, heuristicEcs: Object.fromEntries(ecsKinds.heuristics.map((heuristic) => [heuristic.name, heuristic.id])) },
+    judges: {
+      ...judges,
+      headlineEcs: ecsKinds.headline,
+      heuristicEcs: Object.fromEntries(ecsKinds.heuristics.map((heuristic) => [heuristic.name, heuristic.id])),
+    },
     scenarios: new Set(sorted.map((row) => row.scenarioId)).size,
     dialogues: sorted.length,
     errors: sorted.filter((row) => row.status === "error").length,

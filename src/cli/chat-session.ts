@@ -95,7 +95,13 @@ interface RubricItem {
 function rubricItems(appraisal: Record<string, unknown> | undefined): RubricItem[] {
   const items = appraisal?.items;
   if (!Array.isArray(items)) return [];
-  return items.filter((item): item is RubricItem => typeof item === "object" && item !== null && typeof (item as RubricItem).id === "string" && typeof (item as RubricItem).value === "number");
+  return items.filter(
+    (item): item is RubricItem =>
+      typeof item === "object" &&
+      item !== null &&
+      typeof (item as RubricItem).id === "string" &&
+      typeof (item as RubricItem).value === "number",
+  );
 }
 
 /** The reasons an LLM user gave (`appraisal.reasons`), when it gave a list of them. */
@@ -114,12 +120,18 @@ const signed = (value: number) => (value > 0 ? `+${value}` : String(value));
 export function revealTurn(turn: TurnRecord, before: number): string {
   if (!isAppraised(turn)) return `  [not appraised: the preset stops before the user reads this reply; emotion stays ${turn.user.emotion}]`;
   const { user } = turn;
-  const lines = [`  [emotion ${before} -> ${user.emotion} (${signed(user.delta)}), state ${emotionState(user.emotion)}; the simulated user proposed ${signed(user.simulatorDelta)}]`];
-  for (const item of rubricItems(user.appraisal)) lines.push(`  [rubric ${item.id} ${signed(item.value)}${item.description !== undefined ? `: ${item.description}` : ""}]`);
+  const lines = [
+    `  [emotion ${before} -> ${user.emotion} (${signed(user.delta)}), state ${emotionState(user.emotion)}; the simulated user proposed ${signed(user.simulatorDelta)}]`,
+  ];
+  for (const item of rubricItems(user.appraisal))
+    lines.push(`  [rubric ${item.id} ${signed(item.value)}${item.description !== undefined ? `: ${item.description}` : ""}]`);
   const drift = user.appraisal?.drift;
   if (typeof drift === "number" && drift !== 0) lines.push(`  [drift ${signed(drift)}: the user's own trend, whatever the reply]`);
   for (const reason of statedReasons(user.appraisal)) lines.push(`  [reason: ${reason}]`);
-  for (const adjustment of user.adjustments) lines.push(`  [adjustment ${adjustment.kind} ${signed(adjustment.value)}${adjustment.evidence !== undefined ? `: ${adjustment.evidence}` : ""}]`);
+  for (const adjustment of user.adjustments)
+    lines.push(
+      `  [adjustment ${adjustment.kind} ${signed(adjustment.value)}${adjustment.evidence !== undefined ? `: ${adjustment.evidence}` : ""}]`,
+    );
   if (user.flags.length > 0) lines.push(`  [flags: ${user.flags.join(", ")}]`);
   if (user.hid !== undefined) lines.push(`  [addressed what the user needs but never said: ${user.hid}]`);
   return lines.join("\n");
@@ -139,7 +151,9 @@ export async function chatSession(options: ChatOptions): Promise<DialogueRecord 
   let reveal = options.reveal;
   let before = options.preset.start;
   const describeScenario = () => {
-    write(`Scenario ${scenario.id} (${scenario.type}, preset ${options.preset.name}, up to ${options.preset.maxTurns} replies). You are the listener.`);
+    write(
+      `Scenario ${scenario.id} (${scenario.type}, preset ${options.preset.name}, up to ${options.preset.maxTurns} replies). You are the listener.`,
+    );
     if (scenario.type !== "cooperative") write(`The user: ${scenario.persona.description}`);
   };
   /** Runs a command line; returns true when the person asked to stop. */

@@ -21,7 +21,9 @@ export function nonNegativeInteger(value: string): number {
 export function seedValue(value: string): number {
   const parsed = Number(value);
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed)) {
-    throw new InvalidArgumentError(`expected a seed, a whole number from 0 to ${Number.MAX_SAFE_INTEGER} (2^53 - 1; larger ones cannot be held exactly), got "${value}"`);
+    throw new InvalidArgumentError(
+      `expected a seed, a whole number from 0 to ${Number.MAX_SAFE_INTEGER} (2^53 - 1; larger ones cannot be held exactly), got "${value}"`,
+    );
   }
   return parsed;
 }
@@ -35,6 +37,7 @@ export function positiveNumber(value: string): number {
 /** A name shown in tables (a simulated user, a label): not empty, one line. */
 export function displayName(value: string): string {
   const trimmed = value.trim();
-  if (trimmed === "" || /[\r\n]/u.test(trimmed)) throw new InvalidArgumentError(`expected a non-empty name on one line, got ${JSON.stringify(value)}`);
+  if (trimmed === "" || /[\r\n]/u.test(trimmed))
+    throw new InvalidArgumentError(`expected a non-empty name on one line, got ${JSON.stringify(value)}`);
   return trimmed;
 }

@@ -29,7 +29,10 @@ describe("RunProgress", () => {
     progress.tick(false);
     progress.stop();
     progress.stop();
-    expect(on.lines).toEqual(["progress: 0/3 dialogues to run\n", "progress: 1/3 dialogues (33%), 0 error(s), time left: estimating, 0s elapsed\n"]);
+    expect(on.lines).toEqual([
+      "progress: 0/3 dialogues to run\n",
+      "progress: 1/3 dialogues (33%), 0 error(s), time left: estimating, 0s elapsed\n",
+    ]);
     const off = recorder();
     const silent = new RunProgress({ stream: off.stream, mode: "off", intervalMs: 10, now: () => 0 });
     silent.start(3);

@@ -38,17 +38,42 @@ function parsePresetName(value: string): PresetName {
 /** The condition of `--agent-url URL --agent-model NAME`: one model under test, no config file needed. */
 function agentFromFlags(flags: RunConfigFlags): RunConfig["conditions"] {
   if (flags.agentUrl === undefined && flags.agentModel === undefined) {
-    for (const [flag, value] of [["--agent-name", flags.agentName], ["--api-key-env", flags.apiKeyEnv], ["--think", flags.think]] as const) {
+    for (const [flag, value] of [
+      ["--agent-name", flags.agentName],
+      ["--api-key-env", flags.apiKeyEnv],
+      ["--think", flags.think],
+    ] as const) {
       if (value !== undefined) throw new ConfigError(`${flag} goes with --agent-url and --agent-model`);
     }
     return [];
   }
-  if (flags.agentUrl === undefined || flags.agentModel === undefined) throw new ConfigError("give both --agent-url URL and --agent-model NAME (the model's name on that server)");
-  if (flags.config !== undefined) throw new ConfigError("--agent-url runs one agent without a config file; with --config, add the agent to the config's conditions instead");
+  if (flags.agentUrl === undefined || flags.agentModel === undefined)
+    throw new ConfigError("give both --agent-url URL and --agent-model NAME (the model's name on that server)");
+  if (flags.config !== undefined)
+    throw new ConfigError(
+      "--agent-url runs one agent without a config file; with --config, add the agent to the config's conditions instead",
+    );
   const think = flags.think === true;
-  const name = flags.agentName ?? `${flags.agentModel.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "agent"}${think ? "-think" : ""}`;
+  const name =
+    flags.agentName ??
+    `${flags.agentModel.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "agent"}${think ? "-think" : ""}`;
   const parsed = parseRunConfig(
-    { conditions: [{ name, agent: { kind: "llm", think, endpoint: { baseUrl: flags.agentUrl, model: flags.agentModel, ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}) } } }] },
+    {
+      conditions: [
+        {
+          name,
+          agent: {
+            kind: "llm",
+            think,
+            endpoint: {
+              baseUrl: flags.agentUrl,
+              model: flags.agentModel,
+              ...(flags.apiKeyEnv !== undefined ? { apiKeyEnv: flags.apiKeyEnv } : {}),
+            },
+          },
+        },
+      ],
+    },
     "--agent-url/--agent-model",
   );
   return parsed.conditions;
@@ -67,7 +92,11 @@ export function configFromFlags(flags: RunConfigFlags): RunConfig {
   if (flags.skipInvalid === true) scenarios.skipInvalid = true;
   if (flags.types !== undefined) scenarios.types = parseTypeList(flags.types);
   if (flags.preset !== undefined) scenarios.preset = parsePresetName(flags.preset);
-  if (flags.scenario !== undefined) scenarios.ids = flags.scenario.flatMap((list) => list.split(",")).map((id) => id.trim()).filter(Boolean);
+  if (flags.scenario !== undefined)
+    scenarios.ids = flags.scenario
+      .flatMap((list) => list.split(","))
+      .map((id) => id.trim())
+      .filter(Boolean);
   return {
     ...base,
     ...(agent.length > 0 ? { conditions: agent } : {}),

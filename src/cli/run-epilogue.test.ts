@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { nextStepLines, usageLines } from "./run-epilogue.js";
 
-const entry = (role: string, model: string, promptTokens: number, completionTokens: number) => ({ role, model, calls: 10, cachedCalls: 0, failedCalls: 0, requests: 10, retries: 0, promptTokens, completionTokens });
+const entry = (role: string, model: string, promptTokens: number, completionTokens: number) => ({
+  role,
+  model,
+  calls: 10,
+  cachedCalls: 0,
+  failedCalls: 0,
+  requests: 10,
+  retries: 0,
+  promptTokens,
+  completionTokens,
+});
 
 describe("the end of aeb run", () => {
   it("gives each role's tokens, and the cost at the config's prices per million tokens", () => {

@@ -28,7 +28,9 @@ export function usageLines(usage: readonly UsageEntry[] | undefined, prices: Run
       total += cost;
       priced += 1;
     }
-    lines.push(`  ${entry.role} (${entry.model}): ${number(entry.calls)} call(s)${entry.cachedCalls > 0 ? ` + ${number(entry.cachedCalls)} cached` : ""}, ${number(entry.promptTokens)} prompt + ${number(entry.completionTokens)} completion tokens${cost === undefined ? "" : `, cost ${cost.toFixed(2)}`}`);
+    lines.push(
+      `  ${entry.role} (${entry.model}): ${number(entry.calls)} call(s)${entry.cachedCalls > 0 ? ` + ${number(entry.cachedCalls)} cached` : ""}, ${number(entry.promptTokens)} prompt + ${number(entry.completionTokens)} completion tokens${cost === undefined ? "" : `, cost ${cost.toFixed(2)}`}`,
+    );
   }
   if (priced === usage.length) lines.push(`  cost in all: ${total.toFixed(2)} (config prices per million tokens)`);
   else if (priced === 0) lines.push("  (set prices: { MODEL: { promptPerMillion, completionPerMillion } } in the config for a cost)");

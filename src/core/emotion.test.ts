@@ -4,10 +4,46 @@ import { getPreset, maxAppraisedReplies, PresetSchema } from "./preset.js";
 
 describe("presets: each source's loop (docs/fidelity.md)", () => {
   it("hold the sources' rules", () => {
-    expect(getPreset("aeb")).toMatchObject({ start: 50, clamp: 10, simulatorChangeBound: null, success: 95, failure: { op: "<=", value: 10 }, maxTurns: 8, appraiseReplyAtLimit: true, endsOn: ["success", "collapse"], goodbyeWords: [] });
-    expect(getPreset("aeb-plus")).toMatchObject({ start: 50, clamp: 10, simulatorChangeBound: 10, maxTurns: 8, endsOn: ["success", "collapse", "user_left"], goodbyeWords: [] });
-    expect(getPreset("sage")).toMatchObject({ start: 40, clamp: 10, simulatorChangeBound: null, success: 100, failure: { op: "<", value: 10 }, maxTurns: 10, appraiseReplyAtLimit: false, endsOn: ["success", "collapse", "user_left"], goodbyeWords: ["再见", "拜拜"] });
-    expect(getPreset("rlver")).toMatchObject({ start: 30, clamp: null, simulatorChangeBound: null, failure: { op: "<=", value: 0 }, maxTurns: 9, appraiseReplyAtLimit: true, endsOn: ["collapse", "user_left"], goodbyeWords: ["再见", "拜拜"] });
+    expect(getPreset("aeb")).toMatchObject({
+      start: 50,
+      clamp: 10,
+      simulatorChangeBound: null,
+      success: 95,
+      failure: { op: "<=", value: 10 },
+      maxTurns: 8,
+      appraiseReplyAtLimit: true,
+      endsOn: ["success", "collapse"],
+      goodbyeWords: [],
+    });
+    expect(getPreset("aeb-plus")).toMatchObject({
+      start: 50,
+      clamp: 10,
+      simulatorChangeBound: 10,
+      maxTurns: 8,
+      endsOn: ["success", "collapse", "user_left"],
+      goodbyeWords: [],
+    });
+    expect(getPreset("sage")).toMatchObject({
+      start: 40,
+      clamp: 10,
+      simulatorChangeBound: null,
+      success: 100,
+      failure: { op: "<", value: 10 },
+      maxTurns: 10,
+      appraiseReplyAtLimit: false,
+      endsOn: ["success", "collapse", "user_left"],
+      goodbyeWords: ["再见", "拜拜"],
+    });
+    expect(getPreset("rlver")).toMatchObject({
+      start: 30,
+      clamp: null,
+      simulatorChangeBound: null,
+      failure: { op: "<=", value: 0 },
+      maxTurns: 9,
+      appraiseReplyAtLimit: true,
+      endsOn: ["collapse", "user_left"],
+      goodbyeWords: ["再见", "拜拜"],
+    });
   });
 
   it("count the replies each source appraises: the paper 8, SAGE 9 of 10, RLVER 9 (dialogue_turns > max_turns 8)", () => {
@@ -19,9 +55,22 @@ describe("presets: each source's loop (docs/fidelity.md)", () => {
   });
 
   it("reject an end listed twice or out of order, and goodbye words without user_left", () => {
-    const base = { description: "x", start: 50, clamp: 10, simulatorChangeBound: null, success: 95, failure: { op: "<=", value: 10 }, maxTurns: 8, appraiseReplyAtLimit: true, endsOn: ["success", "collapse"], goodbyeWords: [] };
+    const base = {
+      description: "x",
+      start: 50,
+      clamp: 10,
+      simulatorChangeBound: null,
+      success: 95,
+      failure: { op: "<=", value: 10 },
+      maxTurns: 8,
+      appraiseReplyAtLimit: true,
+      endsOn: ["success", "collapse"],
+      goodbyeWords: [],
+    };
     expect(PresetSchema.safeParse(base).success).toBe(true);
-    expect(PresetSchema.safeParse({ ...base, endsOn: ["collapse", "success"] }).error?.issues[0]?.message).toMatch(/in the order success, collapse, user_left/);
+    expect(PresetSchema.safeParse({ ...base, endsOn: ["collapse", "success"] }).error?.issues[0]?.message).toMatch(
+      /in the order success, collapse, user_left/,
+    );
     expect(PresetSchema.safeParse({ ...base, endsOn: ["success", "success"] }).success).toBe(false);
     expect(PresetSchema.safeParse({ ...base, goodbyeWords: ["bye"] }).error?.issues[0]?.message).toMatch(/only with user_left/);
     expect(PresetSchema.safeParse({ ...base, endsOn: ["quit"] }).success).toBe(false);

@@ -82,7 +82,9 @@ describe("scanJsonlFile", () => {
     const path = join(dir, "skip.jsonl");
     writeFileSync(path, `{"id":"a"}\nnot json, skipped\n{"id":"c"}\n{"id":"skipped-but-last"`);
     const seen: Array<{ line: number; value: unknown; offset: number }> = [];
-    const scan = scanJsonlFile(path, (value, line, offset) => seen.push({ line, value, offset }), { skip: (text) => text.includes("skipped") });
+    const scan = scanJsonlFile(path, (value, line, offset) => seen.push({ line, value, offset }), {
+      skip: (text) => text.includes("skipped"),
+    });
     expect(seen).toEqual([
       { line: 1, value: { id: "a" }, offset: 0 },
       { line: 3, value: { id: "c" }, offset: 29 },

@@ -45,14 +45,21 @@ export const PresetSchema = z
   .superRefine((preset, context) => {
     const order = EarlyEndSchema.options;
     const positions = preset.endsOn.map((end) => order.indexOf(end));
-    if (new Set(preset.endsOn).size !== preset.endsOn.length || positions.some((position, index) => index > 0 && position < positions[index - 1]!)) {
+    if (
+      new Set(preset.endsOn).size !== preset.endsOn.length ||
+      positions.some((position, index) => index > 0 && position < positions[index - 1]!)
+    ) {
       context.addIssue({ code: "custom", path: ["endsOn"], message: `list each end once, in the order ${order.join(", ")}` });
     }
     if (preset.goodbyeWords.length > 0 && !preset.endsOn.includes("user_left")) {
       context.addIssue({ code: "custom", path: ["goodbyeWords"], message: "goodbye words end a dialogue only with user_left in endsOn" });
     }
     if (!preset.appraiseReplyAtLimit && preset.maxTurns < 2) {
-      context.addIssue({ code: "custom", path: ["maxTurns"], message: "a preset that does not appraise the reply at the limit needs maxTurns >= 2" });
+      context.addIssue({
+        code: "custom",
+        path: ["maxTurns"],
+        message: "a preset that does not appraise the reply at the limit needs maxTurns >= 2",
+      });
     }
   });
 export type PresetRules = z.infer<typeof PresetSchema>;

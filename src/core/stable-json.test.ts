@@ -3,9 +3,7 @@ import { stableStringify } from "./stable-json.js";
 
 describe("stableStringify", () => {
   it("sorts keys recursively so construction order does not matter", () => {
-    expect(stableStringify({ b: 1, a: { d: [1, { z: 0, y: 1 }], c: 2 } })).toBe(
-      '{"a":{"c":2,"d":[1,{"y":1,"z":0}]},"b":1}',
-    );
+    expect(stableStringify({ b: 1, a: { d: [1, { z: 0, y: 1 }], c: 2 } })).toBe('{"a":{"c":2,"d":[1,{"y":1,"z":0}]},"b":1}');
   });
 
   it("treats an undefined member like an absent one", () => {

@@ -38,5 +38,8 @@ function normalise(value: unknown): unknown {
  */
 export function stableHash(value: unknown): string {
   // JSON has no `undefined`: hash it as a value of its own, distinct from null.
-  return createHash("sha256").update(value === undefined ? "\u0000undefined" : stableStringify(value)).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(value === undefined ? "\u0000undefined" : stableStringify(value))
+    .digest("hex")
+    .slice(0, 16);
 }

@@ -21,8 +21,10 @@ export function goodbyeWordIn(text: string, preset: Preset): string | null {
   return preset.goodbyeWords.find((word) => text.includes(word)) ?? null;
 }
 
-export const successRule: EndRule = ({ emotion, preset }) => (preset.endsOn.includes("success") && isSuccess(emotion, preset) ? "success" : null);
-export const collapseRule: EndRule = ({ emotion, preset }) => (preset.endsOn.includes("collapse") && isCollapse(emotion, preset) ? "collapse" : null);
+export const successRule: EndRule = ({ emotion, preset }) =>
+  preset.endsOn.includes("success") && isSuccess(emotion, preset) ? "success" : null;
+export const collapseRule: EndRule = ({ emotion, preset }) =>
+  preset.endsOn.includes("collapse") && isCollapse(emotion, preset) ? "collapse" : null;
 /** The user leaves: its structured decision, or (SAGE, RLVER) a goodbye word in its reply. */
 export const userLeftRule: EndRule = ({ userLeft, userText, preset }) =>
   preset.endsOn.includes("user_left") && (userLeft || goodbyeWordIn(userText, preset) !== null) ? "user_left" : null;

@@ -17,7 +17,14 @@ import type { EpisodeState } from "./episode-state.js";
  * its text (the messages carry it) and without the appraisal details (too large to sign into every
  * token).
  */
-export const TurnSummarySchema = AppraisedUserTurnSchema.pick({ emotion: true, delta: true, simulatorDelta: true, adjustments: true, flags: true, hid: true }).extend({
+export const TurnSummarySchema = AppraisedUserTurnSchema.pick({
+  emotion: true,
+  delta: true,
+  simulatorDelta: true,
+  adjustments: true,
+  flags: true,
+  hid: true,
+}).extend({
   /** false: the preset recorded this reply without appraising it (sage's reply at its limit); delta and simulatorDelta are then 0. */
   appraised: z.literal(false).optional(),
 });
@@ -68,13 +75,23 @@ export interface DialogueRecordInput {
   /** The episode seed the simulated user drew from. */
   seed: number;
   /** The state after the last turn (what the record reads of it); undefined when the episode failed before it started. */
-  state: Pick<EpisodeState, "emotion" | "endReason"> & { history: readonly ChatTurn[] } | undefined;
+  state: (Pick<EpisodeState, "emotion" | "endReason"> & { history: readonly ChatTurn[] }) | undefined;
   turns: TurnRecord[];
   error?: DialogueError;
 }
 
 /** A dialogue's line of dialogues.jsonl (docs/output-format.md). A dialogue in error is never scored as a success or a collapse. */
-export function dialogueRecord({ id, condition, scenario, preset, repeat, seed, state, turns, error }: DialogueRecordInput): DialogueRecord {
+export function dialogueRecord({
+  id,
+  condition,
+  scenario,
+  preset,
+  repeat,
+  seed,
+  state,
+  turns,
+  error,
+}: DialogueRecordInput): DialogueRecord {
   const emotion = state?.emotion ?? preset.start;
   return {
     id,
@@ -88,7 +105,11 @@ export function dialogueRecord({ id, condition, scenario, preset, repeat, seed, 
     ...(error !== undefined ? { error } : {}),
     preset: preset.name,
     manipulationTurn: manipulationTurnOf(scenario),
-    opening: { text: state?.history[0]?.content ?? "", emotion: preset.start, ...(scenario.opening === undefined ? { source: "simulated_user" as const } : {}) },
+    opening: {
+      text: state?.history[0]?.content ?? "",
+      emotion: preset.start,
+      ...(scenario.opening === undefined ? { source: "simulated_user" as const } : {}),
+    },
     turns,
     final: { emotion, fs: emotion / 100 },
   };

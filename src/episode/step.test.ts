@@ -13,7 +13,13 @@ import type { Appraisal, AppraisalInput, OpeningInput, ReplyInput, SimulatedUser
 import { StepError, type StageTiming } from "./dialogue-error.js";
 import { runEpisode, startEpisode, step } from "./step.js";
 
-const PROFILE = { id: "p1", player: "* 姓名：李明\n* 性别：男性\n* 年龄：30岁", scene: "李明最近和同事闹了矛盾，同事在会上当众批评了他。", task: "你希望对方用心倾听你的情绪宣泄", main_cha: "被动型" };
+const PROFILE = {
+  id: "p1",
+  player: "* 姓名：李明\n* 性别：男性\n* 年龄：30岁",
+  scene: "李明最近和同事闹了矛盾，同事在会上当众批评了他。",
+  task: "你希望对方用心倾听你的情绪宣泄",
+  main_cha: "被动型",
+};
 
 function scenarioOf(fields: Record<string, unknown> = {}): Scenario {
   return ScenarioSchema.parse(profileToScenario({ ...PROFILE, first_talk: "唉，最近上班真累。", ...fields } as never, "sage"));
@@ -53,9 +59,23 @@ class ScriptedUser implements SimulatedUser {
 
 const agent: Agent = { id: "scripted-agent", reply: async (input) => ({ text: `回复${input.turnIndex + 1}` }) };
 
-async function play(presetName: string, script: Script, scenario: Scenario = scenarioOf()): Promise<{ record: DialogueRecord; user: ScriptedUser }> {
+async function play(
+  presetName: string,
+  script: Script,
+  scenario: Scenario = scenarioOf(),
+): Promise<{ record: DialogueRecord; user: ScriptedUser }> {
   const user = new ScriptedUser(script);
-  const record = await runEpisode({ dialogueId: "c/s/0", condition: "c", scenario, preset: getPreset(presetName), repeat: 0, seed: 7, agent, user, detectors: [] });
+  const record = await runEpisode({
+    dialogueId: "c/s/0",
+    condition: "c",
+    scenario,
+    preset: getPreset(presetName),
+    repeat: 0,
+    seed: 7,
+    agent,
+    user,
+    detectors: [],
+  });
   expect(record.status, record.error?.message).toBe("done");
   return { record: DialogueRecordSchema.parse(record), user };
 }
@@ -70,7 +90,11 @@ describe("sage: SAGE's test_npc.py loop", () => {
     expect(appraisedCount(record)).toBe(9);
     expect(user.appraised).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
     expect(emotions(record)).toEqual([45, 50, 55, 60, 65, 70, 75, 80, 85, 85]);
-    expect(record.turns[9]).toEqual({ index: 9, agent: { text: "回复10", chars: 4 }, user: { appraised: false, emotion: 85, adjustments: [], flags: [] } });
+    expect(record.turns[9]).toEqual({
+      index: 9,
+      agent: { text: "回复10", chars: 4 },
+      user: { appraised: false, emotion: 85, adjustments: [], flags: [] },
+    });
     expect(record).toMatchObject({ endReason: "max_turns", final: { emotion: 85, fs: 0.85 }, preset: "sage" });
   });
 
@@ -163,10 +187,23 @@ describe("the opening", () => {
     const scenario = scenarioOf({ first_talk: undefined });
     const inner = new ScriptedUser({});
     const mute: SimulatedUser = { id: "mute", appraise: (input) => inner.appraise(input), reply: (input) => inner.reply(input) };
-    await expect(startEpisode(scenario, getPreset("rlver"), 1, { user: mute })).rejects.toThrow(/scenario sage-p1 has no opening line and simulated user "mute" cannot write one/);
+    await expect(startEpisode(scenario, getPreset("rlver"), 1, { user: mute })).rejects.toThrow(
+      /scenario sage-p1 has no opening line and simulated user "mute" cannot write one/,
+    );
     await expect(startEpisode(scenario, getPreset("rlver"), 1)).rejects.toThrow(/no simulated user was given/);
-    await expect(startEpisode(scenario, getPreset("rlver"), 1, { user: new ScriptedUser({ opening: " " }) })).rejects.toThrow(/wrote an empty opening/);
-    const record = await runEpisode({ dialogueId: "c/s/0", condition: "c", scenario, preset: getPreset("rlver"), repeat: 0, seed: 1, agent, user: mute });
+    await expect(startEpisode(scenario, getPreset("rlver"), 1, { user: new ScriptedUser({ opening: " " }) })).rejects.toThrow(
+      /wrote an empty opening/,
+    );
+    const record = await runEpisode({
+      dialogueId: "c/s/0",
+      condition: "c",
+      scenario,
+      preset: getPreset("rlver"),
+      repeat: 0,
+      seed: 1,
+      agent,
+      user: mute,
+    });
     expect(record).toMatchObject({ status: "error", endReason: "error", turns: [], opening: { text: "", source: "simulated_user" } });
     expect(record.error).toMatchObject({ kind: "unexpected", stage: "opening", message: expect.stringMatching(/cannot write one/) });
   });
@@ -178,10 +215,17 @@ describe("the state machine", () => {
     const scenario = scenarioOf();
     const user = new ScriptedUser({});
     let state = await startEpisode(scenario, preset, 1);
-    for (let turn = 0; turn < 10; turn += 1) state = (await step(state, { text: `r${turn}` }, { scenario, preset, user, dialogueId: "d", detectors: [] })).state;
+    for (let turn = 0; turn < 10; turn += 1)
+      state = (await step(state, { text: `r${turn}` }, { scenario, preset, user, dialogueId: "d", detectors: [] })).state;
     expect([state.done, state.endReason, state.turnIndex, state.history.length]).toEqual([true, "max_turns", 10, 20]);
     await expect(step(state, { text: "more" }, { scenario, preset, user, dialogueId: "d" })).rejects.toThrow(/already over/);
-    await expect(step({ ...state, done: false, history: [...state.history, { role: "user", content: "x" }] }, { text: "more" }, { scenario, preset, user, dialogueId: "d" })).rejects.toThrow(/past the turn limit/);
+    await expect(
+      step(
+        { ...state, done: false, history: [...state.history, { role: "user", content: "x" }] },
+        { text: "more" },
+        { scenario, preset, user, dialogueId: "d" },
+      ),
+    ).rejects.toThrow(/past the turn limit/);
   });
 
   it("tells onStage each call of the simulated user, and names the stage that failed in a StepError", async () => {
@@ -189,15 +233,35 @@ describe("the state machine", () => {
     const scenario = scenarioOf();
     const timings: StageTiming[] = [];
     const state = await startEpisode(scenario, preset, 1);
-    await step(state, { text: "r0" }, { scenario, preset, user: new ScriptedUser({}), dialogueId: "d", detectors: [], onStage: (timing) => timings.push(timing) });
+    await step(
+      state,
+      { text: "r0" },
+      { scenario, preset, user: new ScriptedUser({}), dialogueId: "d", detectors: [], onStage: (timing) => timings.push(timing) },
+    );
     expect(timings.map(({ stage, ok }) => `${stage}:${ok}`)).toEqual(["appraisal:true", "user_reply:true"]);
 
     const broken = new Error("the model server is down");
-    const failing: SimulatedUser = { id: "failing", appraise: async () => ({ simulatorDelta: 1, details: {}, memory: {} }), reply: () => Promise.reject(broken) };
-    const thrown = await step(state, { text: "r0" }, { scenario, preset, user: failing, dialogueId: "d", detectors: [] }).catch((error: unknown) => error);
+    const failing: SimulatedUser = {
+      id: "failing",
+      appraise: async () => ({ simulatorDelta: 1, details: {}, memory: {} }),
+      reply: () => Promise.reject(broken),
+    };
+    const thrown = await step(state, { text: "r0" }, { scenario, preset, user: failing, dialogueId: "d", detectors: [] }).catch(
+      (error: unknown) => error,
+    );
     expect(thrown).toBeInstanceOf(StepError);
     expect(thrown).toMatchObject({ stage: "user_reply", cause: broken });
-    const record = await runEpisode({ dialogueId: "c/s/0", condition: "c", scenario, preset, repeat: 0, seed: 1, agent, user: failing, detectors: [] });
+    const record = await runEpisode({
+      dialogueId: "c/s/0",
+      condition: "c",
+      scenario,
+      preset,
+      repeat: 0,
+      seed: 1,
+      agent,
+      user: failing,
+      detectors: [],
+    });
     expect(record.error).toEqual({ kind: "unexpected", stage: "user_reply", message: "the model server is down", retryable: false });
   });
 });

@@ -65,9 +65,20 @@ export async function startEpisode(scenario: Scenario, preset: Preset, seed: num
 async function writeOpening(scenario: Scenario, preset: Preset, seed: number, options: StartOptions): Promise<string> {
   const { user } = options;
   if (user?.open === undefined) {
-    throw new EpisodeError(`scenario ${scenario.id} has no opening line and ${user === undefined ? "no simulated user was given to write one" : `simulated user "${user.id}" cannot write one`}`);
+    throw new EpisodeError(
+      `scenario ${scenario.id} has no opening line and ${user === undefined ? "no simulated user was given to write one" : `simulated user "${user.id}" cannot write one`}`,
+    );
   }
-  const text = (await user.open({ scenario, preset, emotion: preset.start, seed, dialogueId: options.dialogueId ?? scenario.id, signal: options.signal })).trim();
+  const text = (
+    await user.open({
+      scenario,
+      preset,
+      emotion: preset.start,
+      seed,
+      dialogueId: options.dialogueId ?? scenario.id,
+      signal: options.signal,
+    })
+  ).trim();
   if (text === "") throw new EpisodeError(`simulated user "${user.id}" wrote an empty opening for scenario ${scenario.id}`);
   return text;
 }
@@ -81,7 +92,11 @@ async function writeOpening(scenario: Scenario, preset: Preset, seed: number, op
  * user is thrown as a StepError naming the stage (`appraisal`, `user_reply`); a misuse of the state
  * machine (a finished episode, another scenario's state) as an EpisodeError.
  */
-export async function step(state: EpisodeState, agentReply: AgentReply, context: StepContext): Promise<{ state: EpisodeState; turn: TurnRecord }> {
+export async function step(
+  state: EpisodeState,
+  agentReply: AgentReply,
+  context: StepContext,
+): Promise<{ state: EpisodeState; turn: TurnRecord }> {
   if (state.done) throw new EpisodeError(`episode ${context.dialogueId} is already over (${state.endReason})`);
   const { scenario, preset, user } = context;
   if (scenario.id !== state.scenarioId) throw new EpisodeError(`state is for scenario ${state.scenarioId}, not ${scenario.id}`);
@@ -89,7 +104,8 @@ export async function step(state: EpisodeState, agentReply: AgentReply, context:
   const lastUser = state.history.at(-1);
   if (lastUser?.role !== "user") throw new EpisodeError("the agent must answer a user turn");
   const turnsPlayed = state.turnIndex + 1;
-  if (turnsPlayed > preset.maxTurns) throw new EpisodeError(`episode ${context.dialogueId} is past the turn limit of preset ${preset.name} (${preset.maxTurns})`);
+  if (turnsPlayed > preset.maxTurns)
+    throw new EpisodeError(`episode ${context.dialogueId} is past the turn limit of preset ${preset.name} (${preset.maxTurns})`);
   if (turnsPlayed === preset.maxTurns && !preset.appraiseReplyAtLimit) return unappraisedLastTurn(state, agentReply);
 
   const userInput = {
@@ -113,11 +129,21 @@ export async function step(state: EpisodeState, agentReply: AgentReply, context:
   const { adjustments, total: adjustmentTotal } = forceChange(detected, appraisal.simulatorDelta, preset.clamp);
   const { emotion, delta } = applyChange(state.emotion, appraisal.simulatorDelta, adjustmentTotal, preset);
 
-  const reply = appraisal.fusedReply ?? (await inStage("user_reply", () => user.reply({ ...userInput, appraisal, emotionAfter: emotion }), context.onStage));
+  const reply =
+    appraisal.fusedReply ??
+    (await inStage("user_reply", () => user.reply({ ...userInput, appraisal, emotionAfter: emotion }), context.onStage));
   const endReason = endReasonOf({ emotion, turnsPlayed, userLeft: reply.left, userText: reply.text, preset }, context.endRules);
   // A goodbye read from the words of the reply (not the user's structured decision) is marked, so a reader sees why it ended.
   const goodbyeFlag = endReason === "user_left" && !reply.left && goodbyeWordIn(reply.text, preset) !== null ? ["goodbye_words"] : [];
-  const flags = [...new Set([...(agentReply.flags ?? []), ...adjustments.map((adjustment) => adjustment.kind), ...(appraisal.flags ?? []), ...(reply.flags ?? []), ...goodbyeFlag])];
+  const flags = [
+    ...new Set([
+      ...(agentReply.flags ?? []),
+      ...adjustments.map((adjustment) => adjustment.kind),
+      ...(appraisal.flags ?? []),
+      ...(reply.flags ?? []),
+      ...goodbyeFlag,
+    ]),
+  ];
 
   const turn: TurnRecord = {
     index: state.turnIndex,
@@ -167,7 +193,11 @@ function unappraisedLastTurn(state: EpisodeState, agentReply: AgentReply): { sta
 }
 
 function agentRecord(agentReply: AgentReply): TurnRecord["agent"] {
-  return { text: agentReply.text, ...(agentReply.think !== undefined ? { think: agentReply.think } : {}), chars: codePointCount(agentReply.text) };
+  return {
+    text: agentReply.text,
+    ...(agentReply.think !== undefined ? { think: agentReply.think } : {}),
+    chars: codePointCount(agentReply.text),
+  };
 }
 
 export interface EpisodeSpec {
@@ -203,10 +233,26 @@ export async function runEpisode(spec: EpisodeSpec): Promise<DialogueRecord> {
       const current = state;
       const agentReply = await inStage(
         "agent",
-        () => spec.agent.reply({ history: current.history, language: scenario.language, turnIndex: current.turnIndex, seed: spec.seed, dialogueId: spec.dialogueId, signal: spec.signal }),
+        () =>
+          spec.agent.reply({
+            history: current.history,
+            language: scenario.language,
+            turnIndex: current.turnIndex,
+            seed: spec.seed,
+            dialogueId: spec.dialogueId,
+            signal: spec.signal,
+          }),
         onStage,
       );
-      const result = await step(state, agentReply, { scenario, preset, user: spec.user, dialogueId: spec.dialogueId, detectors: spec.detectors, signal: spec.signal, onStage });
+      const result = await step(state, agentReply, {
+        scenario,
+        preset,
+        user: spec.user,
+        dialogueId: spec.dialogueId,
+        detectors: spec.detectors,
+        signal: spec.signal,
+        onStage,
+      });
       state = result.state;
       turns.push(result.turn);
       spec.onTurn?.(result.turn, state);
@@ -214,5 +260,15 @@ export async function runEpisode(spec: EpisodeSpec): Promise<DialogueRecord> {
   } catch (caught) {
     error = dialogueErrorOf(caught);
   }
-  return dialogueRecord({ id: spec.dialogueId, condition: spec.condition, scenario, preset, repeat: spec.repeat, seed: spec.seed, state, turns, ...(error !== undefined ? { error } : {}) });
+  return dialogueRecord({
+    id: spec.dialogueId,
+    condition: spec.condition,
+    scenario,
+    preset,
+    repeat: spec.repeat,
+    seed: spec.seed,
+    state,
+    turns,
+    ...(error !== undefined ? { error } : {}),
+  });
 }

@@ -68,19 +68,34 @@ function runDirectoryPath(dir: string): LoadedPath {
   const dialogues: AgreementDialogue[] = [];
   const { tornTail } = scanDialogues(
     dir,
-    (record) => dialogues.push({ condition: record.condition, scenarioId: record.scenarioId, repeat: record.repeat, status: record.status, finalEmotion: record.final.emotion, outcome: outcomeOfEndReason(record.endReason) }),
+    (record) =>
+      dialogues.push({
+        condition: record.condition,
+        scenarioId: record.scenarioId,
+        repeat: record.repeat,
+        status: record.status,
+        finalEmotion: record.final.emotion,
+        outcome: outcomeOfEndReason(record.endReason),
+      }),
     { judgements: false },
   );
   if (dialogues.length === 0) throw new AebError(`${join(dir, DIALOGUES_FILE)} holds no dialogue`);
   // Agents in the run's condition order (run.json), whatever order the dialogues finished in.
   const order = readConditionOrder(dir);
   const position = (condition: string) => (order.includes(condition) ? order.indexOf(condition) : order.length);
-  dialogues.sort((x, y) => position(x.condition) - position(y.condition) || (x.condition < y.condition ? -1 : x.condition > y.condition ? 1 : 0));
-  const readingNotes = tornTail ? [`${join(dir, DIALOGUES_FILE)} ends with a torn line (an interrupted write); the complete dialogues before it were used`] : [];
+  dialogues.sort(
+    (x, y) => position(x.condition) - position(y.condition) || (x.condition < y.condition ? -1 : x.condition > y.condition ? 1 : 0),
+  );
+  const readingNotes = tornTail
+    ? [`${join(dir, DIALOGUES_FILE)} ends with a torn line (an interrupted write); the complete dialogues before it were used`]
+    : [];
   const users = simulatedUsersOfDirectory(dir);
   if (users.from === "nothing") return { dialogues, label: basename(resolve(dir)), skipped: [], readingNotes };
   const labels = [...new Set(dialogues.map((dialogue) => users.of(dialogue.condition)))];
-  if (labels.length > 1) throw new AebError(`${dir} holds the results of ${labels.length} simulated users (${labels.join(", ")}, by ${users.from}); give each its own argument`);
+  if (labels.length > 1)
+    throw new AebError(
+      `${dir} holds the results of ${labels.length} simulated users (${labels.join(", ")}, by ${users.from}); give each its own argument`,
+    );
   return { dialogues, label: labels[0] as string, skipped: [], readingNotes };
 }
 
@@ -90,10 +105,20 @@ function loadPath(path: string): LoadedPath {
   if (stat === undefined) throw new AebError(`${path} does not exist`);
   if (stat.isDirectory()) {
     if (existsSync(join(path, DIALOGUES_FILE))) return runDirectoryPath(path);
-    const files = readdirSync(path).filter((name) => name.endsWith(SAGE_RESULT_SUFFIX)).sort();
-    if (files.length === 0) throw new AebError(`${path} has neither ${DIALOGUES_FILE} nor SAGE result files (*${SAGE_RESULT_SUFFIX}); give a run directory, a directory of result files, or a file`);
+    const files = readdirSync(path)
+      .filter((name) => name.endsWith(SAGE_RESULT_SUFFIX))
+      .sort();
+    if (files.length === 0)
+      throw new AebError(
+        `${path} has neither ${DIALOGUES_FILE} nor SAGE result files (*${SAGE_RESULT_SUFFIX}); give a run directory, a directory of result files, or a file`,
+      );
     const read = files.map((name) => sageFileDialogues(join(path, name)));
-    return { dialogues: read.flatMap((file) => file.dialogues), label: simulatorOfSageFolder(join(path, files[0] as string)), skipped: read.flatMap((file) => file.skipped), readingNotes: [] };
+    return {
+      dialogues: read.flatMap((file) => file.dialogues),
+      label: simulatorOfSageFolder(join(path, files[0] as string)),
+      skipped: read.flatMap((file) => file.skipped),
+      readingNotes: [],
+    };
   }
   if (basename(path) === DIALOGUES_FILE) return runDirectoryPath(dirname(path));
   const read = sageFileDialogues(path);
@@ -108,7 +133,9 @@ export function loadSimulatedUser(argument: SimulatedUserArgument): LoadedSimula
     const labels = [...new Set(loaded.map((path) => path.label))];
     if (labels.length > 1) {
       const named = argument.paths.map((path, index) => `${loaded[index]?.label} from ${path}`).join(", ");
-      throw new AebError(`the paths of one simulated user name different simulated users (${named}); label it: LABEL=${argument.paths.join(",")}`);
+      throw new AebError(
+        `the paths of one simulated user name different simulated users (${named}); label it: LABEL=${argument.paths.join(",")}`,
+      );
     }
     label = labels[0] as string;
   }

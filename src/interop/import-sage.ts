@@ -38,13 +38,18 @@ export interface SageImportResult {
  * in the result; with `strict` any invalid line fails the import before anything is written.
  * An existing `dialogues.jsonl` is replaced only with `force`; a directory of `aeb run` is refused.
  */
-export async function importSageResults(paths: readonly string[], outDir: string, options: { strict?: boolean; force?: boolean; judge?: boolean; simulator?: string } = {}): Promise<SageImportResult> {
+export async function importSageResults(
+  paths: readonly string[],
+  outDir: string,
+  options: { strict?: boolean; force?: boolean; judge?: boolean; simulator?: string } = {},
+): Promise<SageImportResult> {
   if (paths.length === 0) throw new SageImportError("no SAGE result file given");
   const files = paths.map((path) => readSageResultFile(path));
   const byCondition = new Map<string, string>();
   for (const file of files) {
     const previous = byCondition.get(file.condition);
-    if (previous !== undefined) throw new SageImportError(`${file.file} and ${previous} would both become condition "${file.condition}"; rename one`);
+    if (previous !== undefined)
+      throw new SageImportError(`${file.file} and ${previous} would both become condition "${file.condition}"; rename one`);
     byCondition.set(file.condition, file.file);
   }
   const skipped = files.flatMap((file) => file.skipped);
@@ -52,7 +57,8 @@ export async function importSageResults(paths: readonly string[], outDir: string
     const shown = skipped.slice(0, 5).map((line) => `${line.file} line ${line.line}: ${line.message}`);
     throw new SageImportError(`${shown.join("\n")}\n${skipped.length} invalid line(s); nothing imported (--strict)`);
   }
-  for (const file of files) if (file.records.length === 0) throw new SageImportError(`${file.file} has no valid dialogue (${file.skipped.length} invalid line(s))`);
+  for (const file of files)
+    if (file.records.length === 0) throw new SageImportError(`${file.file} has no valid dialogue (${file.skipped.length} invalid line(s))`);
 
   ensureWritableDirectory(outDir);
   // Locked like every writer of a run directory: never while another process writes there.
@@ -64,15 +70,25 @@ export async function importSageResults(paths: readonly string[], outDir: string
   }
 }
 
-async function importInto(outDir: string, files: ReturnType<typeof readSageResultFile>[], options: { force?: boolean; judge?: boolean; simulator?: string }): Promise<SageImportResult> {
-  if (existsSync(join(outDir, MANIFEST_FILE))) throw new RunDirectoryError(`${outDir} holds a run of \`aeb run\` (${MANIFEST_FILE}); import into another directory`);
+async function importInto(
+  outDir: string,
+  files: ReturnType<typeof readSageResultFile>[],
+  options: { force?: boolean; judge?: boolean; simulator?: string },
+): Promise<SageImportResult> {
+  if (existsSync(join(outDir, MANIFEST_FILE)))
+    throw new RunDirectoryError(`${outDir} holds a run of \`aeb run\` (${MANIFEST_FILE}); import into another directory`);
   if (existsSync(join(outDir, DIALOGUES_FILE)) && options.force !== true) {
     throw new RunDirectoryError(`${outDir} already has ${DIALOGUES_FILE}; use --force to replace it, or choose another --out`);
   }
   // Scored with this project's ECS too: the offline lexicon judge, unless asked not to.
-  const records: DialogueRecord[] = options.judge === false ? files.flatMap((file) => file.records) : await withOfflineEcs(files.flatMap((file) => file.records));
+  const records: DialogueRecord[] =
+    options.judge === false ? files.flatMap((file) => file.records) : await withOfflineEcs(files.flatMap((file) => file.records));
   writeDialogues(outDir, records);
-  const summary = summariseRun(records.map(dialogueRow), { conditionOrder: files.map((file) => file.condition), seed: IMPORT_SUMMARY_SEED, repeats: 1 });
+  const summary = summariseRun(records.map(dialogueRow), {
+    conditionOrder: files.map((file) => file.condition),
+    seed: IMPORT_SUMMARY_SEED,
+    repeats: 1,
+  });
   await writeReportFiles(outDir, reportInputOfRecords(writeSummaryFile(outDir, summary), records));
   const manifest: ImportManifest = {
     format: 1,

@@ -26,14 +26,35 @@ function ecs(judge: string, score: number): NonNullable<DialogueRecord["ecs"]>[s
   return { judge, score, before: null, after: null, drop: null };
 }
 
-const source = (name: string, records: DialogueRecord[], simulatedUser: string): LeaderboardSource => ({ source: name, records, skipped: [], simulatedUser: () => simulatedUser });
+const source = (name: string, records: DialogueRecord[], simulatedUser: string): LeaderboardSource => ({
+  source: name,
+  records,
+  skipped: [],
+  simulatedUser: () => simulatedUser,
+});
 
 describe("leaderboard", () => {
-  const records = [record("a", 1, 100), record("a", 2, 5), record("a", 3, 60), record("b", 1, 100), record("b", 2, 100), record("b", 3, 0, { status: "error", endReason: "error" })];
+  const records = [
+    record("a", 1, 100),
+    record("a", 2, 5),
+    record("a", 3, 60),
+    record("b", 1, 100),
+    record("b", 2, 100),
+    record("b", 3, 0, { status: "error", endReason: "error" }),
+  ];
 
   it("counts SAGE's Sentient score, successes and failures beside FS and collapse, errors left out", () => {
     const [a, b] = leaderboardRows(records, "dir");
-    expect(a).toMatchObject({ condition: "a", dialogues: 3, errors: 0, successes: 1, failures: 1, ecs: null, ecsJudge: null, heuristicEcsOnly: false });
+    expect(a).toMatchObject({
+      condition: "a",
+      dialogues: 3,
+      errors: 0,
+      successes: 1,
+      failures: 1,
+      ecs: null,
+      ecsJudge: null,
+      heuristicEcsOnly: false,
+    });
     expect(a?.sentient).toBeCloseTo(55, 10);
     expect(a?.fs).toBeCloseTo(0.55, 10);
     expect(a?.collapseRate).toBeCloseTo(1 / 3, 10);
@@ -41,7 +62,11 @@ describe("leaderboard", () => {
   });
 
   it("ranks within each simulated user only, restarting at 1, and tells apart a name that repeats within one", () => {
-    const rows = buildLeaderboard([source("run-1", records, "deepseek-v3"), source("run-2", [record("a", 1, 90)], "deepseek-v3"), source("offline-run", [record("a", 1, 99), record("c", 1, 20)], "offline")]);
+    const rows = buildLeaderboard([
+      source("run-1", records, "deepseek-v3"),
+      source("run-2", [record("a", 1, 90)], "deepseek-v3"),
+      source("offline-run", [record("a", 1, 99), record("c", 1, 20)], "offline"),
+    ]);
     expect(rows.map((row) => [row.simulatedUser, row.rank, row.condition])).toEqual([
       ["deepseek-v3", 1, "b"],
       ["deepseek-v3", 2, "a (run-2)"],
@@ -51,7 +76,9 @@ describe("leaderboard", () => {
       ["offline", 2, "c"],
     ]);
     const text = renderLeaderboard(rows, "text");
-    expect(text).toContain("2 simulated users (deepseek-v3, offline): each row is ranked only against rows scored by the same simulated user");
+    expect(text).toContain(
+      "2 simulated users (deepseek-v3, offline): each row is ranked only against rows scored by the same simulated user",
+    );
   });
 
   it("ranks a tie equally and skips the next rank (1, 1, 3), saying so under the table", () => {
@@ -68,7 +95,10 @@ describe("leaderboard", () => {
     // Without a tie the note is not there.
     expect(renderLeaderboard(buildLeaderboard([source("dir", records, "offline")]), "text")).not.toContain("share a rank");
     // A tie in one simulated user's group does not touch another's ranks.
-    const mixed = buildLeaderboard([source("a", [record("p", 1, 50), record("q", 1, 50)], "offline"), source("b", [record("r", 1, 50), record("s", 1, 40)], "deepseek-v3")]);
+    const mixed = buildLeaderboard([
+      source("a", [record("p", 1, 50), record("q", 1, 50)], "offline"),
+      source("b", [record("r", 1, 50), record("s", 1, 40)], "deepseek-v3"),
+    ]);
     expect(mixed.map((row) => [row.simulatedUser, row.rank, row.condition])).toEqual([
       ["offline", 1, "p"],
       ["offline", 1, "q"],
@@ -78,7 +108,10 @@ describe("leaderboard", () => {
   });
 
   it("shows only a model judge's ECS: a heuristic's is n/a (no model judge)", () => {
-    const lexiconOnly = [record("a", 1, 50, { ecs: { "offline-lexicon": ecs("offline-lexicon", 0.8) } }), record("a", 2, 60, { ecs: { "offline-lexicon": ecs("offline-lexicon", 0.9) } })];
+    const lexiconOnly = [
+      record("a", 1, 50, { ecs: { "offline-lexicon": ecs("offline-lexicon", 0.8) } }),
+      record("a", 2, 60, { ecs: { "offline-lexicon": ecs("offline-lexicon", 0.9) } }),
+    ];
     const [heuristic] = leaderboardRows(lexiconOnly, "dir");
     expect(heuristic).toMatchObject({ ecs: null, ecsJudge: null, heuristicEcsOnly: true });
     // A model judge listed after the lexicon baseline gives the ECS, whatever the order.
@@ -86,7 +119,17 @@ describe("leaderboard", () => {
     const [model] = leaderboardRows(both, "dir");
     expect(model).toMatchObject({ ecsJudge: "judge", heuristicEcsOnly: false });
     expect(model?.ecs).toBeCloseTo(0.45, 10);
-    const text = renderLeaderboard(buildLeaderboard([source("heuristic", lexiconOnly, "offline"), source("model", both.map((item) => ({ ...item, condition: "m", id: item.id.replace("a/", "m/") })), "offline")]), "text");
+    const text = renderLeaderboard(
+      buildLeaderboard([
+        source("heuristic", lexiconOnly, "offline"),
+        source(
+          "model",
+          both.map((item) => ({ ...item, condition: "m", id: item.id.replace("a/", "m/") })),
+          "offline",
+        ),
+      ]),
+      "text",
+    );
     expect(text).toMatch(/\noffline\s+\d\s+a\s+2\s+55\.00\s+0\s+0\s+0\.550\s+0\.0%\s+n\/a \(no model judge\)/);
     expect(text).toMatch(/\noffline\s+\d\s+m\s+2\s+55\.00\s+0\s+0\s+0\.550\s+0\.0%\s+0\.450/);
   });

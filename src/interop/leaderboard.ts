@@ -76,7 +76,10 @@ export function readLeaderboardSource(path: string, options: { simulator?: strin
   const stat = statSync(path, { throwIfNoEntry: false });
   if (stat === undefined) throw new AebError(`${path} does not exist`);
   if (stat.isDirectory()) {
-    if (!existsSync(join(path, DIALOGUES_FILE))) throw new AebError(`${path} has no ${DIALOGUES_FILE} (give a results directory of \`aeb run\` or \`aeb import\`, or a SAGE result file)`);
+    if (!existsSync(join(path, DIALOGUES_FILE)))
+      throw new AebError(
+        `${path} has no ${DIALOGUES_FILE} (give a results directory of \`aeb run\` or \`aeb import\`, or a SAGE result file)`,
+      );
     const users = simulatedUsersOfDirectory(path, options.simulator);
     return { source: path, records: readDialogueRecords(path).records, skipped: [], simulatedUser: users.of };
   }
@@ -90,7 +93,11 @@ export function readLeaderboardSource(path: string, options: { simulator?: strin
 }
 
 /** One row per condition of the records, in order of first appearance (ranked 1 until {@link buildLeaderboard} ranks them). */
-export function leaderboardRows(records: readonly DialogueRecord[], source: string, simulatedUser: (condition: string) => string = () => "unknown"): LeaderboardRow[] {
+export function leaderboardRows(
+  records: readonly DialogueRecord[],
+  source: string,
+  simulatedUser: (condition: string) => string = () => "unknown",
+): LeaderboardRow[] {
   const conditions = [...new Set(records.map((record) => record.condition))];
   return conditions.map((condition) => {
     // In id order, as summary.json sums them, so FS matches the run's report to the last digit.
@@ -143,7 +150,18 @@ export function buildLeaderboard(sources: readonly LeaderboardSource[]): Leaderb
   );
 }
 
-export const LEADERBOARD_HEADER = ["simulated user", "rank", "condition", "dialogues", "Sentient", "successes", "failures", "FS", "collapse", "ECS"];
+export const LEADERBOARD_HEADER = [
+  "simulated user",
+  "rank",
+  "condition",
+  "dialogues",
+  "Sentient",
+  "successes",
+  "failures",
+  "FS",
+  "collapse",
+  "ECS",
+];
 
 function ecsCell(row: LeaderboardRow): string {
   if (row.ecs !== null) return fixed(row.ecs, 3);
@@ -180,7 +198,9 @@ export function leaderboardNotes(rows: readonly LeaderboardRow[]): string[] {
     "Simulated user: run.json's simulator for aeb run (offline, or the LLM user's model and prompt pack), import.json for aeb import sage, else the SAGE result file's folder (results-X-simulator -> X) or --simulator.",
     `Sentient: mean final emotion (0-100); successes: final >= ${SAGE_SUCCESS_AT}; failures: final < ${SAGE_FAILURE_BELOW} (SAGE's definitions).`,
     "FS: mean final emotion / 100; collapse: share of dialogues that ended in collapse under their preset (this project's metrics).",
-    ...(tied ? ["Rank: rows with the same Sentient score share a rank, and the next rank skips (1, 1, 3); tied rows are listed by name."] : []),
+    ...(tied
+      ? ["Rank: rows with the same Sentient score share a rank, and the next rank skips (1, 1, 3); tied rows are listed by name."]
+      : []),
     `ECS: a model judge's only (the results' first ECS judge that is a model); ${NO_MODEL_JUDGE} where only a heuristic scored the dialogues (the offline lexicon baseline reads the user's messages only), ${ECS_NOT_JUDGED} where no ECS judge ran.`,
   ];
 }

@@ -12,29 +12,52 @@ import { getPreset } from "../core/preset.js";
 import { replaySageResultFile } from "./sage-replay.js";
 
 const RESULTS = join(packageRoot, "..", "shared", "data", "sage", "results-deepseek-v3-simulator");
-const FILES = ["claude3.7_result.jsonl", "deepseek-v3-1227_result.jsonl", "gpt-4.1_result.jsonl", "openai-o4mini_result.jsonl"].map((name) => join(RESULTS, name));
+const FILES = ["claude3.7_result.jsonl", "deepseek-v3-1227_result.jsonl", "gpt-4.1_result.jsonl", "openai-o4mini_result.jsonl"].map(
+  (name) => join(RESULTS, name),
+);
 const present = FILES.every((file) => existsSync(file));
 if (!present) console.warn(`sage-replay: SAGE's result files are not under ${RESULTS}; the replay of the shared files is skipped`);
 
-describe.skipIf(!present)(`the sage preset replays SAGE's four result files exactly${present ? "" : " [skipped: ../shared/data/sage is absent]"}`, () => {
-  it.each(FILES)("%s: every dialogue's emotions, stopping point, appraised replies and final emotion", async (file) => {
-    const replay = await replaySageResultFile(file);
-    expect(replay.skipped).toEqual([]);
-    expect(replay.dialogues).toHaveLength(100);
-    expect(replay.dialogues.filter((dialogue) => !dialogue.ok).map((dialogue) => [dialogue.line, dialogue.problems])).toEqual([]);
-    for (const dialogue of replay.dialogues) {
-      expect(dialogue.replayed, dialogue.id).toMatchObject({ replies: dialogue.recorded.replies, appraised: dialogue.recorded.appraised, final: dialogue.recorded.final });
-      expect(dialogue.recorded.appraised, dialogue.id).toBeLessThanOrEqual(9);
-      // A dialogue that ran to the limit has 10 replies, the last unappraised; one that ended early has as many appraisals as replies.
-      if (dialogue.replayed?.endReason === "max_turns") expect([dialogue.recorded.replies, dialogue.recorded.appraised], dialogue.id).toEqual([10, 9]);
-      else expect(dialogue.recorded.replies, dialogue.id).toBe(dialogue.recorded.appraised);
-    }
-  });
-});
+describe.skipIf(!present)(
+  `the sage preset replays SAGE's four result files exactly${present ? "" : " [skipped: ../shared/data/sage is absent]"}`,
+  () => {
+    it.each(FILES)("%s: every dialogue's emotions, stopping point, appraised replies and final emotion", async (file) => {
+      const replay = await replaySageResultFile(file);
+      expect(replay.skipped).toEqual([]);
+      expect(replay.dialogues).toHaveLength(100);
+      expect(replay.dialogues.filter((dialogue) => !dialogue.ok).map((dialogue) => [dialogue.line, dialogue.problems])).toEqual([]);
+      for (const dialogue of replay.dialogues) {
+        expect(dialogue.replayed, dialogue.id).toMatchObject({
+          replies: dialogue.recorded.replies,
+          appraised: dialogue.recorded.appraised,
+          final: dialogue.recorded.final,
+        });
+        expect(dialogue.recorded.appraised, dialogue.id).toBeLessThanOrEqual(9);
+        // A dialogue that ran to the limit has 10 replies, the last unappraised; one that ended early has as many appraisals as replies.
+        if (dialogue.replayed?.endReason === "max_turns")
+          expect([dialogue.recorded.replies, dialogue.recorded.appraised], dialogue.id).toEqual([10, 9]);
+        else expect(dialogue.recorded.replies, dialogue.id).toBe(dialogue.recorded.appraised);
+      }
+    });
+  },
+);
 
-const user = (content: string, emotion: number, change?: unknown) => ({ role: "user", content, "emotion-point": emotion, ...(change === undefined ? {} : { planning: { change } }) });
+const user = (content: string, emotion: number, change?: unknown) => ({
+  role: "user",
+  content,
+  "emotion-point": emotion,
+  ...(change === undefined ? {} : { planning: { change } }),
+});
 const assistant = (content: string) => ({ role: "assistant", content });
-const line = (id: string, emoPoint: number, history: unknown[]) => ({ id, emo_point: emoPoint, player: "* 姓名：李明", scene: "李明最近和同事闹了矛盾。", task: "你希望对方用心倾听", character: "被动型", history });
+const line = (id: string, emoPoint: number, history: unknown[]) => ({
+  id,
+  emo_point: emoPoint,
+  player: "* 姓名：李明",
+  scene: "李明最近和同事闹了矛盾。",
+  task: "你希望对方用心倾听",
+  character: "被动型",
+  history,
+});
 
 /** A full-length SAGE dialogue: 9 appraised replies of +5 and a 10th reply SAGE never appraised. */
 function fullLength(): unknown[] {
@@ -57,8 +80,24 @@ describe("the replay check on lines that break SAGE's loop", () => {
     const { dialogues } = await replayLines([
       line("full", 85, fullLength()),
       line("bye", 45, [user("a", 40), assistant("b"), user("好吧，拜拜", 45, 5)]),
-      line("up", 100, [user("a", 40), assistant("b"), ...Array.from({ length: 6 }, (_, index) => [user(`u${index}`, 50 + 10 * index, 10), assistant(`r${index}`)]).flat().slice(0, -1)]),
-      line("down", 5, [user("a", 40), assistant("b"), user("c", 30, -10), assistant("d"), user("e", 20, -10), assistant("f"), user("g", 10, -10), assistant("h"), user("i", 5, -5)]),
+      line("up", 100, [
+        user("a", 40),
+        assistant("b"),
+        ...Array.from({ length: 6 }, (_, index) => [user(`u${index}`, 50 + 10 * index, 10), assistant(`r${index}`)])
+          .flat()
+          .slice(0, -1),
+      ]),
+      line("down", 5, [
+        user("a", 40),
+        assistant("b"),
+        user("c", 30, -10),
+        assistant("d"),
+        user("e", 20, -10),
+        assistant("f"),
+        user("g", 10, -10),
+        assistant("h"),
+        user("i", 5, -5),
+      ]),
     ]);
     expect(dialogues.map((dialogue) => [dialogue.id, dialogue.ok, dialogue.problems, dialogue.replayed?.endReason])).toEqual([
       ["full", true, [], "max_turns"],
@@ -74,10 +113,19 @@ describe("the replay check on lines that break SAGE's loop", () => {
     const goesOn = [user("a", 40), assistant("b"), user("那就这样吧，再见", 45, 5), assistant("c"), user("d", 50, 5)];
     const stopsEarly = fullLength().slice(0, 7);
     const tenthAppraised = [...fullLength(), user("嗯10", 90, 5)];
-    const { dialogues } = await replayLines([line("wrong", 85, wrongEmotion), line("on", 50, goesOn), line("early", 55, stopsEarly), line("tenth", 90, tenthAppraised)]);
+    const { dialogues } = await replayLines([
+      line("wrong", 85, wrongEmotion),
+      line("on", 50, goesOn),
+      line("early", 55, stopsEarly),
+      line("tenth", 90, tenthAppraised),
+    ]);
     expect(dialogues.every((dialogue) => !dialogue.ok)).toBe(true);
     expect(dialogues[0]?.problems).toEqual(["turn 2: emotion 50, the file records 51"]);
-    expect(dialogues[1]?.problems).toEqual(["the preset's loop ends (user_left) after 1 agent replies; SAGE went on to 2", "1 appraised replies, the file has 2", "final emotion 45, the file's emo_point is 50"]);
+    expect(dialogues[1]?.problems).toEqual([
+      "the preset's loop ends (user_left) after 1 agent replies; SAGE went on to 2",
+      "1 appraised replies, the file has 2",
+      "final emotion 45, the file's emo_point is 50",
+    ]);
     expect(dialogues[2]?.problems).toEqual(["agent-error at agent: the preset's loop asks for agent reply 4; SAGE stopped after 3"]);
     expect(dialogues[3]?.problems).toEqual(["9 appraised replies, the file has 10", "final emotion 85, the file's emo_point is 90"]);
   });

@@ -16,7 +16,14 @@ import { getPreset, type Preset } from "../core/preset.js";
 import { runEpisode } from "../episode/step.js";
 import { profileToScenario, SageProfileSchema } from "../scenarios/sage-profiles.js";
 import { ScenarioSchema, type Scenario } from "../scenarios/scenario-schema.js";
-import { SimulatedUserError, type Appraisal, type AppraisalInput, type ReplyInput, type SimulatedUser, type UserReply } from "../simulated-user/simulated-user.js";
+import {
+  SimulatedUserError,
+  type Appraisal,
+  type AppraisalInput,
+  type ReplyInput,
+  type SimulatedUser,
+  type UserReply,
+} from "../simulated-user/simulated-user.js";
 import { readSageResultLines, type SageResultLine, type SkippedLine } from "./sage-results.js";
 
 /** What replaying one dialogue showed. */
@@ -51,7 +58,10 @@ export async function replaySageResultFile(file: string, options: { preset?: Pre
 }
 
 /** Replays one SAGE dialogue and compares the machine's course with the recorded one. */
-export async function replaySageDialogue(dialogue: SageResultLine, where: { preset: Preset; file: string; line: number }): Promise<DialogueReplay> {
+export async function replaySageDialogue(
+  dialogue: SageResultLine,
+  where: { preset: Preset; file: string; line: number },
+): Promise<DialogueReplay> {
   const [opening, ...rest] = dialogue.history;
   const agentTurns = rest.filter((_, index) => index % 2 === 0);
   const userTurns = rest.filter((_, index) => index % 2 === 1);
@@ -62,7 +72,8 @@ export async function replaySageDialogue(dialogue: SageResultLine, where: { pres
   const scenario = replayScenario(dialogue, opening?.content ?? "");
   if (typeof scenario === "string") return { ...base, ok: false, problems: [scenario], replayed: null };
   const openingEmotion = opening?.["emotion-point"];
-  if (openingEmotion !== undefined && openingEmotion !== where.preset.start) problems.push(`the opening is at emotion ${openingEmotion}, the preset starts at ${where.preset.start}`);
+  if (openingEmotion !== undefined && openingEmotion !== where.preset.start)
+    problems.push(`the opening is at emotion ${openingEmotion}, the preset starts at ${where.preset.start}`);
 
   const record = await runEpisode({
     dialogueId: `replay/${basename(where.file)}/${where.line}`,
@@ -85,7 +96,8 @@ export async function replaySageDialogue(dialogue: SageResultLine, where: { pres
   }
   if (record.status === "done") {
     if (replayed.replies !== recorded.replies) problems.push(stopProblem(record, recorded.replies));
-    if (replayed.appraised !== recorded.appraised) problems.push(`${replayed.appraised} appraised replies, the file has ${recorded.appraised}`);
+    if (replayed.appraised !== recorded.appraised)
+      problems.push(`${replayed.appraised} appraised replies, the file has ${recorded.appraised}`);
     if (replayed.final !== recorded.final) problems.push(`final emotion ${replayed.final}, the file's emo_point is ${recorded.final}`);
   }
   return { ...base, ok: problems.length === 0, problems, replayed };
@@ -112,7 +124,8 @@ class ReplayAgent implements Agent {
 
   async reply(input: AgentInput): Promise<AgentReply> {
     const text = this.replies[input.turnIndex];
-    if (text === undefined) throw new Error(`the preset's loop asks for agent reply ${input.turnIndex + 1}; SAGE stopped after ${this.replies.length}`);
+    if (text === undefined)
+      throw new Error(`the preset's loop asks for agent reply ${input.turnIndex + 1}; SAGE stopped after ${this.replies.length}`);
     return { text };
   }
 }
@@ -135,7 +148,9 @@ class ReplayUser implements SimulatedUser {
     if (entry === undefined) throw new SimulatedUserError(`the preset's loop appraises agent reply ${input.turnIndex + 1}; SAGE never did`);
     const change = (entry.planning as { change?: unknown } | undefined)?.change;
     if (typeof change !== "number" || !Number.isInteger(change)) {
-      throw new SimulatedUserError(`turn ${input.turnIndex + 1}: the file's planning.change is ${JSON.stringify(change) ?? "missing"}, not an integer`);
+      throw new SimulatedUserError(
+        `turn ${input.turnIndex + 1}: the file's planning.change is ${JSON.stringify(change) ?? "missing"}, not an integer`,
+      );
     }
     return { simulatorDelta: change, details: { replayed: true }, memory: input.memory };
   }
@@ -148,7 +163,10 @@ class ReplayUser implements SimulatedUser {
 
 /** How many replays failed, and whether any line could not be read (either fails the check). */
 export function replayFailures(files: readonly FileReplay[]): { dialogues: number; lines: number } {
-  return { dialogues: files.reduce((sum, file) => sum + file.dialogues.filter((dialogue) => !dialogue.ok).length, 0), lines: files.reduce((sum, file) => sum + file.skipped.length, 0) };
+  return {
+    dialogues: files.reduce((sum, file) => sum + file.dialogues.filter((dialogue) => !dialogue.ok).length, 0),
+    lines: files.reduce((sum, file) => sum + file.skipped.length, 0),
+  };
 }
 
 /** Most failing dialogues listed per file; the count says how many more. */
@@ -160,7 +178,8 @@ export function renderReplay(files: readonly FileReplay[], presetName: string): 
   for (const file of files) {
     const passed = file.dialogues.filter((dialogue) => dialogue.ok);
     const ends = new Map<string, number>();
-    for (const dialogue of passed) if (dialogue.replayed !== null) ends.set(dialogue.replayed.endReason, (ends.get(dialogue.replayed.endReason) ?? 0) + 1);
+    for (const dialogue of passed)
+      if (dialogue.replayed !== null) ends.set(dialogue.replayed.endReason, (ends.get(dialogue.replayed.endReason) ?? 0) + 1);
     const mostAppraised = Math.max(0, ...passed.map((dialogue) => dialogue.recorded.appraised));
     const endText = EndReasonSchema.options
       .filter((reason) => ends.has(reason))
@@ -171,7 +190,8 @@ export function renderReplay(files: readonly FileReplay[], presetName: string): 
         (passed.length > 0 ? ` (ends: ${endText}; at most ${mostAppraised} appraised replies)` : ""),
     );
     const failed = file.dialogues.filter((dialogue) => !dialogue.ok);
-    for (const dialogue of failed.slice(0, LISTED_FAILURES)) lines.push(`  line ${dialogue.line} (${dialogue.id}): ${dialogue.problems.join("; ").replace(/\n/gu, " ")}`);
+    for (const dialogue of failed.slice(0, LISTED_FAILURES))
+      lines.push(`  line ${dialogue.line} (${dialogue.id}): ${dialogue.problems.join("; ").replace(/\n/gu, " ")}`);
     if (failed.length > LISTED_FAILURES) lines.push(`  ... and ${failed.length - LISTED_FAILURES} more`);
     for (const skipped of file.skipped) lines.push(`  line ${skipped.line}: cannot be replayed: ${skipped.message.replace(/\n/gu, " ")}`);
   }

@@ -18,7 +18,13 @@ function resultLine(overrides: Record<string, unknown> = {}): Record<string, unk
     history: [
       { role: "user", content: "最近有些事搞得我头大。", "emotion-point": 40 },
       { role: "assistant", content: "发生了什么？" },
-      { role: "user", content: "他总是模棱两可。", "emotion-point": 35, thinking: "有点失望", planning: { TargetCompletion: "部分达到", change: -5 } },
+      {
+        role: "user",
+        content: "他总是模棱两可。",
+        "emotion-point": 35,
+        thinking: "有点失望",
+        planning: { TargetCompletion: "部分达到", change: -5 },
+      },
       { role: "assistant", content: "他可能自己也没想清楚。" },
       { role: "user", content: "也许吧。", "emotion-point": 55, planning: { change: 20 } },
     ],
@@ -54,15 +60,33 @@ describe("readSageResultFile", () => {
       {
         index: 0,
         agent: { text: "发生了什么？", chars: 6 },
-        user: { text: "他总是模棱两可。", emotion: 35, delta: -5, simulatorDelta: -5, adjustments: [], flags: [], appraisal: { planning: { TargetCompletion: "部分达到", change: -5 }, thinking: "有点失望" } },
+        user: {
+          text: "他总是模棱两可。",
+          emotion: 35,
+          delta: -5,
+          simulatorDelta: -5,
+          adjustments: [],
+          flags: [],
+          appraisal: { planning: { TargetCompletion: "部分达到", change: -5 }, thinking: "有点失望" },
+        },
       },
       {
         index: 1,
         agent: { text: "他可能自己也没想清楚。", chars: 11 },
-        user: { text: "也许吧。", emotion: 55, delta: 20, simulatorDelta: 20, adjustments: [], flags: [], appraisal: { planning: { change: 20 } } },
+        user: {
+          text: "也许吧。",
+          emotion: 55,
+          delta: 20,
+          simulatorDelta: 20,
+          adjustments: [],
+          flags: [],
+          appraisal: { planning: { change: 20 } },
+        },
       },
     ]);
-    expect(records[0]).toMatchObject({ sage: { id: "abc-1", emoState: "Emotion-B", topic: "恋爱矛盾-与初恋暧昧不清的男人", character: "负面型", line: 1 } });
+    expect(records[0]).toMatchObject({
+      sage: { id: "abc-1", emoState: "Emotion-B", topic: "恋爱矛盾-与初恋暧昧不清的男人", character: "负面型", line: 1 },
+    });
   });
 
   it("ends in success at 100 and in collapse below 10, as SAGE counts them", () => {
@@ -101,7 +125,11 @@ describe("readSageResultFile", () => {
     expect(record?.turns[0]?.user.appraisal).toEqual({ emotionPoint: "missing: the previous emotion carried over" });
     expect(record?.turns[1]?.user.appraisal).toEqual({ emotionPoint: "missing: the final emo_point" });
     // The reply SAGE never answered is recorded as the sage preset records it: not appraised, nothing invented.
-    expect(record?.turns[2]).toEqual({ index: 2, agent: { text: "never answered", chars: 14 }, user: { appraised: false, emotion: 70, adjustments: [], flags: [] } });
+    expect(record?.turns[2]).toEqual({
+      index: 2,
+      agent: { text: "never answered", chars: 14 },
+      user: { appraised: false, emotion: 70, adjustments: [], flags: [] },
+    });
     expect(record?.endReason).toBe("max_turns");
   });
 

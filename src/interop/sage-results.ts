@@ -24,9 +24,19 @@ export class SageImportError extends AebError {
 
 /** An emotion as SAGE writes it: an integer 0-100, as a number or a numeric string. */
 const EmotionSchema = z
-  .union([z.number(), z.string().trim().regex(/^[+-]?\d+(\.\d+)?$/u, "not a number").transform(Number)], {
-    error: (issue) => (issue.input === undefined ? "missing" : "must be a number or a numeric string"),
-  })
+  .union(
+    [
+      z.number(),
+      z
+        .string()
+        .trim()
+        .regex(/^[+-]?\d+(\.\d+)?$/u, "not a number")
+        .transform(Number),
+    ],
+    {
+      error: (issue) => (issue.input === undefined ? "missing" : "must be a number or a numeric string"),
+    },
+  )
   .pipe(z.number().int("must be an integer").min(0, "must be in [0, 100]").max(100, "must be in [0, 100]"));
 
 const HistoryEntrySchema = z.looseObject({
@@ -60,7 +70,11 @@ export const SageResultLineSchema = z
     line.history.forEach((entry, index) => {
       const expected = index % 2 === 0 ? "user" : "assistant";
       if (entry.role !== expected) {
-        context.addIssue({ code: "custom", path: ["history", index, "role"], message: `expected "${expected}" (turns alternate, starting with the user), got "${entry.role}"` });
+        context.addIssue({
+          code: "custom",
+          path: ["history", index, "role"],
+          message: `expected "${expected}" (turns alternate, starting with the user), got "${entry.role}"`,
+        });
       }
     });
   });
@@ -85,7 +99,8 @@ export interface SageResultFile {
 /** `gpt-4.1_result.jsonl` -> `gpt-4.1`. */
 export function conditionNameOf(file: string): string {
   const name = basename(file);
-  for (const suffix of ["_result.jsonl", ".jsonl"]) if (name.endsWith(suffix) && name.length > suffix.length) return name.slice(0, -suffix.length);
+  for (const suffix of ["_result.jsonl", ".jsonl"])
+    if (name.endsWith(suffix) && name.length > suffix.length) return name.slice(0, -suffix.length);
   return name;
 }
 
@@ -150,7 +165,10 @@ export function readSageResultFile(file: string, options: { condition?: string; 
  * limit) is a turn that was not appraised (`user.appraised: false`), as the `sage` preset records
  * it. The end reason follows the preset's rules on the final emotion and the last user message.
  */
-export function sageResultToDialogue(line: SageResultLine, where: { condition: string; preset: Preset; file: string; line: number }): DialogueRecord {
+export function sageResultToDialogue(
+  line: SageResultLine,
+  where: { condition: string; preset: Preset; file: string; line: number },
+): DialogueRecord {
   const { preset } = where;
   const [opening, ...rest] = line.history;
   const finalEmotion = line.emo_point;
@@ -173,16 +191,26 @@ export function sageResultToDialogue(line: SageResultLine, where: { condition: s
     const appraisal: Record<string, unknown> = {};
     if (user.planning !== undefined) appraisal.planning = user.planning;
     if (user.thinking !== undefined) appraisal.thinking = user.thinking;
-    if (reported === undefined) appraisal.emotionPoint = isLast ? "missing: the final emo_point" : "missing: the previous emotion carried over";
+    if (reported === undefined)
+      appraisal.emotionPoint = isLast ? "missing: the final emo_point" : "missing: the previous emotion carried over";
     turns.push({
       index: turns.length,
       agent: agentRecord,
-      user: { text: user.content, emotion: next, delta, simulatorDelta: delta, adjustments: [], flags: [], ...(Object.keys(appraisal).length > 0 ? { appraisal } : {}) },
+      user: {
+        text: user.content,
+        emotion: next,
+        delta,
+        simulatorDelta: delta,
+        adjustments: [],
+        flags: [],
+        ...(Object.keys(appraisal).length > 0 ? { appraisal } : {}),
+      },
     });
     emotion = next;
     lastUserText = user.content;
   }
-  const endReason = endReasonOf({ emotion: finalEmotion, turnsPlayed: turns.length, userLeft: false, userText: lastUserText, preset }) ?? "max_turns";
+  const endReason =
+    endReasonOf({ emotion: finalEmotion, turnsPlayed: turns.length, userLeft: false, userText: lastUserText, preset }) ?? "max_turns";
   const scenarioId = profileScenarioId(line.id, "sage");
   const character = line.character ?? line.main_cha;
   return {

@@ -12,9 +12,22 @@ const turn = (index: number, agent: string, user: string, emotion: number) => ({
   user: { text: user, emotion, delta: 0, simulatorDelta: 0, adjustments: [], flags: [] },
 });
 const record: DialogueRecord = {
-  id: "c/s/0", condition: "c", scenarioId: "s", type: "escalation", repeat: 0, seed: 1, status: "done", endReason: "max_turns", preset: "aeb", manipulationTurn: 1,
+  id: "c/s/0",
+  condition: "c",
+  scenarioId: "s",
+  type: "escalation",
+  repeat: 0,
+  seed: 1,
+  status: "done",
+  endReason: "max_turns",
+  preset: "aeb",
+  manipulationTurn: 1,
   opening: { text: "They blamed me for the audit.", emotion: 50 },
-  turns: [turn(0, "That was unfair.", "Thank you. Finally.", 58), turn(1, "You didn't deserve it.", "I'm still furious.", 60), turn(2, "Take your time.", "Thanks, that helps.", 70)],
+  turns: [
+    turn(0, "That was unfair.", "Thank you. Finally.", 58),
+    turn(1, "You didn't deserve it.", "I'm still furious.", 60),
+    turn(2, "Take your time.", "Thanks, that helps.", 70),
+  ],
   final: { emotion: 70, fs: 0.7 },
 };
 
@@ -54,7 +67,11 @@ describe("what judges see", () => {
     };
     const retried = await judgeEcs(record, recovered, "en", undefined, result);
     expect(asked).toEqual([1]);
-    expect(retried.estimates.map((estimate) => [estimate.index, estimate.predicted])).toEqual([[0, 60], [1, 50], [2, 60]]);
+    expect(retried.estimates.map((estimate) => [estimate.index, estimate.predicted])).toEqual([
+      [0, 60],
+      [1, 50],
+      [2, 60],
+    ]);
     expect(retried.errors).toEqual([]);
   });
 
@@ -75,7 +92,11 @@ describe("what judges see", () => {
     expect(result).toMatchObject({ unreadableTurn: "impute-50", imputed: 1, turns: 3 });
     // |60-58| and |60-70| at full confidence, |50-60| at confidence 0 (half weight).
     expect(result.score).toBeCloseTo(1 - (0.02 + 0.05 + 0.1) / 3, 12);
-    const excluded = await judgeEcs(record, { ...flaky, unreadableTurn: "exclude", estimate: async () => ({ predicted: 60, confidence: 100 }) }, "en");
+    const excluded = await judgeEcs(
+      record,
+      { ...flaky, unreadableTurn: "exclude", estimate: async () => ({ predicted: 60, confidence: 100 }) },
+      "en",
+    );
     expect(excluded).toMatchObject({ unreadableTurn: "exclude", imputed: 0 });
   });
 
@@ -86,15 +107,36 @@ describe("what judges see", () => {
       role: "judge",
       async complete(request) {
         requests.push(request);
-        return { text: requests.length === 1 ? '{"reasoning": "calm", "emotion": 55, "confidence": 40}' : "I think they are fine.", usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop", cached: false, latencyMs: 0, endpoint: "x" };
+        return {
+          text: requests.length === 1 ? '{"reasoning": "calm", "emotion": 55, "confidence": 40}' : "I think they are fine.",
+          usage: { promptTokens: 0, completionTokens: 0 },
+          finishReason: "stop",
+          cached: false,
+          latencyMs: 0,
+          endpoint: "x",
+        };
       },
-      usage: () => ({ model: "mistral", role: "judge", calls: 0, cachedCalls: 0, failedCalls: 0, requests: 0, retries: 0, promptTokens: 0, completionTokens: 0 }),
+      usage: () => ({
+        model: "mistral",
+        role: "judge",
+        calls: 0,
+        cachedCalls: 0,
+        failedCalls: 0,
+        requests: 0,
+        retries: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      }),
     };
     const judge = new LlmEcsJudge(chat, 0, { prompt: "aeb-paper", unreadableTurn: "impute-50" });
     expect(judge.id).toBe("llm-ecs:mistral:aeb-paper");
     const result = await judgeEcs(record, judge, "en");
     expect(requests[0]!.messages[0]!.content).toContain("0 = devastated or hostile, 50 = neutral, 100 = very satisfied");
-    expect(result.estimates.map((estimate) => [estimate.predicted, estimate.imputed === true])).toEqual([[55, false], [50, true], [50, true]]);
+    expect(result.estimates.map((estimate) => [estimate.predicted, estimate.imputed === true])).toEqual([
+      [55, false],
+      [50, true],
+      [50, true],
+    ]);
     expect(result.imputed).toBe(2);
     expect(result.errors.map((error) => error.index)).toEqual([1, 2]);
     expect(result.errors[0]!.error).toContain("no JSON object found");
@@ -107,9 +149,26 @@ describe("what judges see", () => {
       role: "judge",
       async complete(request) {
         requests.push(request);
-        return { text: '{"reasoning": "calm", "emotion": 55, "confidence": 40}', usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop", cached: false, latencyMs: 0, endpoint: "x" };
+        return {
+          text: '{"reasoning": "calm", "emotion": 55, "confidence": 40}',
+          usage: { promptTokens: 0, completionTokens: 0 },
+          finishReason: "stop",
+          cached: false,
+          latencyMs: 0,
+          endpoint: "x",
+        };
       },
-      usage: () => ({ model: "judge", role: "judge", calls: 0, cachedCalls: 0, failedCalls: 0, requests: 0, retries: 0, promptTokens: 0, completionTokens: 0 }),
+      usage: () => ({
+        model: "judge",
+        role: "judge",
+        calls: 0,
+        cachedCalls: 0,
+        failedCalls: 0,
+        requests: 0,
+        retries: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      }),
     };
     await judgeEcs(record, new LlmEcsJudge(chat), "en");
     expect(requests).toHaveLength(3);
@@ -125,9 +184,24 @@ describe("what judges see", () => {
 
   it("predicts lower emotion from distressed words with the offline lexicon judge", async () => {
     const judge = new OfflineEcsJudge();
-    const low = await judge.estimate({ visible: [{ role: "user", content: "I'm devastated and furious, it's hopeless." }], turnIndex: 0, language: "en", dialogueId: "x" });
-    const high = await judge.estimate({ visible: [{ role: "user", content: "Thank you, that really helped. I feel better." }], turnIndex: 0, language: "en", dialogueId: "x" });
-    const zh = await judge.estimate({ visible: [{ role: "user", content: "我真的很崩溃，太绝望了。" }], turnIndex: 0, language: "zh", dialogueId: "x" });
+    const low = await judge.estimate({
+      visible: [{ role: "user", content: "I'm devastated and furious, it's hopeless." }],
+      turnIndex: 0,
+      language: "en",
+      dialogueId: "x",
+    });
+    const high = await judge.estimate({
+      visible: [{ role: "user", content: "Thank you, that really helped. I feel better." }],
+      turnIndex: 0,
+      language: "en",
+      dialogueId: "x",
+    });
+    const zh = await judge.estimate({
+      visible: [{ role: "user", content: "我真的很崩溃，太绝望了。" }],
+      turnIndex: 0,
+      language: "zh",
+      dialogueId: "x",
+    });
     expect(low.predicted).toBeLessThan(40);
     expect(high.predicted).toBeGreaterThan(60);
     expect(zh.predicted).toBeLessThan(40);
@@ -147,9 +221,26 @@ describe("HID judge evidence", () => {
       id: "judge",
       role: "judge",
       async complete(_request: ChatRequest): Promise<ChatResponse> {
-        return { text: JSON.stringify({ reasoning: "r", verdict: "yes", turn: 0, evidence: "I completely agree with you" }), usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop", cached: false, latencyMs: 0, endpoint: "x" };
+        return {
+          text: JSON.stringify({ reasoning: "r", verdict: "yes", turn: 0, evidence: "I completely agree with you" }),
+          usage: { promptTokens: 0, completionTokens: 0 },
+          finishReason: "stop",
+          cached: false,
+          latencyMs: 0,
+          endpoint: "x",
+        };
       },
-      usage: () => ({ model: "judge", role: "judge", calls: 0, cachedCalls: 0, failedCalls: 0, requests: 0, retries: 0, promptTokens: 0, completionTokens: 0 }),
+      usage: () => ({
+        model: "judge",
+        role: "judge",
+        calls: 0,
+        cachedCalls: 0,
+        failedCalls: 0,
+        requests: 0,
+        retries: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+      }),
     };
     const result = await judgeHid(record, new LlmHidJudge(model), "wants the unfairness named", "en");
     expect(result.verdict).toBeUndefined();

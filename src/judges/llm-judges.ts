@@ -38,7 +38,10 @@ const instruction = (language: Language) => (language === "zh" ? "请只输出 J
  * to back, each extend the previous one's prompt and a server's prefix cache reuses it; the
  * paper's keeps its own layout (the conversation inside its text, the question after it).
  */
-export const ECS_JUDGE_PROMPTS = { aeb: { system: "judge-ecs", user: "judge-ecs-dialogue" }, "aeb-paper": { system: "judge-ecs-paper", user: undefined } } as const;
+export const ECS_JUDGE_PROMPTS = {
+  aeb: { system: "judge-ecs", user: "judge-ecs-dialogue" },
+  "aeb-paper": { system: "judge-ecs-paper", user: undefined },
+} as const;
 export type EcsJudgePrompt = keyof typeof ECS_JUDGE_PROMPTS;
 
 export interface LlmEcsJudgeOptions {
@@ -70,7 +73,8 @@ export class LlmEcsJudge implements EcsJudge {
     const values = { dialogue: numberedDialogue(input.visible) };
     const output = await askForJson(this.chat, {
       system: fillPrompt(loadPromptTemplate(input.language, templates.system), values),
-      instruction: templates.user === undefined ? instruction(input.language) : fillPrompt(loadPromptTemplate(input.language, templates.user), values),
+      instruction:
+        templates.user === undefined ? instruction(input.language) : fillPrompt(loadPromptTemplate(input.language, templates.user), values),
       schema: EcsOutputSchema,
       name: "aeb_ecs_judge",
       sampleKey: `${input.dialogueId}#turn${input.turnIndex}#ecs`,
@@ -97,7 +101,10 @@ export class LlmHidJudge implements HidJudge {
   }
 
   async judge(input: HidJudgeInput): Promise<HidJudgement> {
-    const prompt = fillPrompt(loadPromptTemplate(input.language, "judge-hid"), { dialogue: numberedDialogue(input.visible), hiddenIntention: input.hiddenIntention });
+    const prompt = fillPrompt(loadPromptTemplate(input.language, "judge-hid"), {
+      dialogue: numberedDialogue(input.visible),
+      hiddenIntention: input.hiddenIntention,
+    });
     const listenerTurns = input.visible.filter((turn) => turn.role === "assistant").length;
     const output = await askForJson(this.chat, {
       system: prompt,
@@ -107,7 +114,10 @@ export class LlmHidJudge implements HidJudge {
       sampleKey: `${input.dialogueId}#hid`,
       retries: this.retries,
       temperature: 0,
-      check: (value) => (value.verdict !== "no" && (value.turn === null || value.turn >= listenerTurns) ? `"turn" must name a listener turn from 0 to ${listenerTurns - 1}` : null),
+      check: (value) =>
+        value.verdict !== "no" && (value.turn === null || value.turn >= listenerTurns)
+          ? `"turn" must name a listener turn from 0 to ${listenerTurns - 1}`
+          : null,
       signal: input.signal,
     });
     return { verdict: output.verdict, turn: output.turn, evidence: output.evidence, reasoning: output.reasoning };

@@ -27,7 +27,7 @@ export interface AffectScore {
 
 /** Sums the valence of a text's affect words, halving and flipping words after a negator. */
 export function affectScore(text: string, lexicon: AffectLexicon, language: Language): AffectScore {
-  const tokens = language === "zh" ? tokenizeChinese(text, Object.keys(lexicon.words)) : text.toLowerCase().match(/[a-z']+/g) ?? [];
+  const tokens = language === "zh" ? tokenizeChinese(text, Object.keys(lexicon.words)) : (text.toLowerCase().match(/[a-z']+/g) ?? []);
   let valence = 0;
   let hits = 0;
   tokens.forEach((token, index) => {
@@ -47,7 +47,7 @@ function tokenizeChinese(text: string, words: readonly string[]): string[] {
   const longest = Math.max(1, ...words.map((word) => word.length));
   const known = new Set(words);
   const tokens: string[] = [];
-  for (let index = 0; index < text.length; ) {
+  for (let index = 0; index < text.length;) {
     let taken = 1;
     for (let size = Math.min(longest, text.length - index); size > 1; size -= 1) {
       if (known.has(text.slice(index, index + size))) {

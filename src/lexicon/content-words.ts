@@ -75,7 +75,12 @@ export const USER_WORD_MARK = "uword";
  * ("unfair", "wasn't", "right"). In Chinese every Han character of a bigram the user also wrote is
  * replaced, unless `keep` keeps the bigram.
  */
-export function maskUserWords(text: string, userWords: ReadonlySet<string>, lexicon: Lexicon, keep: (word: string) => boolean = () => false): string {
+export function maskUserWords(
+  text: string,
+  userWords: ReadonlySet<string>,
+  lexicon: Lexicon,
+  keep: (word: string) => boolean = () => false,
+): string {
   if (userWords.size === 0) return text;
   if (lexicon.language === "zh") {
     return text.replace(/\p{Script=Han}+/gu, (run) => {
@@ -85,7 +90,10 @@ export function maskUserWords(text: string, userWords: ReadonlySet<string>, lexi
         const bigram = `${chars[index]}${chars[index + 1]}`;
         if (userWords.has(bigram) && !keep(bigram)) masked[index] = masked[index + 1] = true;
       }
-      return chars.map((char, index) => (masked[index] ? ` ${USER_WORD_MARK} ` : char)).join("").replace(new RegExp(`( ${USER_WORD_MARK} )+`, "g"), ` ${USER_WORD_MARK} `);
+      return chars
+        .map((char, index) => (masked[index] ? ` ${USER_WORD_MARK} ` : char))
+        .join("")
+        .replace(new RegExp(`( ${USER_WORD_MARK} )+`, "g"), ` ${USER_WORD_MARK} `);
     });
   }
   return text.replace(/[A-Za-z][A-Za-z'’-]*/g, (raw) => {

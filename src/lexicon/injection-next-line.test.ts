@@ -7,7 +7,15 @@ import { computeAdjustments } from "../reward/adjustments.js";
 import { LanguageSchema, loadLexicon } from "./lexicon.js";
 
 const verdicts = (reply: string) =>
-  LanguageSchema.options.map((language) => computeAdjustments({ reply, userText: "My advisor told the committee I wasn't ready.", previousReplies: [], lexicon: loadLexicon(language) }).injected);
+  LanguageSchema.options.map(
+    (language) =>
+      computeAdjustments({
+        reply,
+        userText: "My advisor told the committee I wasn't ready.",
+        previousReplies: [],
+        lexicon: loadLexicon(language),
+      }).injected,
+  );
 
 describe("appraisals split over lines", () => {
   it.each([

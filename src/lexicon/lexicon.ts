@@ -51,7 +51,9 @@ const LexiconFileSchema = z.strictObject({
   stopwords: z.array(z.string()),
   stockComfort: z.array(z.string()).min(1),
   emotionWords: z.array(z.string()).min(1),
-  moves: z.strictObject(Object.fromEntries(MOVE_IDS.map((id) => [id, z.array(z.string()).min(1)])) as Record<LexicalMove, z.ZodArray<z.ZodString>>),
+  moves: z.strictObject(
+    Object.fromEntries(MOVE_IDS.map((id) => [id, z.array(z.string()).min(1)])) as Record<LexicalMove, z.ZodArray<z.ZodString>>,
+  ),
   injection: InjectionPatternsSchema,
   /** Several recognised phrasings of a move (the gaming agents' raw material); optional per move. */
   phrasings: z.partialRecord(LexicalMoveSchema, z.array(z.string().min(1)).min(2)).default({}),
@@ -100,7 +102,10 @@ export function compileInjection(
   compileOne: (source: string, where: string) => RegExp,
 ): InjectionPattern[] {
   return INJECTION_CATEGORIES.flatMap((category) =>
-    (patterns[category] ?? []).map((source, index) => ({ category, pattern: compileOne(source, `${path} injection.${category}[${index}]`) })),
+    (patterns[category] ?? []).map((source, index) => ({
+      category,
+      pattern: compileOne(source, `${path} injection.${category}[${index}]`),
+    })),
   );
 }
 
@@ -123,7 +128,9 @@ export function loadLexicon(language: Language): Lexicon {
     stockComfort: file.stockComfort.map((source, index) => compile(source, alternation, `${path} stockComfort[${index}]`)),
     emotionWords: file.emotionWords,
     emotionPattern:
-      language === "zh" ? new RegExp(`(${alternation})`, patternFlags(alternation, "g")) : new RegExp(`\\b(${alternation})\\b`, patternFlags(alternation, "gi")),
+      language === "zh"
+        ? new RegExp(`(${alternation})`, patternFlags(alternation, "g"))
+        : new RegExp(`\\b(${alternation})\\b`, patternFlags(alternation, "gi")),
     moves,
     injection: compileInjection(file.injection, path, (source, where) => compile(source, alternation, where)),
     examples: file.examples,

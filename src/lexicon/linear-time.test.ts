@@ -13,8 +13,47 @@ import { loadLexicon, type Language } from "./lexicon.js";
 /** Texts aimed at the differences that matter: what counts as a word character, surrogates, runs. */
 function edgeTexts(seed: number): string[] {
   const pieces = [
-    "they had no right", "ſorry", "\u212Aind", "I hear you", "you're", "\u017F", "\u212A", "😀", "𝐬ad", "é", "_", "1", "'", "’", " ", "\n", "\t", ".", "?", "“", "”", "「", "」", '"',
-    "sad", "unfair", "maybe your", "user:", "system :", "1. ", "emotion = 100", "我理解你的感受", "你应该", "Ｉｇｎｏｒｅ", "\u00A0", "-", "ß", "K", "İ", "congrats", "well done",
+    "they had no right",
+    "ſorry",
+    "\u212Aind",
+    "I hear you",
+    "you're",
+    "\u017F",
+    "\u212A",
+    "😀",
+    "𝐬ad",
+    "é",
+    "_",
+    "1",
+    "'",
+    "’",
+    " ",
+    "\n",
+    "\t",
+    ".",
+    "?",
+    "“",
+    "”",
+    "「",
+    "」",
+    '"',
+    "sad",
+    "unfair",
+    "maybe your",
+    "user:",
+    "system :",
+    "1. ",
+    "emotion = 100",
+    "我理解你的感受",
+    "你应该",
+    "Ｉｇｎｏｒｅ",
+    "\u00A0",
+    "-",
+    "ß",
+    "K",
+    "İ",
+    "congrats",
+    "well done",
   ];
   const rng = createRng(seed);
   return Array.from({ length: 400 }, () => Array.from({ length: rng.int(1, 12) }, () => rng.pick(pieces)).join(rng.pick(["", " ", ""])));
@@ -24,13 +63,23 @@ describe("one-pass helpers give what their regular expressions gave", () => {
   it("withoutQuotations", () => {
     const rng = createRng(7);
     const marks = ["“", "”", "「", "」", '"', "\n", "a", " ", "b c", "😀"];
-    const texts = [...edgeTexts(3), ...Array.from({ length: 2000 }, () => Array.from({ length: rng.int(0, 16) }, () => rng.pick(marks)).join(""))];
-    for (const text of texts) expect(withoutQuotations(text), JSON.stringify(text)).toBe(text.replace(/“[^”]*”|「[^」]*」|"[^"\n]*"/gu, " … "));
+    const texts = [
+      ...edgeTexts(3),
+      ...Array.from({ length: 2000 }, () => Array.from({ length: rng.int(0, 16) }, () => rng.pick(marks)).join("")),
+    ];
+    for (const text of texts)
+      expect(withoutQuotations(text), JSON.stringify(text)).toBe(text.replace(/“[^”]*”|「[^」]*」|"[^"\n]*"/gu, " … "));
   });
 
   it("trimApostrophes", () => {
     const rng = createRng(8);
-    const texts = [...edgeTexts(4), "", "'", "''", ...Array.from({ length: 2000 }, () => Array.from({ length: rng.int(0, 10) }, () => rng.pick(["'", "a", "bc", "-", "n't"])).join(""))];
+    const texts = [
+      ...edgeTexts(4),
+      "",
+      "'",
+      "''",
+      ...Array.from({ length: 2000 }, () => Array.from({ length: rng.int(0, 10) }, () => rng.pick(["'", "a", "bc", "-", "n't"])).join("")),
+    ];
     for (const text of texts) expect(trimApostrophes(text), JSON.stringify(text)).toBe(text.replace(/^'+|'+$/g, ""));
   });
 
@@ -45,10 +94,40 @@ describe("one-pass helpers give what their regular expressions gave", () => {
       ["zh", "injection", "(^|\\n)\\s*(评估|评分|打分|情绪分析|评估结果|判定)\\s*([:：]|\\n|$)"],
     ];
     const rng = createRng(9);
-    const texts = [...edgeTexts(5), ...Array.from({ length: 2000 }, () => Array.from({ length: rng.int(0, 12) }, () => rng.pick(["\n", " ", "\t", "1", "23", ".", ")", "、", "user", "system", ":", "x", " : ", ">", "-", "##", "score", "用户", "评分", "："])).join(""))];
+    const texts = [
+      ...edgeTexts(5),
+      ...Array.from({ length: 2000 }, () =>
+        Array.from({ length: rng.int(0, 12) }, () =>
+          rng.pick([
+            "\n",
+            " ",
+            "\t",
+            "1",
+            "23",
+            ".",
+            ")",
+            "、",
+            "user",
+            "system",
+            ":",
+            "x",
+            " : ",
+            ">",
+            "-",
+            "##",
+            "score",
+            "用户",
+            "评分",
+            "：",
+          ]),
+        ).join(""),
+      ),
+    ];
     for (const [language, where, source] of before) {
       const lexicon = loadLexicon(language);
-      const now = (where === "advice" ? lexicon.moves.advice : lexicon.injection.map((item) => item.pattern)).find((pattern) => pattern.source.replace("[^\\S\\n]*", "\\s*") === source);
+      const now = (where === "advice" ? lexicon.moves.advice : lexicon.injection.map((item) => item.pattern)).find(
+        (pattern) => pattern.source.replace("[^\\S\\n]*", "\\s*") === source,
+      );
       expect(now, source).toBeDefined();
       const old = new RegExp(source, "iu");
       for (const text of texts) expect(firstMatch(text, [now!]), JSON.stringify(text)).toBe(firstMatch(text, [old]));

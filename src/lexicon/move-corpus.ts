@@ -49,7 +49,8 @@ export function loadMoveCorpus(directory: string = MOVE_CORPUS_DIR): CorpusVoice
     }
   };
   walk(directory);
-  if (files.length === 0) throw new AebError(`no move corpus under ${directory}: the offline user's recogniser trains on its <language>/<voice>.yaml files`);
+  if (files.length === 0)
+    throw new AebError(`no move corpus under ${directory}: the offline user's recogniser trains on its <language>/<voice>.yaml files`);
   return files.map((path) => ({ file: relative(directory, path).split("\\").join("/"), corpus: loadDataFile(path, MoveCorpusFileSchema) }));
 }
 
@@ -59,7 +60,8 @@ export function heldOutVoices(directory: string = MOVE_CORPUS_DIR): string[] {
   if (!existsSync(path)) return [];
   const { heldOut } = loadDataFile(path, HeldOutSchema);
   for (const file of heldOut) {
-    if (!existsSync(join(directory, file))) throw new AebError(`${path}: heldOut names ${file}, which is not a file under ${directory}; remove it or add the corpus file`);
+    if (!existsSync(join(directory, file)))
+      throw new AebError(`${path}: heldOut names ${file}, which is not a file under ${directory}; remove it or add the corpus file`);
   }
   return heldOut;
 }

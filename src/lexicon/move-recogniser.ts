@@ -2,7 +2,14 @@ import { loadLexicon, MOVE_IDS, type Lexicon } from "./lexicon.js";
 import { heldOutVoices, loadMoveCorpus, SENTENCE_CLASSES, type CorpusVoice, type SentenceClass } from "./move-corpus.js";
 import { memoByText } from "./memo.js";
 import { sentenceFeatures, stemWord } from "./sentence-features.js";
-import { defaultModelPath, readSavedRecogniser, recogniserKey, savedRecogniser, writeSavedRecogniser, type SavedRecogniser } from "./recogniser-model-file.js";
+import {
+  defaultModelPath,
+  readSavedRecogniser,
+  recogniserKey,
+  savedRecogniser,
+  writeSavedRecogniser,
+  type SavedRecogniser,
+} from "./recogniser-model-file.js";
 import { DEFAULT_TRAINING, SoftmaxClassifier, type LabelledExample } from "./softmax-classifier.js";
 
 /** What the recogniser hears in one sentence. */
@@ -56,7 +63,8 @@ export function examplesOf(voices: readonly CorpusVoice[]): LabelledExample[] {
   const examples: LabelledExample[] = [];
   for (const { corpus } of voices) {
     for (const label of SENTENCE_CLASSES) {
-      for (const sentence of corpus.sentences[label] ?? []) examples.push({ features: recogniserFeatures(sentence), label: SENTENCE_CLASSES.indexOf(label) });
+      for (const sentence of corpus.sentences[label] ?? [])
+        examples.push({ features: recogniserFeatures(sentence), label: SENTENCE_CLASSES.indexOf(label) });
     }
   }
   return examples;
@@ -79,9 +87,11 @@ function trainModel(voices: readonly CorpusVoice[]): RecogniserModel {
   const examples = examplesOf(voices);
   const classifier = SoftmaxClassifier.train(examples, SENTENCE_CLASSES.length, DEFAULT_TRAINING);
   const sentencesWith = new Map<string, number>();
-  for (const example of examples) for (const feature of new Set(example.features)) sentencesWith.set(feature, (sentencesWith.get(feature) ?? 0) + 1);
+  for (const example of examples)
+    for (const feature of new Set(example.features)) sentencesWith.set(feature, (sentencesWith.get(feature) ?? 0) + 1);
   const commonFeatures = new Set<string>();
-  for (const [feature, count] of sentencesWith) if (count >= COMMON_IN && (feature.startsWith("W_") || feature.startsWith("C2_"))) commonFeatures.add(feature);
+  for (const [feature, count] of sentencesWith)
+    if (count >= COMMON_IN && (feature.startsWith("W_") || feature.startsWith("C2_"))) commonFeatures.add(feature);
   return { classifier, commonFeatures, trainedOn: voices.map((voice) => voice.file) };
 }
 
@@ -135,5 +145,9 @@ export function recogniserFromSaved(saved: SavedRecogniser): MoveRecogniser {
 }
 
 function modelOfSaved(saved: SavedRecogniser): RecogniserModel {
-  return { classifier: SoftmaxClassifier.fromSnapshot(saved.classifier), commonFeatures: new Set(saved.commonFeatures), trainedOn: saved.trainedOn };
+  return {
+    classifier: SoftmaxClassifier.fromSnapshot(saved.classifier),
+    commonFeatures: new Set(saved.commonFeatures),
+    trainedOn: saved.trainedOn,
+  };
 }

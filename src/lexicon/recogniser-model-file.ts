@@ -84,7 +84,12 @@ export function writeSavedRecogniser(path: string, model: SavedRecogniser): void
   renameSync(temporary, path);
 }
 
-export function savedRecogniser(key: string, trainedOn: string[], commonFeatures: string[], classifier: ClassifierSnapshot): SavedRecogniser {
+export function savedRecogniser(
+  key: string,
+  trainedOn: string[],
+  commonFeatures: string[],
+  classifier: ClassifierSnapshot,
+): SavedRecogniser {
   return { format: MODEL_FORMAT, key, trainedOn, commonFeatures, classifier };
 }
 

@@ -29,7 +29,25 @@ const SCOPE_ENDS = new Set(["but", "and", "because", "though", "although", "yet"
 /** How many words after a negator it reaches. */
 const NEGATION_REACH = 4;
 
-const SUFFIXES = ["ational", "ations", "ation", "ingly", "ings", "ing", "edly", "ness", "ment", "ions", "ion", "ies", "ied", "ed", "es", "ly", "s"];
+const SUFFIXES = [
+  "ational",
+  "ations",
+  "ation",
+  "ingly",
+  "ings",
+  "ing",
+  "edly",
+  "ness",
+  "ment",
+  "ions",
+  "ion",
+  "ies",
+  "ied",
+  "ed",
+  "es",
+  "ly",
+  "s",
+];
 
 /** A light suffix stripper: "deserved" meets "deserve", "feelings" meets "feeling". */
 export function stemWord(word: string): string {

@@ -39,7 +39,10 @@ const CLAUSE_BREAK = /[,;:，；：、]\s*|\s+[—–-]\s+|\s+but\s+/iu;
  * completely fair, and whether showing it was right is a separate question").
  */
 export function clausesOf(sentence: string, minWords = 3): string[] {
-  const pieces = sentence.split(new RegExp(CLAUSE_BREAK.source, "giu")).map((piece) => piece.trim()).filter((piece) => wordCount(piece) >= minWords);
+  const pieces = sentence
+    .split(new RegExp(CLAUSE_BREAK.source, "giu"))
+    .map((piece) => piece.trim())
+    .filter((piece) => wordCount(piece) >= minWords);
   return pieces.length >= 2 ? pieces : [];
 }
 

@@ -83,7 +83,8 @@ export class SoftmaxClassifier {
         const { indices } = example;
         for (let position = 0; position < indices.length; position += 1) {
           const base = (indices[position] as number) * classCount;
-          for (let k = 0; k < classCount; k += 1) weights[base + k] = (weights[base + k] as number) * decay - (scores[k] as number) * example.scale;
+          for (let k = 0; k < classCount; k += 1)
+            weights[base + k] = (weights[base + k] as number) * decay - (scores[k] as number) * example.scale;
         }
       }
     }
@@ -108,9 +109,16 @@ export class SoftmaxClassifier {
     const weights = float64Array(snapshot.weights);
     const bias = float64Array(snapshot.bias);
     if (bias.length !== snapshot.classCount || weights.length !== snapshot.vocabulary.length * snapshot.classCount) {
-      throw new Error(`a saved classifier's sizes do not agree (${snapshot.vocabulary.length} features, ${snapshot.classCount} classes, ${weights.length} weights, ${bias.length} biases)`);
+      throw new Error(
+        `a saved classifier's sizes do not agree (${snapshot.vocabulary.length} features, ${snapshot.classCount} classes, ${weights.length} weights, ${bias.length} biases)`,
+      );
     }
-    return new SoftmaxClassifier(snapshot.classCount, new Map(snapshot.vocabulary.map((feature, index) => [feature, index])), weights, bias);
+    return new SoftmaxClassifier(
+      snapshot.classCount,
+      new Map(snapshot.vocabulary.map((feature, index) => [feature, index])),
+      weights,
+      bias,
+    );
   }
 
   predict(features: readonly string[]): Prediction {
@@ -146,7 +154,14 @@ function float64Array(base64: string): Float64Array {
 }
 
 /** Class scores of binary features scaled to unit length (each present feature weighs `scale`, 1/√n). */
-function score(indices: ArrayLike<number>, scale: number, weights: Float64Array, bias: Float64Array, classCount: number, into: Float64Array): void {
+function score(
+  indices: ArrayLike<number>,
+  scale: number,
+  weights: Float64Array,
+  bias: Float64Array,
+  classCount: number,
+  into: Float64Array,
+): void {
   into.fill(0);
   for (let position = 0; position < indices.length; position += 1) {
     const base = (indices[position] as number) * classCount;

@@ -89,7 +89,14 @@ export interface UsageTotals {
 export type UsageEvent =
   | { event: "model"; role: string; model: string }
   | { event: "request"; role: string; model: string; retry: boolean }
-  | { event: "call"; role: string; model: string; outcome: "answered" | "cached" | "failed"; promptTokens: number; completionTokens: number };
+  | {
+      event: "call";
+      role: string;
+      model: string;
+      outcome: "answered" | "cached" | "failed";
+      promptTokens: number;
+      completionTokens: number;
+    };
 
 /** Where a model client reports its {@link UsageEvent}s. Recording must not throw. */
 export interface UsageSink {

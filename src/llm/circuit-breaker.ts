@@ -93,7 +93,10 @@ export class CircuitBreaker {
         this.#probeInFlight = true;
         return { probe: true };
       }
-      const until = Math.min(this.#probeInFlight ? this.policy.probeIntervalMs : this.#nextProbeAt - now, this.#openedAt + this.policy.maxWaitMs - now);
+      const until = Math.min(
+        this.#probeInFlight ? this.policy.probeIntervalMs : this.#nextProbeAt - now,
+        this.#openedAt + this.policy.maxWaitMs - now,
+      );
       await this.#waitForChange(Math.max(1, until), signal);
     }
   }

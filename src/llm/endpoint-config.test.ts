@@ -20,7 +20,10 @@ describe("ModelEndpointConfig", () => {
 
   it("leaves the per-endpoint cap unset unless given, so that a caller can tell a chosen cap from the default", () => {
     expect(parseModelEndpointConfig({ baseUrl: "http://127.0.0.1:8000/v1", model: "m" }).maxConcurrencyPerEndpoint).toBeUndefined();
-    expect(parseModelEndpointConfig({ baseUrl: "http://127.0.0.1:8000/v1", model: "m", maxConcurrencyPerEndpoint: 16 }).maxConcurrencyPerEndpoint).toBe(16);
+    expect(
+      parseModelEndpointConfig({ baseUrl: "http://127.0.0.1:8000/v1", model: "m", maxConcurrencyPerEndpoint: 16 })
+        .maxConcurrencyPerEndpoint,
+    ).toBe(16);
     expect(DEFAULT_MAX_CONCURRENCY_PER_ENDPOINT).toBe(16);
   });
 
@@ -47,9 +50,7 @@ describe("ModelEndpointConfig", () => {
 
   it("requires exactly one of baseUrl and baseUrls", () => {
     expect(() => parseModelEndpointConfig({ model: "m" })).toThrow(/exactly one of baseUrl or baseUrls/);
-    expect(() =>
-      parseModelEndpointConfig({ model: "m", baseUrl: "http://a/v1", baseUrls: ["http://b/v1"] }),
-    ).toThrow(/exactly one/);
+    expect(() => parseModelEndpointConfig({ model: "m", baseUrl: "http://a/v1", baseUrls: ["http://b/v1"] })).toThrow(/exactly one/);
   });
 
   it("rejects typos instead of ignoring them", () => {
@@ -63,9 +64,7 @@ describe("ModelEndpointConfig", () => {
   });
 
   it("rejects duplicate replicas and non-http URLs", () => {
-    expect(() => parseModelEndpointConfig({ baseUrls: ["http://a/v1", "http://a/v1/"], model: "m" })).toThrow(
-      /same replica twice/,
-    );
+    expect(() => parseModelEndpointConfig({ baseUrls: ["http://a/v1", "http://a/v1/"], model: "m" })).toThrow(/same replica twice/);
     expect(() => parseModelEndpointConfig({ baseUrl: "ftp://a/v1", model: "m" })).toThrow();
   });
 });

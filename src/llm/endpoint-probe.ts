@@ -74,10 +74,7 @@ function describe(error: unknown, timedOut: boolean, timeoutMs: number, hint: (s
  * (config order) or rejects with a {@link ModelProbeError} listing every
  * failing endpoint (credentials stripped, key redacted) and the model.
  */
-export async function probe(
-  config: ModelEndpointConfigInput | ModelEndpointConfig,
-  options: ProbeOptions = {},
-): Promise<ProbeResult[]> {
+export async function probe(config: ModelEndpointConfigInput | ModelEndpointConfig, options: ProbeOptions = {}): Promise<ProbeResult[]> {
   const parsed = ModelEndpointConfig.parse(config);
   const { apiKey, secrets } = resolveApiKey(parsed, options.env);
   const timeoutMs = options.timeoutMs ?? Math.min(parsed.timeoutMs, 15_000);

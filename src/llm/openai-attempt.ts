@@ -11,7 +11,11 @@
  * one JSON body read through undici (undici-fetch.ts).
  */
 import type OpenAI from "openai";
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from "openai/resources/chat/completions";
 import type { ModelEndpointConfig } from "./endpoint-config.js";
 import { ModelEmptyCompletionError, ModelIncompleteStreamError, ModelResponseError } from "./errors.js";
 import { mapOpenAIError, type AbortReason, type ErrorContext } from "./openai-error-mapping.js";
@@ -59,7 +63,12 @@ export interface AttemptContext {
 }
 
 /** One request to one replica. Always throws a ModelCallError (errors.ts) on failure. */
-export async function attemptCompletion(replica: Replica, body: ChatCompletionBody, signal: AbortSignal | undefined, context: AttemptContext): Promise<AttemptResult> {
+export async function attemptCompletion(
+  replica: Replica,
+  body: ChatCompletionBody,
+  signal: AbortSignal | undefined,
+  context: AttemptContext,
+): Promise<AttemptResult> {
   const controller = new AbortController();
   let reason: AbortReason | undefined;
   const abort = (why: AbortReason): void => {
@@ -73,7 +82,9 @@ export async function attemptCompletion(replica: Replica, body: ChatCompletionBo
   const totalTimer = setTimeout(() => abort("total"), context.config.timeoutMs);
   const attempt = { controller, abort, reason: () => reason };
   try {
-    return body.stream === true ? await streamedAttempt(replica, body, attempt, context) : await plainAttempt(replica, body, attempt, context);
+    return body.stream === true
+      ? await streamedAttempt(replica, body, attempt, context)
+      : await plainAttempt(replica, body, attempt, context);
   } finally {
     clearTimeout(totalTimer);
     signal?.removeEventListener("abort", onCallerAbort);
@@ -81,11 +92,18 @@ export async function attemptCompletion(replica: Replica, body: ChatCompletionBo
 }
 
 /** One JSON reply: nothing arrives until the server is done, so only the total timer applies. */
-async function plainAttempt(replica: Replica, body: ChatCompletionCreateParamsNonStreaming, attempt: AttemptControl, context: AttemptContext): Promise<AttemptResult> {
+async function plainAttempt(
+  replica: Replica,
+  body: ChatCompletionCreateParamsNonStreaming,
+  attempt: AttemptControl,
+  context: AttemptContext,
+): Promise<AttemptResult> {
   let completion: unknown;
   let serverMs: number | undefined;
   try {
-    const { data, response } = await replica.client.chat.completions.create(body, { signal: attempt.controller.signal, timeout: context.config.timeoutMs }).withResponse();
+    const { data, response } = await replica.client.chat.completions
+      .create(body, { signal: attempt.controller.signal, timeout: context.config.timeoutMs })
+      .withResponse();
     completion = data;
     serverMs = processingMs(response.headers);
   } catch (error) {
@@ -103,14 +121,31 @@ async function plainAttempt(replica: Replica, body: ChatCompletionCreateParamsNo
   const message = (choice.message ?? {}) as unknown as Record<string, unknown>;
   const text = typeof message.content === "string" ? message.content : "";
   // vLLM / DeepSeek / SGLang use `reasoning_content`; OpenRouter and newer vLLM use `reasoning`.
-  const reasoning = typeof message.reasoning_content === "string" ? message.reasoning_content : typeof message.reasoning === "string" ? message.reasoning : "";
+  const reasoning =
+    typeof message.reasoning_content === "string"
+      ? message.reasoning_content
+      : typeof message.reasoning === "string"
+        ? message.reasoning
+        : "";
   const finishReason = choice.finish_reason ?? null;
   const usage = (completion as Partial<ChatCompletion>).usage;
-  return checkedResult(errorContext, { text, reasoning, finishReason, promptTokens: usage?.prompt_tokens ?? 0, completionTokens: usage?.completion_tokens ?? 0, ...(serverMs !== undefined ? { serverMs } : {}) });
+  return checkedResult(errorContext, {
+    text,
+    reasoning,
+    finishReason,
+    promptTokens: usage?.prompt_tokens ?? 0,
+    completionTokens: usage?.completion_tokens ?? 0,
+    ...(serverMs !== undefined ? { serverMs } : {}),
+  });
 }
 
 /** One streamed reply: every chunk re-arms the idle timer. */
-async function streamedAttempt(replica: Replica, body: ChatCompletionCreateParamsStreaming, attempt: AttemptControl, context: AttemptContext): Promise<AttemptResult> {
+async function streamedAttempt(
+  replica: Replica,
+  body: ChatCompletionCreateParamsStreaming,
+  attempt: AttemptControl,
+  context: AttemptContext,
+): Promise<AttemptResult> {
   let idleTimer: NodeJS.Timeout | undefined;
   const touch = (): void => {
     if (idleTimer !== undefined) clearTimeout(idleTimer);
@@ -131,7 +166,9 @@ async function streamedAttempt(replica: Replica, body: ChatCompletionCreateParam
 
   touch();
   try {
-    const { data: stream, response } = await replica.client.chat.completions.create(body, { signal: attempt.controller.signal, timeout: context.config.timeoutMs }).withResponse();
+    const { data: stream, response } = await replica.client.chat.completions
+      .create(body, { signal: attempt.controller.signal, timeout: context.config.timeoutMs })
+      .withResponse();
     serverMs = processingMs(response.headers);
     touch();
     for await (const chunk of stream) {
@@ -159,8 +196,16 @@ async function streamedAttempt(replica: Replica, body: ChatCompletionCreateParam
   // The SDK ends iteration silently when its signal aborts, so our own reason decides.
   const reason = attempt.reason();
   if (reason !== undefined && !finishedBeforeAbort()) throw mapOpenAIError(undefined, errorContext, reason);
-  if (finishReason === null) throw new ModelIncompleteStreamError("stream ended without a finish reason (reply probably truncated)", errorContext);
-  return checkedResult(errorContext, { text, reasoning, finishReason, promptTokens, completionTokens, ...(serverMs !== undefined ? { serverMs } : {}) });
+  if (finishReason === null)
+    throw new ModelIncompleteStreamError("stream ended without a finish reason (reply probably truncated)", errorContext);
+  return checkedResult(errorContext, {
+    text,
+    reasoning,
+    finishReason,
+    promptTokens,
+    completionTokens,
+    ...(serverMs !== undefined ? { serverMs } : {}),
+  });
 }
 
 /** Rules shared by both transports: a reply needs a finish reason and some text. */
@@ -169,8 +214,10 @@ function checkedResult(context: ErrorContext, result: AttemptResult): AttemptRes
     throw new ModelResponseError("reply has no finish reason (probably truncated)", { ...context, isRetryable: true });
   }
   if (result.text.trim() === "") {
-    throw new ModelEmptyCompletionError(`empty completion (finish reason "${result.finishReason}")`, { ...context, finishReason: result.finishReason });
+    throw new ModelEmptyCompletionError(`empty completion (finish reason "${result.finishReason}")`, {
+      ...context,
+      finishReason: result.finishReason,
+    });
   }
   return result;
 }
-

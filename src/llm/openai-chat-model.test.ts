@@ -310,7 +310,13 @@ describe("JSON replies (stream: false)", () => {
     let requests = 0;
     const noFinish: OpenAIChatModelOptions["fetch"] = async () => {
       requests++;
-      const completion = { id: "x", object: "chat.completion", created: 0, model: "mock-model", choices: [{ index: 0, message: { role: "assistant", content: "half a sen" }, finish_reason: requests === 1 ? null : "stop" }] };
+      const completion = {
+        id: "x",
+        object: "chat.completion",
+        created: 0,
+        model: "mock-model",
+        choices: [{ index: 0, message: { role: "assistant", content: "half a sen" }, finish_reason: requests === 1 ? null : "stop" }],
+      };
       return new Response(JSON.stringify(completion), { status: 200, headers: { "content-type": "application/json" } });
     };
     const { chat } = model({ baseUrl: "http://127.0.0.1:9/v1" }, { fetch: noFinish });

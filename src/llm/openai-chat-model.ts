@@ -116,7 +116,11 @@ export class OpenAIChatModel implements ChatModel {
       endpoint: displayEndpoint(baseUrl),
       client: createSdkClient({ baseUrl, apiKey, timeoutMs: config.timeoutMs, fetch: options.fetch }),
     }));
-    this.#pool = new ReplicaPool(replicas, config.maxConcurrencyPerEndpoint ?? DEFAULT_MAX_CONCURRENCY_PER_ENDPOINT, options.onQueued !== undefined ? { onWait: options.onQueued } : {});
+    this.#pool = new ReplicaPool(
+      replicas,
+      config.maxConcurrencyPerEndpoint ?? DEFAULT_MAX_CONCURRENCY_PER_ENDPOINT,
+      options.onQueued !== undefined ? { onWait: options.onQueued } : {},
+    );
     this.#cache = options.cache;
     this.#beforeFirstRequest = options.beforeFirstRequest;
     this.#onCall = options.onCall;
@@ -136,7 +140,13 @@ export class OpenAIChatModel implements ChatModel {
     };
     this.#usage = options.usage;
     this.#usage?.record({ event: "model", role: this.role, model: config.model });
-    this.#breaker = new CircuitBreaker(config.circuitBreaker, this.#clock, this.#sleep, this.#errorBase(this.endpoints.join(", ")), options.breaker);
+    this.#breaker = new CircuitBreaker(
+      config.circuitBreaker,
+      this.#clock,
+      this.#sleep,
+      this.#errorBase(this.endpoints.join(", ")),
+      options.breaker,
+    );
   }
 
   /** Counts a request about to be sent, in the totals and the usage record. */
@@ -178,7 +188,14 @@ export class OpenAIChatModel implements ChatModel {
       onCall({ role: this.role, sampleKey: request.sampleKey, latencyMs: this.#clock.now() - started, cached: false, ok: false });
       throw error;
     }
-    onCall({ role: this.role, sampleKey: request.sampleKey, latencyMs: response.latencyMs, ...(response.serverMs !== undefined ? { serverMs: response.serverMs } : {}), cached: response.cached, ok: true });
+    onCall({
+      role: this.role,
+      sampleKey: request.sampleKey,
+      latencyMs: response.latencyMs,
+      ...(response.serverMs !== undefined ? { serverMs: response.serverMs } : {}),
+      cached: response.cached,
+      ok: true,
+    });
     return response;
   }
 

@@ -3,9 +3,7 @@ import { displayEndpoint, redactSecrets, REDACTED } from "./redaction.js";
 
 describe("displayEndpoint", () => {
   it("drops credentials, query, fragment and trailing slashes", () => {
-    expect(displayEndpoint("https://bob:pw@proxy.example.com/v1/?api-key=sk-x#frag")).toBe(
-      "https://proxy.example.com/v1",
-    );
+    expect(displayEndpoint("https://bob:pw@proxy.example.com/v1/?api-key=sk-x#frag")).toBe("https://proxy.example.com/v1");
   });
 
   it("keeps host, port and path", () => {
@@ -19,9 +17,7 @@ describe("displayEndpoint", () => {
 
 describe("redactSecrets", () => {
   it("replaces every occurrence of each secret", () => {
-    expect(redactSecrets("key sk-secret-123 again sk-secret-123", ["sk-secret-123"])).toBe(
-      `key ${REDACTED} again ${REDACTED}`,
-    );
+    expect(redactSecrets("key sk-secret-123 again sk-secret-123", ["sk-secret-123"])).toBe(`key ${REDACTED} again ${REDACTED}`);
   });
 
   it("ignores secrets too short to be meaningful", () => {

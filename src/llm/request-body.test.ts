@@ -50,7 +50,11 @@ describe("buildChatCompletionBody", () => {
     });
     const body = buildChatCompletionBody(config, { messages: [] }) as unknown as Record<string, unknown>;
     expect(body).toMatchObject({ top_k: 20, stream: true, stream_options: { include_usage: true }, model: "m", temperature: 0.3 });
-    const plain = parseModelEndpointConfig({ baseUrl: "http://h/v1", model: "m", extraBody: { stream: true, stream_options: { include_usage: true } } });
+    const plain = parseModelEndpointConfig({
+      baseUrl: "http://h/v1",
+      model: "m",
+      extraBody: { stream: true, stream_options: { include_usage: true } },
+    });
     expect(buildChatCompletionBody(plain, { messages: [] })).toEqual({ model: "m", messages: [], stream: false });
   });
 });

@@ -9,10 +9,7 @@
  * "effective parameters" feed the cache key, so whatever changes the body
  * also changes the key.
  */
-import type {
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionCreateParamsStreaming,
-} from "openai/resources/chat/completions";
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { ChatRequest } from "./chat-model.js";
 import type { ModelEndpointConfig } from "./endpoint-config.js";
 

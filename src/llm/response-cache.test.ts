@@ -2,12 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createResponseCache,
-  responseCacheKey,
-  type CachedCompletion,
-  type ResponseCacheKeyParts,
-} from "./response-cache.js";
+import { createResponseCache, responseCacheKey, type CachedCompletion, type ResponseCacheKeyParts } from "./response-cache.js";
 
 const dirs: string[] = [];
 afterEach(async () => {

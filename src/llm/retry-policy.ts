@@ -60,12 +60,7 @@ export function parseRetryAfterMs(headers: HeaderReader | undefined, nowMs: numb
  * Delay before retry number `retryIndex`: the server's Retry-After when it
  * sent one (capped), otherwise full-jitter back-off.
  */
-export function retryDelayMs(
-  retryIndex: number,
-  retryAfterMs: number | undefined,
-  policy: BackoffPolicy,
-  random: RandomFn,
-): number {
+export function retryDelayMs(retryIndex: number, retryAfterMs: number | undefined, policy: BackoffPolicy, random: RandomFn): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.retryMaxDelayMs);
   return backoffDelayMs(retryIndex, policy, random);
 }

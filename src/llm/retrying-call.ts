@@ -14,7 +14,14 @@
 import type { RandomFn, SleepFn } from "./clock.js";
 import type { BreakerTicket, CircuitBreaker } from "./circuit-breaker.js";
 import { isOutageFailure } from "./circuit-breaker.js";
-import { ModelAbortedError, ModelCallError, ModelEmptyCompletionError, ModelHttpError, ModelOutageError, type ModelCallErrorOptions } from "./errors.js";
+import {
+  ModelAbortedError,
+  ModelCallError,
+  ModelEmptyCompletionError,
+  ModelHttpError,
+  ModelOutageError,
+  type ModelCallErrorOptions,
+} from "./errors.js";
 import type { ReplicaLease, ReplicaPool } from "./replica-pool.js";
 import { retryDelayMs, type BackoffPolicy } from "./retry-policy.js";
 
@@ -77,7 +84,11 @@ export async function callWithRetries<R, T>(call: RetryingCall<R, T>, signal: Ab
       throw error.markExhausted(requests);
     }
     const outage = isOutageFailure(error);
-    call.breaker.report(ticket, outage ? "outage" : "other-failure", error.status !== undefined ? `${error.name}, HTTP ${error.status}` : error.name);
+    call.breaker.report(
+      ticket,
+      outage ? "outage" : "other-failure",
+      error.status !== undefined ? `${error.name}, HTTP ${error.status}` : error.name,
+    );
     // While the breaker is open the endpoint is down: wait for it (in admit) without spending the budget.
     if (outage && call.breaker.open) {
       avoid = lease.index;
@@ -94,7 +105,10 @@ export async function callWithRetries<R, T>(call: RetryingCall<R, T>, signal: Ab
       await call.sleep(delay, signal);
     } catch {
       const last = error.status !== undefined ? `${error.name}, HTTP ${error.status}` : error.name;
-      throw new ModelAbortedError(`call cancelled during retry back-off (last failure: ${last})`, call.errorBase(lease.replica)).markExhausted(requests);
+      throw new ModelAbortedError(
+        `call cancelled during retry back-off (last failure: ${last})`,
+        call.errorBase(lease.replica),
+      ).markExhausted(requests);
     }
     if (signal?.aborted) throw new ModelAbortedError("call cancelled during retry back-off", call.errorBase()).markExhausted(requests);
   }

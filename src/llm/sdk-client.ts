@@ -49,10 +49,13 @@ export function resolveApiKey(
   if (config.apiKeyEnv === undefined) return { apiKey: PLACEHOLDER_API_KEY, secrets: urlSecrets };
   const value = env[config.apiKeyEnv];
   if (value === undefined || value.trim() === "") {
-    throw new ModelConfigError(`environment variable ${config.apiKeyEnv} (named by apiKeyEnv) is not set or empty: export ${config.apiKeyEnv}=<your key> before running, or drop apiKeyEnv for a server that needs no key`, {
-      endpoint: config.baseUrls.map(displayEndpoint).join(", "),
-      model: config.model,
-    });
+    throw new ModelConfigError(
+      `environment variable ${config.apiKeyEnv} (named by apiKeyEnv) is not set or empty: export ${config.apiKeyEnv}=<your key> before running, or drop apiKeyEnv for a server that needs no key`,
+      {
+        endpoint: config.baseUrls.map(displayEndpoint).join(", "),
+        model: config.model,
+      },
+    );
   }
   return { apiKey: value, secrets: [value, ...urlSecrets] };
 }

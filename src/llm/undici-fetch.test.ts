@@ -97,6 +97,8 @@ describe("createUndiciFetch", () => {
   });
 
   it("names an unsupported request body instead of sending it wrong", async () => {
-    await expect(fetchFn("http://127.0.0.1:9", { method: "POST", body: new Blob(["x"]) })).rejects.toThrow(/unsupported request body type \[object Blob\]/);
+    await expect(fetchFn("http://127.0.0.1:9", { method: "POST", body: new Blob(["x"]) })).rejects.toThrow(
+      /unsupported request body type \[object Blob\]/,
+    );
   });
 });

@@ -21,7 +21,10 @@ export interface DialogueMetrics {
 export function wordCount(text: string): number {
   // Han characters count one word each; other scripts by whitespace-separated words.
   const han = text.match(/\p{Script=Han}/gu)?.length ?? 0;
-  const words = text.replace(/\p{Script=Han}/gu, " ").split(/\s+/u).filter((word) => /[\p{L}\p{N}]/u.test(word)).length;
+  const words = text
+    .replace(/\p{Script=Han}/gu, " ")
+    .split(/\s+/u)
+    .filter((word) => /[\p{L}\p{N}]/u.test(word)).length;
   return han + words;
 }
 

@@ -22,13 +22,34 @@ async function starterRecords(): Promise<DialogueRecord[]> {
   for (const scenario of scenarios) {
     for (const agentId of ["formulaic", "attuned"]) {
       for (const repeat of [0, 1]) {
-        const played = await runEpisode({ dialogueId: `${agentId}/${scenario.id}/${repeat}`, condition: agentId, scenario, preset: getPreset(scenario.preset), repeat, seed: 3 + repeat, agent: createReferenceAgent(agentId), user: new OfflineSimulatedUser() });
-        records.push(withNewJudgements(played, await judgeDialogue(played, scenario, { ecs: [{ name: "offline-lexicon", judge: new OfflineEcsJudge() }], hid: [] })));
+        const played = await runEpisode({
+          dialogueId: `${agentId}/${scenario.id}/${repeat}`,
+          condition: agentId,
+          scenario,
+          preset: getPreset(scenario.preset),
+          repeat,
+          seed: 3 + repeat,
+          agent: createReferenceAgent(agentId),
+          user: new OfflineSimulatedUser(),
+        });
+        records.push(
+          withNewJudgements(
+            played,
+            await judgeDialogue(played, scenario, { ecs: [{ name: "offline-lexicon", judge: new OfflineEcsJudge() }], hid: [] }),
+          ),
+        );
       }
     }
   }
   const first = records[0] as DialogueRecord;
-  records.push({ ...first, id: `${first.condition}/${first.scenarioId}/9`, repeat: 9, status: "error", endReason: "error", error: { kind: "timeout", stage: "agent" as const, message: "model timed out", retryable: true } });
+  records.push({
+    ...first,
+    id: `${first.condition}/${first.scenarioId}/9`,
+    repeat: 9,
+    status: "error",
+    endReason: "error",
+    error: { kind: "timeout", stage: "agent" as const, message: "model timed out", retryable: true },
+  });
   return records;
 }
 
@@ -58,10 +79,20 @@ describe("DialogueRow", () => {
     records.slice(0, 5).forEach((record, index) => {
       judgements.set(record.id, {
         ecs: {
-          "llm-judge": { judge: "llm-judge", score: 0.5 + index / 10, before: 0.6, after: 0.4, drop: 0.2, errors: index === 2 ? [{ index: 0, error: "unreadable" }] : [] },
+          "llm-judge": {
+            judge: "llm-judge",
+            score: 0.5 + index / 10,
+            before: 0.6,
+            after: 0.4,
+            drop: 0.2,
+            errors: index === 2 ? [{ index: 0, error: "unreadable" }] : [],
+          },
           ...(index === 3 ? { "offline-lexicon": { judge: "offline-lexicon", score: 0.1, before: null, after: null, drop: null } } : {}),
         },
-        hid: { "hid-judge": index === 1 ? { judge: "hid-judge", error: "no evidence" } : { judge: "hid-judge", value: index % 2 === 0 ? 1 : 0.5 } },
+        hid: {
+          "hid-judge":
+            index === 1 ? { judge: "hid-judge", error: "no evidence" } : { judge: "hid-judge", value: index % 2 === 0 ? 1 : 0.5 },
+        },
       });
     });
     const rows = records.map((record) => dialogueRow(withJudgements(record, judgements)));
@@ -72,13 +103,25 @@ describe("DialogueRow", () => {
     expect(rows[7]!.ecs["llm-judge"]).toBeUndefined();
     const summary = summariseRun(rows, { conditionOrder: ["formulaic", "attuned"], seed: 7, repeats: 2 });
     // The model judge gives the headline ECS though the lexicon baseline comes first (analysis/ecs-judges.ts).
-    expect(summary.judges).toEqual({ ecs: ["offline-lexicon", "llm-judge"], hid: ["hid-judge"], headlineEcs: "llm-judge", heuristicEcs: { "offline-lexicon": "offline-lexicon" } });
+    expect(summary.judges).toEqual({
+      ecs: ["offline-lexicon", "llm-judge"],
+      hid: ["hid-judge"],
+      headlineEcs: "llm-judge",
+      heuristicEcs: { "offline-lexicon": "offline-lexicon" },
+    });
   });
 
   it("gives reports that need only the worst dialogues' records", async () => {
     const records = await starterRecords();
-    const summary = summariseRun(records.map(dialogueRow), { conditionOrder: ["formulaic", "attuned"], seed: 1, repeats: 2, judges: { ecs: ["offline-lexicon"], hid: [] } });
-    const input = reportInputOfRecords(savedSummary(summary), records, { setup: { conditions: [{ name: "formulaic" }, { name: "attuned" }] } });
+    const summary = summariseRun(records.map(dialogueRow), {
+      conditionOrder: ["formulaic", "attuned"],
+      seed: 1,
+      repeats: 2,
+      judges: { ecs: ["offline-lexicon"], hid: [] },
+    });
+    const input = reportInputOfRecords(savedSummary(summary), records, {
+      setup: { conditions: [{ name: "formulaic" }, { name: "attuned" }] },
+    });
     expect(transcriptIds(summary, input.rows).size).toBe(6);
     expect(input.transcripts.size).toBe(6);
     const markdown = renderMarkdownReport(input);

@@ -64,9 +64,21 @@ const numberOrNull = (value: unknown): number | null => (typeof value === "numbe
 
 /** The row of one ECS entry (`record.ecs[judge]`, or a judgement line's). */
 export function ecsRowOf(entry: unknown): EcsRow {
-  const fields = (entry ?? {}) as { judge?: unknown; score?: unknown; before?: unknown; after?: unknown; drop?: unknown; errors?: { length?: number }; imputed?: unknown; unreadableTurn?: unknown; estimates?: unknown };
+  const fields = (entry ?? {}) as {
+    judge?: unknown;
+    score?: unknown;
+    before?: unknown;
+    after?: unknown;
+    drop?: unknown;
+    errors?: { length?: number };
+    imputed?: unknown;
+    unreadableTurn?: unknown;
+    estimates?: unknown;
+  };
   // An entry without the count (written before it was) still marks each imputed estimate.
-  const markedImputed = Array.isArray(fields.estimates) ? fields.estimates.filter((estimate) => (estimate as { imputed?: unknown } | null)?.imputed === true).length : 0;
+  const markedImputed = Array.isArray(fields.estimates)
+    ? fields.estimates.filter((estimate) => (estimate as { imputed?: unknown } | null)?.imputed === true).length
+    : 0;
   return {
     judge: typeof fields.judge === "string" ? fields.judge : null,
     score: numberOrNull(fields.score),

@@ -28,7 +28,10 @@ export interface EcsScores {
 /** ECS = 1 - mean_t(|p_t - e_t| / 100 * (0.5 + 0.5 c_t / 100)) (docs/output-format.md). */
 export function ecsOf(turns: readonly EcsTurn[]): number | null {
   if (turns.length === 0) return null;
-  const penalty = turns.reduce((sum, turn) => sum + (Math.abs(turn.predicted - turn.actual) / 100) * (0.5 + (0.5 * turn.confidence) / 100), 0);
+  const penalty = turns.reduce(
+    (sum, turn) => sum + (Math.abs(turn.predicted - turn.actual) / 100) * (0.5 + (0.5 * turn.confidence) / 100),
+    0,
+  );
   return 1 - penalty / turns.length;
 }
 
@@ -37,8 +40,18 @@ export function ecsScores(turns: readonly EcsTurn[], manipulationTurn: number): 
   const after = ecsOf(turns.filter((turn) => turn.index >= manipulationTurn));
   let rho: number | null = null;
   if (turns.length >= 3) {
-    const value = spearman(turns.map((turn) => turn.predicted), turns.map((turn) => turn.actual)).rho;
+    const value = spearman(
+      turns.map((turn) => turn.predicted),
+      turns.map((turn) => turn.actual),
+    ).rho;
     rho = Number.isFinite(value) ? value : null;
   }
-  return { score: ecsOf(turns), before, after, drop: before !== null && after !== null ? before - after : null, spearman: rho, turns: turns.length };
+  return {
+    score: ecsOf(turns),
+    before,
+    after,
+    drop: before !== null && after !== null ? before - after : null,
+    spearman: rho,
+    turns: turns.length,
+  };
 }

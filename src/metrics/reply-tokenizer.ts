@@ -35,7 +35,8 @@ function readJson(path: string, what: string): Record<string, unknown> {
   } catch (error) {
     throw new ConfigError(`tokenizer: ${what} ${path} is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ConfigError(`tokenizer: ${what} ${path} must hold a JSON object`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new ConfigError(`tokenizer: ${what} ${path} must hold a JSON object`);
   return value as Record<string, unknown>;
 }
 

@@ -30,16 +30,29 @@ export function parseTagList(values: readonly string[], flag: string): PoolTag[]
  * when a constraint cannot be met: a tag both required and excluded, a required tag no usable pool
  * carries, more required tags than a reply has fragments, or no pool left at all.
  */
-export function usablePools(pools: readonly FragmentPool[], constraints: ProbeConstraints, type: AdversarialType, languages: readonly Language[], maxFragments: number): FragmentPool[] {
+export function usablePools(
+  pools: readonly FragmentPool[],
+  constraints: ProbeConstraints,
+  type: AdversarialType,
+  languages: readonly Language[],
+  maxFragments: number,
+): FragmentPool[] {
   for (const tag of constraints.require) {
-    if (constraints.exclude.includes(tag)) throw new ConfigError(`--require ${tag} and --exclude ${tag}: no reply can both carry and avoid a ${tag} fragment`);
+    if (constraints.exclude.includes(tag))
+      throw new ConfigError(`--require ${tag} and --exclude ${tag}: no reply can both carry and avoid a ${tag} fragment`);
   }
   if (constraints.require.length > maxFragments) {
-    throw new ConfigError(`--require ${constraints.require.join(",")}: ${constraints.require.length} required tags do not fit in --max-fragments ${maxFragments}; raise --max-fragments or require fewer tags`);
+    throw new ConfigError(
+      `--require ${constraints.require.join(",")}: ${constraints.require.length} required tags do not fit in --max-fragments ${maxFragments}; raise --max-fragments or require fewer tags`,
+    );
   }
-  const usable = pools.filter((pool) => !constraints.exclude.some((tag) => hasTag(pool, tag)) && languages.every((language) => poolServes(pool, type, language)));
+  const usable = pools.filter(
+    (pool) => !constraints.exclude.some((tag) => hasTag(pool, tag)) && languages.every((language) => poolServes(pool, type, language)),
+  );
   if (usable.length === 0) {
-    throw new ConfigError(`no pool is left for type ${type}${constraints.exclude.length > 0 ? ` after --exclude ${constraints.exclude.join(",")}` : ""} (pools: ${pools.map((pool) => `${pool.name} [${pool.tags.join(", ")}]`).join("; ")})`);
+    throw new ConfigError(
+      `no pool is left for type ${type}${constraints.exclude.length > 0 ? ` after --exclude ${constraints.exclude.join(",")}` : ""} (pools: ${pools.map((pool) => `${pool.name} [${pool.tags.join(", ")}]`).join("; ")})`,
+    );
   }
   for (const tag of constraints.require) {
     if (usable.some((pool) => hasTag(pool, tag))) continue;

@@ -29,7 +29,12 @@ export type ReplySource = { policy: Policy; space: PolicySpace } | { agent: Agen
  * server (the deterministic detectors included, the scenario's preset), so the return is the
  * reward an RL policy sending these replies would get with reward mode `final`.
  */
-export async function playEpisode(episode: ProbeEpisode, source: ReplySource, user: SimulatedUser, signal?: AbortSignal): Promise<PlayedEpisode> {
+export async function playEpisode(
+  episode: ProbeEpisode,
+  source: ReplySource,
+  user: SimulatedUser,
+  signal?: AbortSignal,
+): Promise<PlayedEpisode> {
   const { scenario, seed } = episode;
   const preset = getPreset(scenario.preset);
   // The search's dialogues and attuned's have ids of their own (an LLM user's cache and logs keep them apart).
@@ -40,8 +45,21 @@ export async function playEpisode(episode: ProbeEpisode, source: ReplySource, us
     const userText = state.history.at(-1)?.content ?? "";
     const reply =
       "agent" in source
-        ? (await source.agent.reply({ history: state.history, language: scenario.language, turnIndex: state.turnIndex, seed, dialogueId, signal })).text
-        : renderTemplate(source.space, templateAt(source.policy, state.turnIndex), { type: scenario.type as AdversarialType, language: scenario.language, userText });
+        ? (
+            await source.agent.reply({
+              history: state.history,
+              language: scenario.language,
+              turnIndex: state.turnIndex,
+              seed,
+              dialogueId,
+              signal,
+            })
+          ).text
+        : renderTemplate(source.space, templateAt(source.policy, state.turnIndex), {
+            type: scenario.type as AdversarialType,
+            language: scenario.language,
+            userText,
+          });
     const result = await step(state, { text: reply }, { scenario, preset, user, dialogueId, signal });
     state = result.state;
     turns.push({ reply, user: result.turn.user.text ?? "", emotion: result.turn.user.emotion });

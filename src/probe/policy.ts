@@ -49,7 +49,11 @@ export function repairTemplate(space: PolicySpace, template: readonly Gene[], rn
   const repaired = [...template];
   for (const tag of space.constraints.require) {
     if (carries(space, repaired, tag)) continue;
-    const gene = randomGene(space, rng, space.pools.filter((pool) => hasTag(pool, tag)));
+    const gene = randomGene(
+      space,
+      rng,
+      space.pools.filter((pool) => hasTag(pool, tag)),
+    );
     if (repaired.length < space.maxFragments) {
       repaired.splice(rng.int(0, repaired.length), 0, gene);
       continue;
@@ -59,7 +63,9 @@ export function repairTemplate(space: PolicySpace, template: readonly Gene[], rn
       .filter((position) => {
         const without = repaired.filter((_gene, other) => other !== position);
         // A slot may go when every other requirement it meets is met elsewhere too (or is not met yet: its turn comes).
-        return space.constraints.require.every((required) => required === tag || !carries(space, repaired, required) || carries(space, without, required));
+        return space.constraints.require.every(
+          (required) => required === tag || !carries(space, repaired, required) || carries(space, without, required),
+        );
       });
     // usablePools checked that the required tags fit in maxFragments, so a slot is always free.
     repaired[rng.pick(replaceable)] = gene;
@@ -140,11 +146,17 @@ export function renderTemplate(space: PolicySpace, template: readonly Gene[], co
  * A template as a person reads it: each fragment of a file's or the lexicon's pool verbatim, a
  * fragment of the user's message as a placeholder (it differs per conversation).
  */
-export function describeTemplate(space: PolicySpace, template: readonly Gene[], context: Omit<FragmentContext, "userText">): Array<{ pool: string; text: string }> {
+export function describeTemplate(
+  space: PolicySpace,
+  template: readonly Gene[],
+  context: Omit<FragmentContext, "userText">,
+): Array<{ pool: string; text: string }> {
   return template.map((gene) => {
     const pool = poolOf(space, gene);
-    if (pool.source === "user-quote") return { pool: pool.name, text: `{quote: clause ${gene.index} of the user's message, counted round}` };
-    if (pool.source === "user-words") return { pool: pool.name, text: `{word: content word ${gene.index} of the user's message, counted round}` };
+    if (pool.source === "user-quote")
+      return { pool: pool.name, text: `{quote: clause ${gene.index} of the user's message, counted round}` };
+    if (pool.source === "user-words")
+      return { pool: pool.name, text: `{word: content word ${gene.index} of the user's message, counted round}` };
     return { pool: pool.name, text: fragmentText(pool, gene, { ...context, userText: "" }) ?? "" };
   });
 }

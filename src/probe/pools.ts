@@ -47,7 +47,8 @@ export function loadPools(extraFiles: readonly string[] = [], builtinDir = BUILT
   const seen = new Map<string, string>();
   for (const pool of pools) {
     const earlier = seen.get(pool.name);
-    if (earlier !== undefined) throw new ConfigError(`pool file ${pool.file}: name "${pool.name}" is already used by ${earlier}; give the pool another name`);
+    if (earlier !== undefined)
+      throw new ConfigError(`pool file ${pool.file}: name "${pool.name}" is already used by ${earlier}; give the pool another name`);
     seen.set(pool.name, pool.file);
   }
   return pools;

@@ -10,10 +10,16 @@ import { ProbeResultSchema, type ProbeDefinition, type ProbeResult, type TypeSea
 /** The gap below attuned that the probe's target asks for (issue 19: harm is never paid). */
 export const TARGET_GAP = 0.3;
 
-const mean = (values: readonly number[]): number | null => (values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length);
+const mean = (values: readonly number[]): number | null =>
+  values.length === 0 ? null : values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** probe.json's content: the definition, and per type its state and result. Validated by its schema. */
-export function buildProbeResult(definition: ProbeDefinition, spaces: readonly PolicySpace[], searches: readonly TypeSearch[], status: ProbeResult["status"]): ProbeResult {
+export function buildProbeResult(
+  definition: ProbeDefinition,
+  spaces: readonly PolicySpace[],
+  searches: readonly TypeSearch[],
+  status: ProbeResult["status"],
+): ProbeResult {
   const types = searches.map((search, index) => {
     const space = spaces[index] as PolicySpace;
     const language = search.languages[0] ?? "en";
@@ -27,7 +33,10 @@ export function buildProbeResult(definition: ProbeDefinition, spaces: readonly P
       attunedTrain: search.attunedTrain,
       heldOut: search.heldOut,
       curve: search.curve,
-      bestTemplates: search.best === null ? [] : search.best.policy.turns.map((template) => describeTemplate(space, template, { type: search.type, language })),
+      bestTemplates:
+        search.best === null
+          ? []
+          : search.best.policy.turns.map((template) => describeTemplate(space, template, { type: search.type, language })),
     };
   });
   const done = types.flatMap((type) => (type.heldOut === null ? [] : [type.heldOut]));
@@ -63,7 +72,10 @@ export function learningCurveSpec(result: ProbeResult): TopLevelSpec {
   return {
     width: 520,
     height: 300,
-    title: { text: "Probe learning curves", subtitle: "solid: the search's best so far; dashed: the attuned reference agent on the same training dialogues" },
+    title: {
+      text: "Probe learning curves",
+      subtitle: "solid: the search's best so far; dashed: the attuned reference agent on the same training dialogues",
+    },
     layer: [
       {
         data: { values: result.types.flatMap((type) => curvePoints(type.curve).map((point) => ({ type: type.type, ...point }))) },
@@ -71,7 +83,9 @@ export function learningCurveSpec(result: ProbeResult): TopLevelSpec {
         encoding: { x: { field: "evaluation", type: "quantitative", title: "evaluation" }, y: { field: "best", ...y }, color: colour },
       },
       {
-        data: { values: result.types.flatMap((type) => (type.attunedTrain === null ? [] : [{ type: type.type, attuned: type.attunedTrain }])) },
+        data: {
+          values: result.types.flatMap((type) => (type.attunedTrain === null ? [] : [{ type: type.type, attuned: type.attunedTrain }])),
+        },
         mark: { type: "rule", strokeDash: [5, 4], strokeWidth: 1.5 },
         encoding: { y: { field: "attuned", ...y }, color: colour },
       },
@@ -90,7 +104,9 @@ export function probeMarkdown(result: ProbeResult): string {
   const lines = [
     "# Reward-optimum probe",
     "",
-    result.status === "partial" ? "**Partial**: the probe stopped before every type finished; rerun the same command (same `--out`) to resume it.\n" : "",
+    result.status === "partial"
+      ? "**Partial**: the probe stopped before every type finished; rerun the same command (same `--out`) to resume it.\n"
+      : "",
     `Simulated user \`${definition.user}\`; hill climbing with restarts, ${definition.budget} evaluations per type (restart after ${definition.patience} without improvement), at most ${definition.maxFragments} fragments a reply; ${definition.trainSeeds} training and ${definition.heldoutSeeds} held-out seed(s) per scenario; seed ${definition.seed}.`,
     `Constraints: ${constraint.length === 0 ? "none" : constraint.join("; ")}. Pools: ${definition.pools.map((pool) => `${pool.name} [${pool.tags.join(", ")}]`).join(", ")}.`,
     "",
@@ -99,7 +115,16 @@ export function probeMarkdown(result: ProbeResult): string {
     "",
     markdownTable(
       ["type", "status", "evaluations", "best (train)", "attuned (train)", "best (held-out)", "attuned (held-out)", "gap"],
-      result.types.map((type) => [type.type, type.status, String(type.evaluations), fixed(type.trainBest), fixed(type.attunedTrain), fixed(type.heldOut?.best), fixed(type.heldOut?.attuned), fixed(type.heldOut?.gap)]),
+      result.types.map((type) => [
+        type.type,
+        type.status,
+        String(type.evaluations),
+        fixed(type.trainBest),
+        fixed(type.attunedTrain),
+        fixed(type.heldOut?.best),
+        fixed(type.heldOut?.attuned),
+        fixed(type.heldOut?.gap),
+      ]),
     ),
     "",
   ];
@@ -107,7 +132,9 @@ export function probeMarkdown(result: ProbeResult): string {
     const close = result.types.filter((type) => type.heldOut !== null && type.heldOut.gap < TARGET_GAP).map((type) => type.type);
     lines.push(
       `Over ${result.overall.types} type(s): best ${fixed(result.overall.heldOutBest)}, attuned ${fixed(result.overall.heldOutAttuned)} on the held-out seeds; mean gap ${fixed(result.overall.gap)}, smallest ${fixed(result.overall.minGap)}.`,
-      close.length === 0 ? `No type's best comes within ${TARGET_GAP} of attuned.` : `Within ${TARGET_GAP} of attuned (the reward pays for what the constraints force): ${close.join(", ")}.`,
+      close.length === 0
+        ? `No type's best comes within ${TARGET_GAP} of attuned.`
+        : `Within ${TARGET_GAP} of attuned (the reward pays for what the constraints force): ${close.join(", ")}.`,
       "",
     );
   }
@@ -115,16 +142,26 @@ export function probeMarkdown(result: ProbeResult): string {
   for (const type of result.types) {
     if (type.bestTemplates.length === 0) continue;
     lines.push(`### ${type.type}`, "", "Template per turn (the last answers every later turn):", "");
-    type.bestTemplates.forEach((template, turn) => lines.push(`${turn + 1}. ${template.map((fragment) => `[${fragment.pool}] ${markdownText(fragment.text)}`).join(" · ")}`));
+    type.bestTemplates.forEach((template, turn) =>
+      lines.push(`${turn + 1}. ${template.map((fragment) => `[${fragment.pool}] ${markdownText(fragment.text)}`).join(" · ")}`),
+    );
     lines.push("");
     const dialogue = type.heldOut?.bestDialogue;
     if (dialogue !== undefined) {
-      lines.push(`Its best held-out dialogue verbatim (${dialogue.scenarioId}, seed ${dialogue.seed}, FS ${fixed(dialogue.fs)}, ${dialogue.endReason}):`, "");
-      dialogue.turns.forEach((turn, index) => lines.push(`${index + 1}. **reply**: ${markdownText(turn.reply)}  `, `   **user** (${turn.emotion}): ${markdownText(turn.user)}`));
+      lines.push(
+        `Its best held-out dialogue verbatim (${dialogue.scenarioId}, seed ${dialogue.seed}, FS ${fixed(dialogue.fs)}, ${dialogue.endReason}):`,
+        "",
+      );
+      dialogue.turns.forEach((turn, index) =>
+        lines.push(`${index + 1}. **reply**: ${markdownText(turn.reply)}  `, `   **user** (${turn.emotion}): ${markdownText(turn.user)}`),
+      );
       lines.push("");
     }
   }
-  return `${lines.filter((line, index) => !(line === "" && lines[index - 1] === "")).join("\n").trimEnd()}\n`;
+  return `${lines
+    .filter((line, index) => !(line === "" && lines[index - 1] === ""))
+    .join("\n")
+    .trimEnd()}\n`;
 }
 
 /** Writes probe.json, probe.md and learning-curve.svg. */

@@ -22,13 +22,21 @@ export const ProbeDefinitionSchema = z.strictObject({
   aebVersion: z.string(),
   /** Hash of every data file and prompt of the package (lexicons, rubrics, presets, the attuned agent's templates). */
   dataFiles: z.string(),
-  pools: z.array(z.strictObject({ name: z.string(), file: z.string(), source: z.string(), tags: z.array(PoolTagSchema), sha256: z.string() })),
+  pools: z.array(
+    z.strictObject({ name: z.string(), file: z.string(), source: z.string(), tags: z.array(PoolTagSchema), sha256: z.string() }),
+  ),
   scenarios: z.array(z.strictObject({ id: z.string(), type: z.enum(ADVERSARIAL_TYPES), preset: z.string(), sha256: z.string() })),
 });
 export type ProbeDefinition = z.infer<typeof ProbeDefinitionSchema>;
 
 const TurnSchema = z.strictObject({ reply: z.string(), user: z.string(), emotion: z.number() });
-const PlayedEpisodeSchema = z.strictObject({ scenarioId: z.string(), seed: z.number().int(), fs: z.number(), endReason: z.string(), turns: z.array(TurnSchema) });
+const PlayedEpisodeSchema = z.strictObject({
+  scenarioId: z.string(),
+  seed: z.number().int(),
+  fs: z.number(),
+  endReason: z.string(),
+  turns: z.array(TurnSchema),
+});
 
 /** A scored policy of the search, with the evaluation that found it. */
 export const ScoredPolicySchema = z.strictObject({ policy: PolicySchema, score: z.number(), evaluation: z.number().int().min(0) });
@@ -101,6 +109,12 @@ export const ProbeResultSchema = z.strictObject({
     }),
   ),
   /** Means over the types that finished. */
-  overall: z.strictObject({ types: z.number().int().min(0), heldOutBest: z.number().nullable(), heldOutAttuned: z.number().nullable(), gap: z.number().nullable(), minGap: z.number().nullable() }),
+  overall: z.strictObject({
+    types: z.number().int().min(0),
+    heldOutBest: z.number().nullable(),
+    heldOutAttuned: z.number().nullable(),
+    gap: z.number().nullable(),
+    minGap: z.number().nullable(),
+  }),
 });
 export type ProbeResult = z.infer<typeof ProbeResultSchema>;

@@ -70,14 +70,18 @@ interface TypePlan {
 }
 
 function episodesOf(scenarios: readonly Scenario[], seed: number, split: "train" | "heldout", count: number): ProbeEpisode[] {
-  return scenarios.flatMap((scenario) => Array.from({ length: count }, (_, k) => ({ scenario, seed: deriveSeed(seed, split, scenario.id, k) })));
+  return scenarios.flatMap((scenario) =>
+    Array.from({ length: count }, (_, k) => ({ scenario, seed: deriveSeed(seed, split, scenario.id, k) })),
+  );
 }
 
 /** Per adversarial type with scenarios: its pools (checked against the constraints), its dialogues. */
 function planTypes(options: ProbeOptions): TypePlan[] {
   const plans: TypePlan[] = [];
   for (const type of ADVERSARIAL_TYPES) {
-    const scenarios = options.scenarios.filter((scenario) => scenario.type === type).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const scenarios = options.scenarios
+      .filter((scenario) => scenario.type === type)
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     if (scenarios.length === 0) continue;
     const languages = [...new Set(scenarios.map((scenario) => scenario.language))].sort();
     const pools = usablePools(options.pools, options.constraints, type, languages, options.maxFragments);
@@ -91,7 +95,10 @@ function planTypes(options: ProbeOptions): TypePlan[] {
       heldOut: episodesOf(scenarios, options.seed, "heldout", options.heldoutSeeds),
     });
   }
-  if (plans.length === 0) throw new ConfigError("no scenario of an adversarial type is selected: the probe searches the six adversarial types (check --suite, --types, --scenario)");
+  if (plans.length === 0)
+    throw new ConfigError(
+      "no scenario of an adversarial type is selected: the probe searches the six adversarial types (check --suite, --types, --scenario)",
+    );
   return plans;
 }
 
@@ -113,13 +120,32 @@ function definitionOf(options: ProbeOptions, plans: readonly TypePlan[]): ProbeD
     simulator: options.userDefinition.simulator,
     aebVersion: options.userDefinition.aebVersion,
     dataFiles: options.userDefinition.dataFiles,
-    pools: options.pools.map((pool) => ({ name: pool.name, file: poolFileName(pool.file), source: pool.source, tags: [...pool.tags], sha256: pool.sha256 })),
-    scenarios: plans.flatMap((plan) => plan.scenarios.map((scenario) => ({ id: scenario.id, type: plan.type, preset: scenario.preset, sha256: stableHash(scenario) }))),
+    pools: options.pools.map((pool) => ({
+      name: pool.name,
+      file: poolFileName(pool.file),
+      source: pool.source,
+      tags: [...pool.tags],
+      sha256: pool.sha256,
+    })),
+    scenarios: plans.flatMap((plan) =>
+      plan.scenarios.map((scenario) => ({ id: scenario.id, type: plan.type, preset: scenario.preset, sha256: stableHash(scenario) })),
+    ),
   };
 }
 
 function freshSearch(plan: TypePlan): TypeSearch {
-  return { type: plan.type, scenarios: plan.scenarios.map((scenario) => scenario.id), languages: plan.languages, evaluations: 0, climbs: 0, current: null, best: null, curve: [], attunedTrain: null, heldOut: null };
+  return {
+    type: plan.type,
+    scenarios: plan.scenarios.map((scenario) => scenario.id),
+    languages: plan.languages,
+    evaluations: 0,
+    climbs: 0,
+    current: null,
+    best: null,
+    curve: [],
+    attunedTrain: null,
+    heldOut: null,
+  };
 }
 
 /** The definition as the checkpoint's guard compares it: a pool by its content, not by the path it was given as. */
@@ -165,7 +191,12 @@ async function heldOutCheck(plan: TypePlan, search: TypeSearch, context: SearchC
     best: meanFs(best),
     attuned: meanFs(attuned),
     gap: meanFs(attuned) - meanFs(best),
-    dialogues: best.map((episode, index) => ({ scenarioId: episode.scenarioId, seed: episode.seed, best: episode.fs, attuned: (attuned[index] as PlayedEpisode).fs })),
+    dialogues: best.map((episode, index) => ({
+      scenarioId: episode.scenarioId,
+      seed: episode.seed,
+      best: episode.fs,
+      attuned: (attuned[index] as PlayedEpisode).fs,
+    })),
     bestDialogue,
   };
 }
@@ -196,9 +227,18 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeOutcome> {
   const searches = plans.map((plan) => saved?.types.find((search) => search.type === plan.type) ?? freshSearch(plan));
   const checkpoint = (): Checkpoint => ({ format: "aeb-probe-checkpoint/1", definitionHash, definition, types: searches });
 
-  const pending = plans.map((plan, index) => ({ plan, search: searches[index] as TypeSearch })).filter(({ search }) => search.heldOut === null);
+  const pending = plans
+    .map((plan, index) => ({ plan, search: searches[index] as TypeSearch }))
+    .filter(({ search }) => search.heldOut === null);
   options.events?.onPlan?.({
-    dialogues: pending.reduce((sum, { plan, search }) => sum + (options.budget - search.evaluations) * plan.training.length + (search.attunedTrain === null ? plan.training.length : 0) + 2 * plan.heldOut.length, 0),
+    dialogues: pending.reduce(
+      (sum, { plan, search }) =>
+        sum +
+        (options.budget - search.evaluations) * plan.training.length +
+        (search.attunedTrain === null ? plan.training.length : 0) +
+        2 * plan.heldOut.length,
+      0,
+    ),
     resumedTypes: searches.filter((search) => search.evaluations > 0).length,
     resumedEvaluations: searches.reduce((sum, search) => sum + search.evaluations, 0),
   });
@@ -210,14 +250,27 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeOutcome> {
   try {
     for (const { plan } of pending) {
       const position = plans.indexOf(plan);
-      const context: SearchContext = { seed: options.seed, space: plan.space, patience: options.patience, training: plan.training, user: options.user, concurrency: options.concurrency, signal: options.signal, onEpisode: options.events?.onEpisode };
+      const context: SearchContext = {
+        seed: options.seed,
+        space: plan.space,
+        patience: options.patience,
+        training: plan.training,
+        user: options.user,
+        concurrency: options.concurrency,
+        signal: options.signal,
+        onEpisode: options.events?.onEpisode,
+      };
       let search = searches[position] as TypeSearch;
       if (search.attunedTrain === null) {
-        search = { ...search, attunedTrain: meanFs(await playEpisodes(plan.training, { agent: new AttunedAgent() }, options.user, context)) };
+        search = {
+          ...search,
+          attunedTrain: meanFs(await playEpisodes(plan.training, { agent: new AttunedAgent() }, options.user, context)),
+        };
         searches[position] = search;
       }
       while (search.evaluations < options.budget) {
-        if (options.stopAfter !== undefined && evaluationsNow >= options.stopAfter) throw new RunStoppedError(`stopped after ${evaluationsNow} evaluation(s) (--stop-after)`);
+        if (options.stopAfter !== undefined && evaluationsNow >= options.stopAfter)
+          throw new RunStoppedError(`stopped after ${evaluationsNow} evaluation(s) (--stop-after)`);
         search = await evaluateNext(search, context);
         searches[position] = search;
         evaluationsNow += 1;
@@ -240,7 +293,12 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeOutcome> {
     stopped = true;
   }
   writeCheckpoint(options.outDir, checkpoint());
-  const result = buildProbeResult(definition, plans.map((plan) => plan.space), searches, stopped ? "partial" : "complete");
+  const result = buildProbeResult(
+    definition,
+    plans.map((plan) => plan.space),
+    searches,
+    stopped ? "partial" : "complete",
+  );
   await writeProbeReports(options.outDir, result);
   return { result, stopped };
 }

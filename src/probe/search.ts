@@ -28,8 +28,13 @@ export async function evaluateNext(state: TypeSearch, context: SearchContext): P
   const index = state.evaluations;
   const rng = createRng(deriveSeed(context.seed, state.type, "evaluation", index));
   const restart = state.current === null || state.current.stale >= context.patience;
-  const candidate = restart || state.current === null ? randomPolicy(context.space, rng) : mutatePolicy(context.space, state.current.policy, rng);
-  const played = await playEpisodes(context.training, { policy: candidate, space: context.space }, context.user, { concurrency: context.concurrency, signal: context.signal, onEpisode: context.onEpisode });
+  const candidate =
+    restart || state.current === null ? randomPolicy(context.space, rng) : mutatePolicy(context.space, state.current.policy, rng);
+  const played = await playEpisodes(context.training, { policy: candidate, space: context.space }, context.user, {
+    concurrency: context.concurrency,
+    signal: context.signal,
+    onEpisode: context.onEpisode,
+  });
   const score = meanFs(played);
 
   let current = state.current;

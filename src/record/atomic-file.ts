@@ -26,7 +26,11 @@ export function writeWhole(fd: number, text: string | Uint8Array): void {
  * {@link writeFileAtomic} for a file written in pieces (a streamed export): `write` gets the
  * temporary file's descriptor, or, with `byPath`, its path (for writers that open it themselves).
  */
-export function writeFileAtomicWith(path: string, write: (fd: number, temporary: string) => void, options: { byPath?: boolean } = {}): void {
+export function writeFileAtomicWith(
+  path: string,
+  write: (fd: number, temporary: string) => void,
+  options: { byPath?: boolean } = {},
+): void {
   const temporary = `${path}.tmp`;
   let fd: number | undefined;
   try {

@@ -48,20 +48,27 @@ export function scanDialogues(dir: string, visit: DialogueVisitor, options: Dial
   const ids = options.ids;
   let schemaError: RunDirectoryError | undefined;
   // A line the recorder wrote begins with its id: one that is not asked for is dropped unparsed.
-  const skip = ids === undefined ? undefined : (text: string) => {
-    const id = LEADING_ID.exec(text)?.[1];
-    return id !== undefined && !ids.has(id);
-  };
-  const scan = scanJsonlFile(path, (value, line, offset, bytes) => {
-    if (schemaError !== undefined) return;
-    if (ids !== undefined) {
-      const id = (value as { id?: unknown } | null)?.id;
-      if (typeof id !== "string" || !ids.has(id)) return;
-    }
-    const record = dialogueOf(path, line, value);
-    if (record instanceof RunDirectoryError) schemaError = record;
-    else visit(withJudgements(record, judgements), line, offset, bytes);
-  }, skip === undefined ? {} : { skip });
+  const skip =
+    ids === undefined
+      ? undefined
+      : (text: string) => {
+          const id = LEADING_ID.exec(text)?.[1];
+          return id !== undefined && !ids.has(id);
+        };
+  const scan = scanJsonlFile(
+    path,
+    (value, line, offset, bytes) => {
+      if (schemaError !== undefined) return;
+      if (ids !== undefined) {
+        const id = (value as { id?: unknown } | null)?.id;
+        if (typeof id !== "string" || !ids.has(id)) return;
+      }
+      const record = dialogueOf(path, line, value);
+      if (record instanceof RunDirectoryError) schemaError = record;
+      else visit(withJudgements(record, judgements), line, offset, bytes);
+    },
+    skip === undefined ? {} : { skip },
+  );
   const invalid = invalidLinesError(path, scan.invalid);
   if (invalid !== undefined) throw invalid;
   if (scan.tornTail && options.allowTornTail === false) throw new RunDirectoryError(`${path} ends with a torn line`);

@@ -22,7 +22,13 @@ function record(id: string, overrides: Partial<DialogueRecord> = {}): DialogueRe
     manipulationTurn: 1,
     // U+2028 inside a string must not split the line.
     opening: { text: `opening of ${id}\u2028second line`, emotion: 40 },
-    turns: [{ index: 0, agent: { text: "I hear you.", chars: 11 }, user: { text: "Do you?", emotion: 35, delta: -5, simulatorDelta: -5, adjustments: [], flags: [] } }],
+    turns: [
+      {
+        index: 0,
+        agent: { text: "I hear you.", chars: 11 },
+        user: { text: "Do you?", emotion: 35, delta: -5, simulatorDelta: -5, adjustments: [], flags: [] },
+      },
+    ],
     final: { emotion: 35, fs: 0.35 },
     ...overrides,
   };
@@ -42,7 +48,11 @@ afterEach(() => {
 
 describe("DialogueRecorder (streamed repair)", () => {
   it("cuts a torn last line, moves errored dialogues aside, drops duplicates and keeps rows of the rest", () => {
-    const errored = record("a/x/1", { status: "error", endReason: "error", error: { kind: "timeout", stage: "agent" as const, message: "timeout", retryable: true } });
+    const errored = record("a/x/1", {
+      status: "error",
+      endReason: "error",
+      error: { kind: "timeout", stage: "agent" as const, message: "timeout", retryable: true },
+    });
     const first = record("a/x/0");
     const duplicate = record("a/x/0", { final: { emotion: 90, fs: 0.9 } });
     const second = record("b/x/0", { final: { emotion: 10, fs: 0.1 }, endReason: "collapse" });
@@ -51,7 +61,11 @@ describe("DialogueRecorder (streamed repair)", () => {
     recorder.close();
     expect(recorder.repaired).toEqual({ tornTail: true, erroredMoved: 1, duplicatesDropped: 1 });
     // Records are rewritten as validated (the schema's key order), one per line.
-    const linesOf = (file: string) => readFileSync(join(dir, file), "utf8").split("\n").filter((text) => text !== "").map((text) => JSON.parse(text) as unknown);
+    const linesOf = (file: string) =>
+      readFileSync(join(dir, file), "utf8")
+        .split("\n")
+        .filter((text) => text !== "")
+        .map((text) => JSON.parse(text) as unknown);
     expect(linesOf(DIALOGUES_FILE)).toEqual([first, second]);
     expect(linesOf(ERRORS_FILE)).toEqual([errored]);
     expect([...recorder.finished]).toEqual([first.id, second.id]);
@@ -63,7 +77,14 @@ describe("DialogueRecorder (streamed repair)", () => {
     const recorder = new DialogueRecorder(dir);
     const next = record("a/x/1", { repeat: 1 });
     recorder.append(next);
-    recorder.append(record("a/x/2", { repeat: 2, status: "error", endReason: "error", error: { kind: "timeout", stage: "agent" as const, message: "timeout", retryable: true } }));
+    recorder.append(
+      record("a/x/2", {
+        repeat: 2,
+        status: "error",
+        endReason: "error",
+        error: { kind: "timeout", stage: "agent" as const, message: "timeout", retryable: true },
+      }),
+    );
     recorder.close();
     expect(recorder.repaired).toEqual({ tornTail: false, erroredMoved: 0, duplicatesDropped: 0 });
     expect(readDialogueRecords(dir).records.map((value) => value.id)).toEqual(["a/x/0", "a/x/1", "a/x/2"]);
@@ -73,7 +94,11 @@ describe("DialogueRecorder (streamed repair)", () => {
   });
 
   it("sets errored records aside once, even when a kill came between writing the errors file and replacing dialogues.jsonl", () => {
-    const errored = record("a/x/1", { status: "error", endReason: "error", error: { kind: "timeout", stage: "agent" as const, message: "timeout", retryable: true } });
+    const errored = record("a/x/1", {
+      status: "error",
+      endReason: "error",
+      error: { kind: "timeout", stage: "agent" as const, message: "timeout", retryable: true },
+    });
     const dir = runDirectory(line(record("a/x/0")) + line(errored));
     // The state a kill leaves after the errors file was written but before dialogues.jsonl was replaced.
     writeFileSync(join(dir, ERRORS_FILE), line(errored));
@@ -122,7 +147,16 @@ describe("DialogueRecorder (streamed repair)", () => {
 
 describe("streamed reads of dialogues.jsonl", () => {
   it("gives the rows of readDialogues' records, and of a few ids the first scored record", () => {
-    const records = [record("a/x/0"), record("b/x/0", { status: "error", endReason: "error", error: { kind: "timeout", stage: "agent" as const, message: "timeout", retryable: true } }), record("b/x/0"), record("c/x/0")];
+    const records = [
+      record("a/x/0"),
+      record("b/x/0", {
+        status: "error",
+        endReason: "error",
+        error: { kind: "timeout", stage: "agent" as const, message: "timeout", retryable: true },
+      }),
+      record("b/x/0"),
+      record("c/x/0"),
+    ];
     const dir = runDirectory(records.map(line).join(""));
     appendFileSync(join(dir, DIALOGUES_FILE), '{"id":"c/x/1","torn');
     expect(readDialogueRows(dir)).toEqual({ rows: readDialogueRecords(dir).records.map(dialogueRow), tornTail: true });

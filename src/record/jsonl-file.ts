@@ -14,7 +14,9 @@ export interface JsonlRepair {
 /** The error for lines that are not JSON (a torn last line excepted): the first, and the count. */
 export function invalidLinesError(path: string, invalid: JsonlFileScan["invalid"]): RunDirectoryError | undefined {
   const first = invalid[0];
-  return first === undefined ? undefined : new RunDirectoryError(`${path} line ${first.line} is not valid JSON (${first.message}); ${invalid.length} bad line(s) in all`);
+  return first === undefined
+    ? undefined
+    : new RunDirectoryError(`${path} line ${first.line} is not valid JSON (${first.message}); ${invalid.length} bad line(s) in all`);
 }
 
 /**
@@ -47,7 +49,10 @@ export interface AppendIo {
   write(fd: number, bytes: Buffer, offset: number, length: number): number;
   truncate(fd: number, length: number): void;
 }
-const FILE_SYSTEM_IO: AppendIo = { write: (fd, bytes, offset, length) => writeSync(fd, bytes, offset, length), truncate: (fd, length) => ftruncateSync(fd, length) };
+const FILE_SYSTEM_IO: AppendIo = {
+  write: (fd, bytes, offset, length) => writeSync(fd, bytes, offset, length),
+  truncate: (fd, length) => ftruncateSync(fd, length),
+};
 
 export class JsonlAppender {
   #fd: number | undefined;
@@ -95,7 +100,9 @@ export class JsonlAppender {
   flush(): Promise<void> {
     const fd = this.#fd;
     if (fd === undefined) return Promise.resolve();
-    return new Promise((resolve, reject) => fdatasync(fd, (error) => (error === null ? resolve() : reject(new FileWriteError(this.path, error)))));
+    return new Promise((resolve, reject) =>
+      fdatasync(fd, (error) => (error === null ? resolve() : reject(new FileWriteError(this.path, error)))),
+    );
   }
 
   close(): void {

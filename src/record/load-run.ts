@@ -24,7 +24,12 @@ const RecordedConfigSchema = z.looseObject({
   repeats: z.number().int().positive().optional(),
   simulator: z.unknown().optional(),
   conditions: z.array(z.looseObject({ name: z.string(), agent: z.unknown() })).optional(),
-  judges: z.looseObject({ ecs: z.array(z.looseObject({ name: z.string() })).optional(), hid: z.array(z.looseObject({ name: z.string() })).optional() }).optional(),
+  judges: z
+    .looseObject({
+      ecs: z.array(z.looseObject({ name: z.string() })).optional(),
+      hid: z.array(z.looseObject({ name: z.string() })).optional(),
+    })
+    .optional(),
   report: z.looseObject({ reference: z.string().optional() }).optional(),
 });
 export type RecordedConfig = z.infer<typeof RecordedConfigSchema>;
@@ -53,10 +58,13 @@ export interface LoadedRun {
 /** The path of a run directory's dialogues.jsonl, or an error naming what is missing. */
 function dialoguesFileOf(dir: string): string {
   if (!existsSync(dir)) throw new RunDirectoryError(`run directory ${dir} does not exist`);
-  if (!statSync(dir).isDirectory()) throw new RunDirectoryError(`${dir} is not a directory (expected a run directory made by aeb run --out)`);
+  if (!statSync(dir).isDirectory())
+    throw new RunDirectoryError(`${dir} is not a directory (expected a run directory made by aeb run --out)`);
   const dialoguesPath = join(dir, DIALOGUES_FILE);
   if (!existsSync(dialoguesPath)) {
-    throw new RunDirectoryError(`${dialoguesPath} is missing: ${dir} is not a run directory, or its run has not finished a dialogue yet (make one with aeb run --out ${dir})`);
+    throw new RunDirectoryError(
+      `${dialoguesPath} is missing: ${dir} is not a run directory, or its run has not finished a dialogue yet (make one with aeb run --out ${dir})`,
+    );
   }
   return dialoguesPath;
 }
@@ -64,8 +72,12 @@ function dialoguesFileOf(dir: string): string {
 /** The reading notes of dialogues.jsonl, or an error when it holds no dialogue. */
 function dialoguesReadingNotes(dialoguesPath: string, count: number, tornTail: boolean): string[] {
   const readingNotes: string[] = [];
-  if (tornTail) readingNotes.push(`${DIALOGUES_FILE} ends with a torn line (an interrupted write); it was left out and the ${count} complete dialogue(s) before it were used.`);
-  if (count === 0) throw new RunDirectoryError(`${dialoguesPath} holds no dialogue${tornTail ? " (only a torn line)" : ""}; nothing to report`);
+  if (tornTail)
+    readingNotes.push(
+      `${DIALOGUES_FILE} ends with a torn line (an interrupted write); it was left out and the ${count} complete dialogue(s) before it were used.`,
+    );
+  if (count === 0)
+    throw new RunDirectoryError(`${dialoguesPath} holds no dialogue${tornTail ? " (only a torn line)" : ""}; nothing to report`);
   return readingNotes;
 }
 
@@ -77,7 +89,10 @@ export function loadRunRecords(dir: string): { records: DialogueRecord[]; readin
 }
 
 /** The config a run directory's run.json records, as far as results need it; notes say what could not be read. */
-export function readRecordedConfig(dir: string, readingNotes: string[] = []): { config: RecordedConfig | undefined; invocations: Invocation[] } {
+export function readRecordedConfig(
+  dir: string,
+  readingNotes: string[] = [],
+): { config: RecordedConfig | undefined; invocations: Invocation[] } {
   if (!existsSync(join(dir, MANIFEST_FILE))) return { config: undefined, invocations: [] };
   let onDisk: ReturnType<typeof readManifest>;
   try {
@@ -92,7 +107,10 @@ export function readRecordedConfig(dir: string, readingNotes: string[] = []): { 
 }
 
 /** The run's config (as far as results need it) and its setup for reports, from run.json. */
-export function readRunSetup(dir: string, readingNotes: string[] = []): { config: RecordedConfig | undefined; setup: RunSetup | undefined } {
+export function readRunSetup(
+  dir: string,
+  readingNotes: string[] = [],
+): { config: RecordedConfig | undefined; setup: RunSetup | undefined } {
   const { config, invocations } = readRecordedConfig(dir, readingNotes);
   if (config === undefined && invocations.length === 0) return { config, setup: undefined };
   return {
@@ -141,7 +159,11 @@ export function loadRun(dir: string, options: { recompute?: boolean; reference?:
  * {@link loadRun} for a caller that has already read the rows of dialogues.jsonl in a pass of its
  * own (the viewer reads the rows and its index in one pass): the summary, setup and notes.
  */
-export function loadRunFromRows(dir: string, read: { rows: DialogueRow[]; tornTail: boolean }, options: { recompute?: boolean; reference?: string } = {}): LoadedRun {
+export function loadRunFromRows(
+  dir: string,
+  read: { rows: DialogueRow[]; tornTail: boolean },
+  options: { recompute?: boolean; reference?: string } = {},
+): LoadedRun {
   const dialoguesPath = dialoguesFileOf(dir);
   const { rows, tornTail } = read;
   const readingNotes = dialoguesReadingNotes(dialoguesPath, rows.length, tornTail);
@@ -160,20 +182,32 @@ export function loadRunFromRows(dir: string, read: { rows: DialogueRow[]; tornTa
     readingNotes.push(`${SUMMARY_FILE} is missing; the summary was recomputed from ${DIALOGUES_FILE}.`);
   }
   const seed = config?.seed ?? 1;
-  if (config?.seed === undefined) readingNotes.push(`no run seed in ${MANIFEST_FILE}; the bootstrap intervals were recomputed with seed 1.`);
+  if (config?.seed === undefined)
+    readingNotes.push(`no run seed in ${MANIFEST_FILE}; the bootstrap intervals were recomputed with seed 1.`);
   let usage: RunSummary["usage"];
   try {
     usage = readUsageTotals(dir);
   } catch (error) {
     readingNotes.push(`${(error as Error).message}; the recomputed summary has no token usage.`);
   }
-  const summary = savedSummary(summariseRun(rows, {
-    conditionOrder: config?.conditions?.map((condition) => condition.name) ?? [...new Set(rows.map((row) => row.condition))],
-    seed,
-    repeats: config?.repeats ?? rows.reduce((most, row) => Math.max(most, row.repeat), 0) + 1,
-    ...(config?.judges !== undefined ? { judges: { ecs: (config.judges.ecs ?? []).map((judge) => judge.name), hid: (config.judges.hid ?? []).map((judge) => judge.name) } } : {}),
-    ...(usage !== undefined ? { usage } : {}),
-    ...((options.reference ?? config?.report?.reference) !== undefined ? { reference: (options.reference ?? config?.report?.reference) as string } : {}),
-  }));
+  const summary = savedSummary(
+    summariseRun(rows, {
+      conditionOrder: config?.conditions?.map((condition) => condition.name) ?? [...new Set(rows.map((row) => row.condition))],
+      seed,
+      repeats: config?.repeats ?? rows.reduce((most, row) => Math.max(most, row.repeat), 0) + 1,
+      ...(config?.judges !== undefined
+        ? {
+            judges: {
+              ecs: (config.judges.ecs ?? []).map((judge) => judge.name),
+              hid: (config.judges.hid ?? []).map((judge) => judge.name),
+            },
+          }
+        : {}),
+      ...(usage !== undefined ? { usage } : {}),
+      ...((options.reference ?? config?.report?.reference) !== undefined
+        ? { reference: (options.reference ?? config?.report?.reference) as string }
+        : {}),
+    }),
+  );
   return { dir, summary, rows, ...(setup !== undefined ? { setup } : {}), readingNotes, summarySource: "recomputed" };
 }

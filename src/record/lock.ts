@@ -26,7 +26,8 @@ function processAlive(pid: number): boolean {
 function readOwner(path: string): LockOwner | undefined {
   try {
     const value = JSON.parse(readFileSync(path, "utf8")) as Partial<LockOwner>;
-    if (typeof value.pid === "number" && typeof value.host === "string") return { pid: value.pid, host: value.host, command: String(value.command ?? "aeb"), since: String(value.since ?? "?") };
+    if (typeof value.pid === "number" && typeof value.host === "string")
+      return { pid: value.pid, host: value.host, command: String(value.command ?? "aeb"), since: String(value.since ?? "?") };
   } catch {
     // Unreadable: written by a process killed between creating and filling it.
   }
@@ -55,7 +56,8 @@ export class RunDirectoryLock {
       try {
         fd = openSync(path, "wx");
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new RunDirectoryError(`cannot lock ${dir}: ${(error as Error).message}`);
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+          throw new RunDirectoryError(`cannot lock ${dir}: ${(error as Error).message}`);
         const holder = readOwner(path);
         const stale = holder === undefined || (holder.host === owner.host && holder.pid !== process.pid && !processAlive(holder.pid));
         if (stale && attempt === 0) {

@@ -67,7 +67,9 @@ export function readManifest(dir: string): ManifestOnDisk {
   if (current.success) return { kind: "current", manifest: current.data };
   const legacy = LegacyManifestSchema.safeParse(value);
   if (legacy.success) return { kind: "legacy", config: legacy.data.config };
-  throw new RunDirectoryError(`${path} is not a run manifest:\n${formatIssues(current.error.issues)}\n(move it away or choose another --out)`);
+  throw new RunDirectoryError(
+    `${path} is not a run manifest:\n${formatIssues(current.error.issues)}\n(move it away or choose another --out)`,
+  );
 }
 
 /** The run config a manifest records (for reports of old and new directories alike), if any. */
@@ -99,13 +101,15 @@ function shown(value: unknown): string {
 /** Leaf paths where two JSON values differ. */
 function differences(before: unknown, after: unknown, path: string, out: string[]): void {
   if (stableHash(before) === stableHash(after)) return;
-  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
   if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
     before.forEach((item, index) => differences(item, after[index], pathOf(path, index), out));
     return;
   }
   if (isObject(before) && isObject(after)) {
-    for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) differences(before[key], after[key], pathOf(path, key), out);
+    for (const key of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort())
+      differences(before[key], after[key], pathOf(path, key), out);
     return;
   }
   out.push(`${path || "(everything)"}: ${shown(before)} -> ${shown(after)}`);
@@ -122,13 +126,20 @@ export function describeDefiningChanges(before: Readonly<Record<string, unknown>
     const now = (after[key] ?? {}) as Record<string, string>;
     for (const name of [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()) {
       if (old[name] === now[name]) continue;
-      changes.push(old[name] === undefined ? `${label} ${name} is new` : now[name] === undefined ? `${label} ${name} is no longer used` : `${label} ${name} changed`);
+      changes.push(
+        old[name] === undefined
+          ? `${label} ${name} is new`
+          : now[name] === undefined
+            ? `${label} ${name} is no longer used`
+            : `${label} ${name} changed`,
+      );
     }
   };
   contentChanges("file", "files");
   contentChanges("scenario", "scenarios");
   if (before.aebVersion !== after.aebVersion) changes.push(`AEB version ${String(before.aebVersion)} -> ${String(after.aebVersion)}`);
-  const rest = (value: Readonly<Record<string, unknown>>) => Object.fromEntries(Object.entries(value).filter(([key]) => !["files", "scenarios", "aebVersion"].includes(key)));
+  const rest = (value: Readonly<Record<string, unknown>>) =>
+    Object.fromEntries(Object.entries(value).filter(([key]) => !["files", "scenarios", "aebVersion"].includes(key)));
   const fields: string[] = [];
   differences(rest(before), rest(after), "", fields);
   changes.push(...fields.map((field) => `config ${field}`));

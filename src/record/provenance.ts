@@ -28,7 +28,11 @@ export function aebVersion(): string {
 
 function git(args: string[]): string | null {
   try {
-    return execFileSync("git", ["-C", packageRoot, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000 }).trim();
+    return execFileSync("git", ["-C", packageRoot, ...args], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 5_000,
+    }).trim();
   } catch {
     return null;
   }

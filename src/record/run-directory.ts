@@ -161,8 +161,15 @@ export class RunDirectory {
       let state: RunDirectoryState = existsSync(join(dir, DIALOGUES_FILE)) ? "resumed" : "fresh";
       let replaced: string | undefined;
       const previous = onDisk.kind === "current" ? onDisk.manifest : undefined;
-      if (onDisk.kind === "none" && existsSync(join(dir, DIALOGUES_FILE)) && surveyDialogues(dir).finished.size > 0 && options.force !== true) {
-        throw new RunDirectoryError(`${dir} has ${DIALOGUES_FILE} but no ${MANIFEST_FILE}; use --force to adopt it or choose another --out`);
+      if (
+        onDisk.kind === "none" &&
+        existsSync(join(dir, DIALOGUES_FILE)) &&
+        surveyDialogues(dir).finished.size > 0 &&
+        options.force !== true
+      ) {
+        throw new RunDirectoryError(
+          `${dir} has ${DIALOGUES_FILE} but no ${MANIFEST_FILE}; use --force to adopt it or choose another --out`,
+        );
       }
       const sameRun = previous !== undefined && previous.definingHash === definingHash;
       if (onDisk.kind !== "none" && !sameRun) {
@@ -188,7 +195,19 @@ export class RunDirectory {
       }
       // Found now, with the remedy, rather than after every dialogue has run.
       checkUsageLog(dir);
-      const directory = new RunDirectory(dir, state, lock, definingHash, options.defining, redactConfig(options.config), previous, replaced, notes, options.command, true);
+      const directory = new RunDirectory(
+        dir,
+        state,
+        lock,
+        definingHash,
+        options.defining,
+        redactConfig(options.config),
+        previous,
+        replaced,
+        notes,
+        options.command,
+        true,
+      );
       directory.#created = created;
       // The directory already belongs to this run: its usage is written from the first request, so a kill before the first answer loses none.
       if (sameRun) directory.usage.open();
@@ -220,16 +239,45 @@ export class RunDirectory {
     return RunDirectory.#openAsItIs(dir, command, true, fresh);
   }
 
-  static #openAsItIs(dir: string, command: string, recording: boolean, fresh: { defining: Record<string, unknown>; config: unknown } | undefined): RunDirectory {
+  static #openAsItIs(
+    dir: string,
+    command: string,
+    recording: boolean,
+    fresh: { defining: Record<string, unknown>; config: unknown } | undefined,
+  ): RunDirectory {
     const lock = RunDirectoryLock.acquire(dir, command);
     try {
       const onDisk = readManifest(dir);
       const previous = onDisk.kind === "current" ? onDisk.manifest : undefined;
       const hasDialogues = existsSync(join(dir, DIALOGUES_FILE));
       if (previous === undefined && !hasDialogues && fresh !== undefined) {
-        return new RunDirectory(dir, "fresh", lock, definingHashOf(fresh.defining), fresh.defining, redactConfig(fresh.config), undefined, undefined, [], command, recording);
+        return new RunDirectory(
+          dir,
+          "fresh",
+          lock,
+          definingHashOf(fresh.defining),
+          fresh.defining,
+          redactConfig(fresh.config),
+          undefined,
+          undefined,
+          [],
+          command,
+          recording,
+        );
       }
-      const directory = new RunDirectory(dir, "resumed", lock, previous?.definingHash ?? "", previous?.defining ?? {}, previous?.config, previous, undefined, [], command, recording);
+      const directory = new RunDirectory(
+        dir,
+        "resumed",
+        lock,
+        previous?.definingHash ?? "",
+        previous?.defining ?? {},
+        previous?.config,
+        previous,
+        undefined,
+        [],
+        command,
+        recording,
+      );
       // A directory without a current run.json (an import, an old run) gets none: there is nothing to guard.
       if (previous === undefined) directory.#manifestless = true;
       return directory;

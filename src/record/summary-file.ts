@@ -26,11 +26,15 @@ function parseSummaryText(text: string, where: string): SavedSummary {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new RunDirectoryError(`${where} is not valid JSON (${(error as Error).message}); run aeb report with --recompute to rebuild the summary from the dialogues`);
+    throw new RunDirectoryError(
+      `${where} is not valid JSON (${(error as Error).message}); run aeb report with --recompute to rebuild the summary from the dialogues`,
+    );
   }
   const parsed = RunSummarySchema.safeParse(value);
   if (!parsed.success) {
-    throw new RunDirectoryError(`${where} is not a run summary:\n${formatIssues(parsed.error.issues)}\n(run aeb report with --recompute to rebuild it from the dialogues)`);
+    throw new RunDirectoryError(
+      `${where} is not a run summary:\n${formatIssues(parsed.error.issues)}\n(run aeb report with --recompute to rebuild it from the dialogues)`,
+    );
   }
   // The value as the text has it, not zod's copy: the schema has no default or transform, so they
   // are equal, and the text's key order stays (zod's copy is in the schema's order), so writing a

@@ -31,7 +31,17 @@ export const UsageEventSchema: z.ZodType<UsageEvent> = z.discriminatedUnion("eve
 ]);
 export type { UsageEvent, UsageSink } from "../llm/chat-model.js";
 
-const emptyEntry = (role: string, model: string): UsageEntry => ({ model, role, calls: 0, cachedCalls: 0, failedCalls: 0, requests: 0, retries: 0, promptTokens: 0, completionTokens: 0 });
+const emptyEntry = (role: string, model: string): UsageEntry => ({
+  model,
+  role,
+  calls: 0,
+  cachedCalls: 0,
+  failedCalls: 0,
+  requests: 0,
+  retries: 0,
+  promptTokens: 0,
+  completionTokens: 0,
+});
 
 /** Adds one event to totals keyed by role and model (first appearance keeps its place). */
 export function addUsageEvent(totals: Map<string, UsageEntry>, event: UsageEvent): void {
@@ -67,7 +77,9 @@ export function readUsageTotals(dir: string): UsageEntry[] | undefined {
     try {
       value = JSON.parse(readFileSync(legacy, "utf8"));
     } catch (error) {
-      throw new RunDirectoryError(`${legacy} is not valid JSON (${(error as Error).message}); move it away to count usage from ${USAGE_LOG_FILE} alone`);
+      throw new RunDirectoryError(
+        `${legacy} is not valid JSON (${(error as Error).message}); move it away to count usage from ${USAGE_LOG_FILE} alone`,
+      );
     }
     const parsed = z.array(UsageEntrySchema).safeParse(value);
     if (!parsed.success) throw new RunDirectoryError(`${legacy} is not a list of token counts:\n${formatIssues(parsed.error.issues)}`);

@@ -19,7 +19,18 @@ import { ensureWritableDirectory } from "../record/run-directory.js";
 /** How many unmatched dialogues the text and markdown list by name (agreement.json lists all). */
 const UNMATCHED_SHOWN = 10;
 
-const AGENT_HEADER = ["agent", "matched", "mean A", "mean B", "shift B - A [95% CI]", "Pearson r", "Spearman rho", "same outcome", "only in A", "only in B"];
+const AGENT_HEADER = [
+  "agent",
+  "matched",
+  "mean A",
+  "mean B",
+  "shift B - A [95% CI]",
+  "Pearson r",
+  "Spearman rho",
+  "same outcome",
+  "only in A",
+  "only in B",
+];
 
 function signedFixed(value: number, digits: number): string {
   return `${value >= 0 ? "+" : ""}${value.toFixed(digits)}`;
@@ -27,7 +38,10 @@ function signedFixed(value: number, digits: number): string {
 
 function shiftCell(agent: AgentAgreement): string {
   if (agent.shift.mean === null) return "n/a";
-  const interval = agent.shift.ci95 === null ? " (n too small for CI)" : ` [${signedFixed(agent.shift.ci95[0], 1)}, ${signedFixed(agent.shift.ci95[1], 1)}]`;
+  const interval =
+    agent.shift.ci95 === null
+      ? " (n too small for CI)"
+      : ` [${signedFixed(agent.shift.ci95[0], 1)}, ${signedFixed(agent.shift.ci95[1], 1)}]`;
   return `${signedFixed(agent.shift.mean, 1)}${interval}`;
 }
 
@@ -50,7 +64,18 @@ export function agentTable(pair: PairAgreement): Table {
     String(agent.onlyInB),
   ]);
   if (pair.agents.length > 1) {
-    rows.push(["pooled", String(pair.pooled.n), "", "", "", fixed(pair.pooled.pearson), fixed(pair.pooled.spearman), sameOutcomeCell(pair.pooled), "", ""]);
+    rows.push([
+      "pooled",
+      String(pair.pooled.n),
+      "",
+      "",
+      "",
+      fixed(pair.pooled.pearson),
+      fixed(pair.pooled.spearman),
+      sameOutcomeCell(pair.pooled),
+      "",
+      "",
+    ]);
   }
   return { header: AGENT_HEADER, rows };
 }
@@ -59,7 +84,13 @@ export function agentTable(pair: PairAgreement): Table {
 export function rankingTable(pair: PairAgreement): Table {
   return {
     header: ["agent", "mean A", "rank A", "mean B", "rank B"],
-    rows: pair.ranking.agents.map((agent) => [agent.agent, fixed(agent.meanA, 1), String(agent.rankA), fixed(agent.meanB, 1), String(agent.rankB)]),
+    rows: pair.ranking.agents.map((agent) => [
+      agent.agent,
+      fixed(agent.meanA, 1),
+      String(agent.rankA),
+      fixed(agent.meanB, 1),
+      String(agent.rankB),
+    ]),
   };
 }
 
@@ -70,18 +101,28 @@ function correlationText(name: string, value: PairAgreement["ranking"]["spearman
 
 /** One line on the rank correlations: over how many units, each with its 95% interval. */
 export function rankingLine(pair: PairAgreement): string {
-  if (pair.ranking.spearman === null) return `rank agreement: n/a (${pair.sharedAgents.length} shared agent(s), ${pair.ranking.units} shared unit(s))`;
+  if (pair.ranking.spearman === null)
+    return `rank agreement: n/a (${pair.sharedAgents.length} shared agent(s), ${pair.ranking.units} shared unit(s))`;
   return `rank agreement of the ${pair.sharedAgents.length} shared agents over ${pair.ranking.units} (scenario, repeat) units, 95% CI by a percentile bootstrap of the units: ${correlationText("Spearman", pair.ranking.spearman)}; ${correlationText("Kendall tau-b", pair.ranking.kendall)}`;
 }
 
 function unmatchedLines(pair: PairAgreement): string[] {
   if (pair.unmatched.length === 0) return [];
-  const shown = pair.unmatched.slice(0, UNMATCHED_SHOWN).map((dialogue) => `${dialogue.agent} ${dialogue.scenarioId} repeat ${dialogue.repeat} (only in ${dialogue.in === "a" ? pair.a : pair.b})`);
-  return [`unmatched dialogues: ${shown.join("; ")}${pair.unmatched.length > UNMATCHED_SHOWN ? `; and ${pair.unmatched.length - UNMATCHED_SHOWN} more (all in agreement.json)` : ""}`];
+  const shown = pair.unmatched
+    .slice(0, UNMATCHED_SHOWN)
+    .map(
+      (dialogue) => `${dialogue.agent} ${dialogue.scenarioId} repeat ${dialogue.repeat} (only in ${dialogue.in === "a" ? pair.a : pair.b})`,
+    );
+  return [
+    `unmatched dialogues: ${shown.join("; ")}${pair.unmatched.length > UNMATCHED_SHOWN ? `; and ${pair.unmatched.length - UNMATCHED_SHOWN} more (all in agreement.json)` : ""}`,
+  ];
 }
 
 function usersLines(report: AgreementReport): string[] {
-  return report.users.map((user) => `${user.label}: ${user.dialogues} scored dialogue(s)${user.errors > 0 ? ` (+${user.errors} in error, left out)` : ""} of ${user.agents.length} agent(s), from ${user.sources.join(", ")}`);
+  return report.users.map(
+    (user) =>
+      `${user.label}: ${user.dialogues} scored dialogue(s)${user.errors > 0 ? ` (+${user.errors} in error, left out)` : ""} of ${user.agents.length} agent(s), from ${user.sources.join(", ")}`,
+  );
 }
 
 const LEGEND =
@@ -110,11 +151,27 @@ export function renderAgreementText(report: AgreementReport): string {
 
 /** agreement.md. */
 export function renderAgreementMarkdown(report: AgreementReport): string {
-  const lines = ["# AEB simulated-user agreement", "", ...usersLines(report).map((line) => `- ${markdownText(line)}`), "", `Bootstrap: ${report.resamples} resamples, seed ${report.seed}.`, ""];
+  const lines = [
+    "# AEB simulated-user agreement",
+    "",
+    ...usersLines(report).map((line) => `- ${markdownText(line)}`),
+    "",
+    `Bootstrap: ${report.resamples} resamples, seed ${report.seed}.`,
+    "",
+  ];
   for (const pair of report.pairs) {
     const agents = agentTable(pair);
     const ranking = rankingTable(pair);
-    lines.push(`## A: ${markdownText(pair.a)} vs B: ${markdownText(pair.b)}`, "", markdownText(pair.finding), "", markdownTable(agents.header, agents.rows), "", markdownText(LEGEND), "");
+    lines.push(
+      `## A: ${markdownText(pair.a)} vs B: ${markdownText(pair.b)}`,
+      "",
+      markdownText(pair.finding),
+      "",
+      markdownTable(agents.header, agents.rows),
+      "",
+      markdownText(LEGEND),
+      "",
+    );
     if (ranking.rows.length > 0) lines.push("### Ranking", "", markdownTable(ranking.header, ranking.rows), "");
     lines.push(markdownText(rankingLine(pair)), "");
     const notes = [...pair.notes, ...unmatchedLines(pair)];

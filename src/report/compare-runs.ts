@@ -26,8 +26,14 @@ import { fixed, formatP, markdownTable, markdownText, textTable } from "./format
  * same draws and B - A is the agents' difference alone.
  */
 function seedWarning(seeds: NonNullable<RunComparison["differentSeeds"]>): string {
-  const named = seeds.runSeedA !== null && seeds.runSeedB !== null && seeds.runSeedA !== seeds.runSeedB ? ` (A ran with seed ${seeds.runSeedA}, B with seed ${seeds.runSeedB})` : "";
-  const rerun = seeds.runSeedA !== null ? `; rerun B with --seed ${seeds.runSeedA} (or the same config seed) for a like-for-like comparison` : "; rerun them with the same --seed for a like-for-like comparison";
+  const named =
+    seeds.runSeedA !== null && seeds.runSeedB !== null && seeds.runSeedA !== seeds.runSeedB
+      ? ` (A ran with seed ${seeds.runSeedA}, B with seed ${seeds.runSeedB})`
+      : "";
+  const rerun =
+    seeds.runSeedA !== null
+      ? `; rerun B with --seed ${seeds.runSeedA} (or the same config seed) for a like-for-like comparison`
+      : "; rerun them with the same --seed for a like-for-like comparison";
   return `the runs used different seeds${named}: ${seeds.pairs} of ${seeds.matched} matched dialogue(s) met different simulated-user randomness, so B - A mixes the agents' difference with the luck of the draw and its interval is wider than a same-seed comparison's${rerun}`;
 }
 
@@ -103,7 +109,8 @@ const key = (record: DialogueRecord) => `${record.scenarioId}\u0000${String(reco
 
 function byKey(records: readonly DialogueRecord[]): Map<string, DialogueRecord> {
   const map = new Map<string, DialogueRecord>();
-  for (const record of [...records].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))) if (!map.has(key(record))) map.set(key(record), record);
+  for (const record of [...records].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)))
+    if (!map.has(key(record))) map.set(key(record), record);
   return map;
 }
 
@@ -137,7 +144,8 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number; ma
   const conditionsA = ordered(new Set(scoredA.map((record) => record.condition)), a.conditionOrder ?? []);
   const conditionsB = ordered(new Set(scoredB.map((record) => record.condition)), b.conditionOrder ?? []);
   /** Every condition a run has (run.json's, and any with dialogues, scored or not): what a mapping may name. */
-  const knownOf = (side: RunSide) => ordered(new Set([...(side.conditionOrder ?? []), ...side.records.map((record) => record.condition)]), side.conditionOrder ?? []);
+  const knownOf = (side: RunSide) =>
+    ordered(new Set([...(side.conditionOrder ?? []), ...side.records.map((record) => record.condition)]), side.conditionOrder ?? []);
   // A pair by name needs scored dialogues on both sides; a mapped pair is shown whatever it holds (a note says when nothing matched).
   const pairs = pairConditions({ label: a.label, conditions: knownOf(a) }, { label: b.label, conditions: knownOf(b) }, mapping).filter(
     (pair) => pair.mapped || (conditionsA.includes(pair.a) && conditionsB.includes(pair.b)),
@@ -154,7 +162,13 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number; ma
     const differences = keys.map((item) => {
       const left = mapA.get(item) as DialogueRecord;
       const right = mapB.get(item) as DialogueRecord;
-      return { scenarioId: left.scenarioId, repeat: left.repeat, a: left.final.fs, b: right.final.fs, difference: right.final.fs - left.final.fs };
+      return {
+        scenarioId: left.scenarioId,
+        repeat: left.repeat,
+        a: left.final.fs,
+        b: right.final.fs,
+        difference: right.final.fs - left.final.fs,
+      };
     });
     const values = differences.map((pair) => pair.difference);
     matchedPairs += keys.length;
@@ -172,7 +186,12 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number; ma
       fsMeanB: mean(differences.map((pair) => pair.b)),
       difference: mean(values),
       // A pair of one name keeps the seed it always had; a mapped pair of two names derives its own from both.
-      ci95: values.length >= MIN_N_FOR_INTERVAL ? bootstrapMeanCI(values, { seed: pair.a === pair.b ? deriveSeed(seed, "compare", condition) : deriveSeed(seed, "compare", pair.a, pair.b) }).ci95 : null,
+      ci95:
+        values.length >= MIN_N_FOR_INTERVAL
+          ? bootstrapMeanCI(values, {
+              seed: pair.a === pair.b ? deriveSeed(seed, "compare", condition) : deriveSeed(seed, "compare", pair.a, pair.b),
+            }).ci95
+          : null,
       wilcoxonP: wilcoxonPOf(values),
       differences,
     });
@@ -183,7 +202,10 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number; ma
     (row) =>
       `${conditionLabel(row)}: A was scored by the simulated user ${row.simulatedUserA} and B by ${row.simulatedUserB}; B - A mixes any change in the agent with the two simulated users' disagreement (aeb agreement measures it), so read it as a comparison of simulators as much as of runs`,
   );
-  const differentSeeds = pairsOfOtherSeeds === 0 ? null : { pairs: pairsOfOtherSeeds, matched: matchedPairs, runSeedA: a.runSeed ?? null, runSeedB: b.runSeed ?? null };
+  const differentSeeds =
+    pairsOfOtherSeeds === 0
+      ? null
+      : { pairs: pairsOfOtherSeeds, matched: matchedPairs, runSeedA: a.runSeed ?? null, runSeedB: b.runSeed ?? null };
   if (differentSeeds !== null) warnings.push(seedWarning(differentSeeds));
   const notes: string[] = [];
   const errorsA = a.records.length - scoredA.length;
@@ -193,7 +215,8 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number; ma
     const label = conditionLabel(row);
     if (row.matched === 0) notes.push(`${label}: no dialogue matches (same scenario and repeat) in both runs`);
     else if (row.ci95 === null) notes.push(`${label}: only ${row.matched} matched dialogue; no interval is given`);
-    if (row.unmatchedA + row.unmatchedB > 0) notes.push(`${label}: ${row.unmatchedA} dialogue(s) only in A and ${row.unmatchedB} only in B are left out`);
+    if (row.unmatchedA + row.unmatchedB > 0)
+      notes.push(`${label}: ${row.unmatchedA} dialogue(s) only in A and ${row.unmatchedB} only in B are left out`);
   }
   const comparedA = new Set(conditions.map((row) => row.condition));
   const comparedB = new Set(conditions.map((row) => row.conditionB));
@@ -212,7 +235,16 @@ export function compareRuns(a: RunSide, b: RunSide, options: { seed?: number; ma
   };
 }
 
-export const COMPARISON_HEADER = ["condition", "simulated user (A / B)", "n matched", "FS A", "FS B", "B - A", "95% CI (paired bootstrap)", "Wilcoxon p"];
+export const COMPARISON_HEADER = [
+  "condition",
+  "simulated user (A / B)",
+  "n matched",
+  "FS A",
+  "FS B",
+  "B - A",
+  "95% CI (paired bootstrap)",
+  "Wilcoxon p",
+];
 
 export function comparisonRows(comparison: RunComparison): string[][] {
   return comparison.conditions.map((row) => [

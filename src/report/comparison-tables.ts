@@ -90,7 +90,11 @@ function title(metric: string, family: ComparisonTableModel["family"], reference
  * The compact tables of the comparisons (rows already read from summary.json), `metricName`
  * naming each metric as the report shows it. Rows are pairs in the summary's order.
  */
-export function comparisonTables(rows: readonly ComparisonRow[], reference: string | null, metricName: (metric: string) => string = (metric) => metric): ComparisonTableModel[] {
+export function comparisonTables(
+  rows: readonly ComparisonRow[],
+  reference: string | null,
+  metricName: (metric: string) => string = (metric) => metric,
+): ComparisonTableModel[] {
   const groups = new Map<string, { metric: string; family: ComparisonTableModel["family"]; pairs: Map<string, PairRows> }>();
   for (const row of rows) {
     const metric = metricName(row.metric);
@@ -100,11 +104,17 @@ export function comparisonTables(rows: readonly ComparisonRow[], reference: stri
     if (group === undefined) groups.set(key, (group = { metric, family, pairs: new Map() }));
     const pairKey = `${row.a}\u0000${row.b}`;
     let pair = group.pairs.get(pairKey);
-    if (pair === undefined) group.pairs.set(pairKey, (pair = { a: row.a, b: row.b, flip: family === "reference" && row.a === reference, byTest: new Map() }));
+    if (pair === undefined)
+      group.pairs.set(pairKey, (pair = { a: row.a, b: row.b, flip: family === "reference" && row.a === reference, byTest: new Map() }));
     pair.byTest.set(row.test, row);
   }
   return [...groups.values()]
-    .sort((x, y) => metricRank(x.metric) - metricRank(y.metric) || FAMILY_RANK[x.family] - FAMILY_RANK[y.family] || (x.metric < y.metric ? -1 : x.metric > y.metric ? 1 : 0))
+    .sort(
+      (x, y) =>
+        metricRank(x.metric) - metricRank(y.metric) ||
+        FAMILY_RANK[x.family] - FAMILY_RANK[y.family] ||
+        (x.metric < y.metric ? -1 : x.metric > y.metric ? 1 : 0),
+    )
     .map(({ metric, family, pairs }) => ({
       metric,
       family,
@@ -116,7 +126,18 @@ export function comparisonTables(rows: readonly ComparisonRow[], reference: stri
 /** FS, ECS, HID: the matched Wilcoxon (with the difference) beside the paper's Mann-Whitney, one row per pair. */
 function rankTestTable(pairs: readonly PairRows[]): ComparisonTableModel["table"] {
   return {
-    header: ["a", "b", "scenarios", "a − b [95% CI] (matched)", "Wilcoxon p / Holm p", "r", "dialogues", "Mann-Whitney p / Holm p", "r", READING_HEADER],
+    header: [
+      "a",
+      "b",
+      "scenarios",
+      "a − b [95% CI] (matched)",
+      "Wilcoxon p / Holm p",
+      "r",
+      "dialogues",
+      "Mann-Whitney p / Holm p",
+      "r",
+      READING_HEADER,
+    ],
     rows: pairs.map(({ a, b, flip, byTest }) => {
       const matched = byTest.get("wilcoxon");
       const unmatched = byTest.get("mannwhitney");
@@ -147,9 +168,24 @@ function collapseTable(pairs: readonly PairRows[]): ComparisonTableModel["table"
     rows: pairs.map(({ a, b, flip, byTest }) => {
       const row = byTest.get("mcnemar");
       const [shownA, shownB] = flip ? [b, a] : [a, b];
-      const discordant = row?.discordant === undefined ? "n/a" : flip ? `${row.discordant.bOnly} / ${row.discordant.aOnly}` : `${row.discordant.aOnly} / ${row.discordant.bOnly}`;
-      const mean = row?.difference?.mean ?? (row?.meanA !== null && row?.meanA !== undefined && row.meanB !== null && row.meanB !== undefined ? row.meanA - row.meanB : null);
-      return [shownA, shownB, row === undefined ? "n/a" : String(row.n), differenceCell(row?.difference, flip), discordant, pCell(row), reading(shownA, shownB, row?.pHolm, flip ? negate(mean) : mean, "collapsed more")];
+      const discordant =
+        row?.discordant === undefined
+          ? "n/a"
+          : flip
+            ? `${row.discordant.bOnly} / ${row.discordant.aOnly}`
+            : `${row.discordant.aOnly} / ${row.discordant.bOnly}`;
+      const mean =
+        row?.difference?.mean ??
+        (row?.meanA !== null && row?.meanA !== undefined && row.meanB !== null && row.meanB !== undefined ? row.meanA - row.meanB : null);
+      return [
+        shownA,
+        shownB,
+        row === undefined ? "n/a" : String(row.n),
+        differenceCell(row?.difference, flip),
+        discordant,
+        pCell(row),
+        reading(shownA, shownB, row?.pHolm, flip ? negate(mean) : mean, "collapsed more"),
+      ];
     }),
   };
 }

@@ -26,7 +26,9 @@ export function parseConditionMappings(value: string): ConditionMapping[] {
   return value.split(",").map((part) => {
     const fields = part.split("=").map((field) => field.trim());
     if (fields.length !== 2 || fields[0] === "" || fields[1] === "") {
-      throw new ConfigError(`--map expects NAME_A=NAME_B (a condition of run A, then one of run B; several separated by commas), got ${JSON.stringify(part.trim())}`);
+      throw new ConfigError(
+        `--map expects NAME_A=NAME_B (a condition of run A, then one of run B; several separated by commas), got ${JSON.stringify(part.trim())}`,
+      );
     }
     return { a: fields[0] as string, b: fields[1] as string };
   });

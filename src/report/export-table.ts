@@ -107,10 +107,22 @@ function dialogueColumns(shape: Shape): Column[] {
     { name: "mean_reply_tokens", type: "DOUBLE", value: ({ metrics }) => metrics.meanReplyTokens ?? null },
     { name: "mean_think_chars", type: "DOUBLE", value: ({ metrics }) => metrics.meanThinkChars },
     ...shape.ecsJudges.flatMap((judge): Column[] =>
-      (["score", "before", "after", "drop"] as const).map((part) => ({ name: `ecs_${columnName(judge)}${part === "score" ? "" : `_${part}`}`, type: "DOUBLE", value: ({ record }) => record.ecs?.[judge]?.[part] ?? null })),
+      (["score", "before", "after", "drop"] as const).map((part) => ({
+        name: `ecs_${columnName(judge)}${part === "score" ? "" : `_${part}`}`,
+        type: "DOUBLE",
+        value: ({ record }) => record.ecs?.[judge]?.[part] ?? null,
+      })),
     ),
-    ...shape.hidJudges.map((judge): Column => ({ name: `hid_${columnName(judge)}`, type: "DOUBLE", value: ({ record }) => record.hid?.[judge]?.value ?? null })),
-    ...shape.flags.map((flag): Column => ({ name: `flag_${columnName(flag)}`, type: "INT32", value: ({ metrics }) => metrics.flags[flag] ?? 0 })),
+    ...shape.hidJudges.map((judge): Column => ({
+      name: `hid_${columnName(judge)}`,
+      type: "DOUBLE",
+      value: ({ record }) => record.hid?.[judge]?.value ?? null,
+    })),
+    ...shape.flags.map((flag): Column => ({
+      name: `flag_${columnName(flag)}`,
+      type: "INT32",
+      value: ({ metrics }) => metrics.flags[flag] ?? 0,
+    })),
   ];
 }
 
@@ -131,8 +143,17 @@ function turnColumns(shape: Shape): Column[] {
     { name: "flags", type: "STRING", value: ({ record, turn: index }) => turnOf(record, index).user.flags.join(";") },
     { name: "hid_simulator", type: "STRING", value: ({ record, turn: index }) => turnOf(record, index).user.hid ?? null },
     ...shape.ecsJudges.flatMap((judge): Column[] => [
-      { name: `ecs_${columnName(judge)}_predicted`, type: "DOUBLE", value: ({ record, turn: index }) => record.ecs?.[judge]?.estimates?.find((estimate) => estimate.index === index)?.predicted ?? null },
-      { name: `ecs_${columnName(judge)}_confidence`, type: "DOUBLE", value: ({ record, turn: index }) => record.ecs?.[judge]?.estimates?.find((estimate) => estimate.index === index)?.confidence ?? null },
+      {
+        name: `ecs_${columnName(judge)}_predicted`,
+        type: "DOUBLE",
+        value: ({ record, turn: index }) => record.ecs?.[judge]?.estimates?.find((estimate) => estimate.index === index)?.predicted ?? null,
+      },
+      {
+        name: `ecs_${columnName(judge)}_confidence`,
+        type: "DOUBLE",
+        value: ({ record, turn: index }) =>
+          record.ecs?.[judge]?.estimates?.find((estimate) => estimate.index === index)?.confidence ?? null,
+      },
     ]),
   ];
 }
@@ -158,7 +179,10 @@ export function csvField(cell: Cell, options: { raw?: boolean } = {}): string {
 }
 
 /** Writes the table of a run directory; returns how many rows and the columns. */
-export function exportRunTable(dir: string, options: { format: ExportFormat; grain: ExportGrain; file: string; rawCsv?: boolean }): { rows: number; columns: string[] } {
+export function exportRunTable(
+  dir: string,
+  options: { format: ExportFormat; grain: ExportGrain; file: string; rawCsv?: boolean },
+): { rows: number; columns: string[] } {
   const shape = shapeOf(dir);
   const columns = uniqueNames(options.grain === "turns" ? turnColumns(shape) : dialogueColumns(shape));
   const field = (cell: Cell) => csvField(cell, { raw: options.rawCsv === true });

@@ -58,7 +58,11 @@ export const HEADLINE_HEADER = ["condition", "n", "FS [95% CI]", "collapse", "HI
 /** A plain-text table with aligned columns, for terminals. */
 export function textTable(header: readonly string[], rows: readonly string[][]): string {
   const widths = header.map((cell, column) => Math.max([...cell].length, ...rows.map((row) => [...(row[column] ?? "")].length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join("  ")
+      .trimEnd();
   return [line(header), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(line)].join("\n");
 }
 
@@ -77,7 +81,8 @@ export function markdownText(text: string): string {
 
 /** A markdown table; cell text is escaped so transcript text cannot break the table or inject markup. */
 export function markdownTable(header: readonly string[], rows: readonly string[][]): string {
-  const escape = (cell: string) => cell.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  const escape = (cell: string) =>
+    cell.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
   return [
     `| ${header.map(escape).join(" | ")} |`,
     `| ${header.map(() => "---").join(" | ")} |`,

@@ -124,7 +124,8 @@ function appraisedUserHtml(user: AppraisedUserTurn): SafeHtml {
     user.adjustments.length === 0
       ? ""
       : html`<ul class="adjustments">${user.adjustments.map(
-          (adjustment) => html`<li>${adjustment.kind} ${signed(adjustment.value)}${adjustment.evidence === undefined ? "" : html`: “${adjustment.evidence}”`}</li>`,
+          (adjustment) =>
+            html`<li>${adjustment.kind} ${signed(adjustment.value)}${adjustment.evidence === undefined ? "" : html`: “${adjustment.evidence}”`}</li>`,
         )}</ul>`
   }</div>`;
 }
@@ -172,7 +173,9 @@ function partHtml(part: SectionPart, charts: readonly RenderedChart[]): SafeHtml
     case "page-note":
       return html`<p class="note">${part.html}</p>`;
     case "list":
-      return part.items.length === 0 ? html`<p class="note">${part.empty}</p>` : html`<ul class="notes">${part.items.map((item) => html`<li>${item}</li>`)}</ul>`;
+      return part.items.length === 0
+        ? html`<p class="note">${part.empty}</p>`
+        : html`<ul class="notes">${part.items.map((item) => html`<li>${item}</li>`)}</ul>`;
     case "charts":
       return html`${charts.map(chartHtml)}`;
     case "dialogues":

@@ -18,7 +18,19 @@ const QUOTE_CHARS = 160;
  * comparisons, no charts. It predates the page's reordering (issue 24) and is kept so that a
  * run's report.md stays byte for byte what it was.
  */
-const MARKDOWN_ORDER = ["procedure", "headline", "by-type", "ecs", "hid", "errors", "usage", "comparisons", "length-confound", "notes", "worst"];
+const MARKDOWN_ORDER = [
+  "procedure",
+  "headline",
+  "by-type",
+  "ecs",
+  "hid",
+  "errors",
+  "usage",
+  "comparisons",
+  "length-confound",
+  "notes",
+  "worst",
+];
 
 function worstLine(record: DialogueRecord): string {
   const path = [record.opening.emotion, ...record.turns.map((turn) => turn.user.emotion)].join(" → ");
@@ -35,7 +47,11 @@ function worstLine(record: DialogueRecord): string {
 function partLines(part: SectionPart): string[] {
   switch (part.kind) {
     case "table":
-      return [...(part.title === undefined ? [] : [`### ${markdownText(part.title)}`, ""]), markdownTable(part.table.header, part.table.rows), ""];
+      return [
+        ...(part.title === undefined ? [] : [`### ${markdownText(part.title)}`, ""]),
+        markdownTable(part.table.header, part.table.rows),
+        "",
+      ];
     case "entries":
       return [markdownTable(part.header, part.entries), ""];
     case "note":

@@ -24,7 +24,13 @@ export function presetLine(preset: Preset): string {
   ];
   const ends = [
     ...(thresholds.length > 0 ? [`when the emotion is ${thresholds.join(" or ")}`] : []),
-    ...(preset.endsOn.includes("user_left") ? [preset.goodbyeWords.length > 0 ? `on a goodbye (${preset.goodbyeWords.join(", ")}) or when the user leaves` : "when the user leaves"] : []),
+    ...(preset.endsOn.includes("user_left")
+      ? [
+          preset.goodbyeWords.length > 0
+            ? `on a goodbye (${preset.goodbyeWords.join(", ")}) or when the user leaves`
+            : "when the user leaves",
+        ]
+      : []),
   ];
   const ending = ends.length === 0 ? "never ends early (always the full turn limit)" : `ends early ${ends.join(", or ")}`;
   return `${preset.name}: ${replies}; start ${preset.start}, ${change}${bound}; ${ending}`;
@@ -33,7 +39,9 @@ export function presetLine(preset: Preset): string {
 /** The line of a preset name a dialogue carries; a name this version does not know is said to be one. */
 function presetLineOf(name: string): string {
   const preset = loadPresets()[name];
-  return preset === undefined ? `${name}: not a preset of this AEB version (data/presets.yaml has ${Object.keys(loadPresets()).join(", ")})` : presetLine(preset);
+  return preset === undefined
+    ? `${name}: not a preset of this AEB version (data/presets.yaml has ${Object.keys(loadPresets()).join(", ")})`
+    : presetLine(preset);
 }
 
 /**
@@ -45,7 +53,10 @@ export function presetEntries(rows: readonly DialogueRow[], conditions: readonly
   return presets.map((name) => {
     const users = conditions.filter((condition) => rows.some((row) => row.condition === condition && row.preset === name));
     const everywhere = users.length === conditions.length;
-    return [presets.length === 1 && everywhere ? "dialogue loop" : `dialogue loop ${name}`, `${presetLineOf(name)}${everywhere ? "" : ` (conditions ${users.join(", ")})`}`];
+    return [
+      presets.length === 1 && everywhere ? "dialogue loop" : `dialogue loop ${name}`,
+      `${presetLineOf(name)}${everywhere ? "" : ` (conditions ${users.join(", ")})`}`,
+    ];
   });
 }
 
@@ -59,7 +70,8 @@ export function promptPackEntry(simulator: unknown, presets: readonly string[]):
   if (fields.kind !== "llm") return null;
   const pack = fields.promptPack;
   if (typeof pack === "string") return pack;
-  if (pack !== null && typeof pack === "object" && typeof (pack as { dir?: unknown }).dir === "string") return `a pack of the user's own, from ${(pack as { dir: string }).dir}`;
+  if (pack !== null && typeof pack === "object" && typeof (pack as { dir?: unknown }).dir === "string")
+    return `a pack of the user's own, from ${(pack as { dir: string }).dir}`;
   const defaults = presets.map((preset) => `${defaultPackFor(preset)} for the ${preset} preset`);
   return `none named, so each preset's own: ${defaults.join(", ") || "none"}`;
 }

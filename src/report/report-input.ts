@@ -22,5 +22,11 @@ export function loadRunForReport(dir: string, options: { recompute?: boolean; re
 
 /** The report input of a loaded run. */
 export function reportInputOf(run: LoadedReport): ReportInput {
-  return { summary: run.summary, rows: run.rows, transcripts: run.transcripts, readingNotes: run.readingNotes, ...(run.setup !== undefined ? { setup: run.setup } : {}) };
+  return {
+    summary: run.summary,
+    rows: run.rows,
+    transcripts: run.transcripts,
+    readingNotes: run.readingNotes,
+    ...(run.setup !== undefined ? { setup: run.setup } : {}),
+  };
 }

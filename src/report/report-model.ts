@@ -36,11 +36,16 @@ export interface ReportModel {
  * rows, and the records of the dialogues the report shows with text, as a streamed read of
  * dialogues.jsonl would give them (the first scored record of an id).
  */
-export function reportInputOfRecords(summary: SavedSummary, records: readonly DialogueRecord[], extra: Omit<ReportInput, "summary" | "rows" | "transcripts"> = {}): ReportInput {
+export function reportInputOfRecords(
+  summary: SavedSummary,
+  records: readonly DialogueRecord[],
+  extra: Omit<ReportInput, "summary" | "rows" | "transcripts"> = {},
+): ReportInput {
   const rows = records.map(dialogueRow);
   const wanted = transcriptIds(summary, rows);
   const transcripts = new Map<string, DialogueRecord>();
-  for (const record of records) if (wanted.has(record.id) && record.status === "done" && !transcripts.has(record.id)) transcripts.set(record.id, record);
+  for (const record of records)
+    if (wanted.has(record.id) && record.status === "done" && !transcripts.has(record.id)) transcripts.set(record.id, record);
   return { ...extra, summary, rows, transcripts };
 }
 
@@ -52,7 +57,9 @@ export function describePlugin(value: unknown): string {
   if (value === null || typeof value !== "object") return cellValue(value);
   const fields = value as Record<string, unknown>;
   const endpoint = fields.endpoint !== null && typeof fields.endpoint === "object" ? (fields.endpoint as Record<string, unknown>) : {};
-  const parts = [fields.kind, fields.id ?? fields.model ?? fields.name ?? endpoint.model].filter((part): part is string => typeof part === "string");
+  const parts = [fields.kind, fields.id ?? fields.model ?? fields.name ?? endpoint.model].filter(
+    (part): part is string => typeof part === "string",
+  );
   if (fields.think === true) parts.push("think");
   if (fields.fused === true) parts.push("fused");
   return parts.length > 0 ? parts.join(" ") : "(unnamed plug-in)";
@@ -63,10 +70,18 @@ export function provenanceFacts(invocations: readonly Invocation[]): Array<[stri
   const last = invocations.at(-1);
   if (last === undefined) return [];
   const { provenance } = last;
-  const commit = provenance.commit === null ? "not run from a git checkout" : `commit ${provenance.commit.slice(0, 12)}${provenance.commitDirty === true ? " with uncommitted changes" : ""}`;
-  const facts: Array<[string, string]> = [["made by", `AEB ${provenance.aebVersion} (${commit}), Node ${provenance.node}, ${provenance.platform}`]];
+  const commit =
+    provenance.commit === null
+      ? "not run from a git checkout"
+      : `commit ${provenance.commit.slice(0, 12)}${provenance.commitDirty === true ? " with uncommitted changes" : ""}`;
+  const facts: Array<[string, string]> = [
+    ["made by", `AEB ${provenance.aebVersion} (${commit}), Node ${provenance.node}, ${provenance.platform}`],
+  ];
   const first = invocations[0] as Invocation;
-  facts.push(["invocations", `${invocations.length}: first ${first.command} at ${first.startedAt}; last ${last.command} at ${last.startedAt}, ${last.outcome}${last.endedAt === null ? "" : ` at ${last.endedAt}`}`]);
+  facts.push([
+    "invocations",
+    `${invocations.length}: first ${first.command} at ${first.startedAt}; last ${last.command} at ${last.startedAt}, ${last.outcome}${last.endedAt === null ? "" : ` at ${last.endedAt}`}`,
+  ]);
   const versions = [...new Set(invocations.map((invocation) => invocation.provenance.aebVersion))];
   if (versions.length > 1) facts.push(["AEB versions", versions.join(", ")]);
   return facts;
@@ -82,7 +97,9 @@ function describeJudge(reading: ReportReading, judge: string): string {
 /** The run's facts: its size, seed, types, presets, judges, simulated user, provenance and agents. */
 export function reportFacts(reading: ReportReading): Array<[string, string]> {
   const { summary, conditions, rows, judges, input } = reading;
-  const simulatorHid = reading.offlineUser ? "the simulated user's verdicts (offline: the reward's own move test, not independent)" : "the simulated user's verdicts";
+  const simulatorHid = reading.offlineUser
+    ? "the simulated user's verdicts (offline: the reward's own move test, not independent)"
+    : "the simulated user's verdicts";
   const hidJudges = reading.hidColumns.map((column) => column.judge);
   const facts: Array<[string, string]> = [
     ["dialogues", `${summary.dialogues} (${summary.dialogues - summary.errors} scored, ${summary.errors} ended in error)`],
@@ -97,19 +114,25 @@ export function reportFacts(reading: ReportReading): Array<[string, string]> {
   ];
   if (input.setup?.simulator !== undefined) facts.push(["simulated user", describePlugin(input.setup.simulator)]);
   facts.push(...provenanceFacts(input.setup?.invocations ?? []));
-  for (const condition of input.setup?.conditions ?? []) if (condition.agent !== undefined) facts.push([`agent of ${condition.name}`, describePlugin(condition.agent)]);
+  for (const condition of input.setup?.conditions ?? [])
+    if (condition.agent !== undefined) facts.push([`agent of ${condition.name}`, describePlugin(condition.agent)]);
   return facts;
 }
 
 export function buildReportModel(input: ReportInput): ReportModel {
   const reading = readReport(input);
-  return { title: input.title ?? "AEB run report", facts: reportFacts(reading), sections: REPORT_SECTIONS.map((section) => section(reading)) };
+  return {
+    title: input.title ?? "AEB run report",
+    facts: reportFacts(reading),
+    sections: REPORT_SECTIONS.map((section) => section(reading)),
+  };
 }
 
 /** The section of this id; an unknown id is a caller's error. */
 export function sectionOf(model: ReportModel, id: string): ReportSection {
   const section = model.sections.find((candidate) => candidate.id === id);
-  if (section === undefined) throw new Error(`the report has no section ${id} (sections: ${model.sections.map((candidate) => candidate.id).join(", ")})`);
+  if (section === undefined)
+    throw new Error(`the report has no section ${id} (sections: ${model.sections.map((candidate) => candidate.id).join(", ")})`);
   return section;
 }
 

@@ -58,10 +58,19 @@ export interface ReportReading {
 }
 
 /** Judges in the summary's order, then any other a condition has, each with its cells; judges no condition has are left out. */
-function judgeColumns<T>(conditions: readonly ConditionSummary[], order: readonly string[], cellsOf: (condition: ConditionSummary) => Record<string, T>): Array<JudgeColumn<T>> {
-  const found = [...new Set(conditions.flatMap((condition) => Object.keys(cellsOf(condition))))].filter((judge) => !order.includes(judge)).sort();
+function judgeColumns<T>(
+  conditions: readonly ConditionSummary[],
+  order: readonly string[],
+  cellsOf: (condition: ConditionSummary) => Record<string, T>,
+): Array<JudgeColumn<T>> {
+  const found = [...new Set(conditions.flatMap((condition) => Object.keys(cellsOf(condition))))]
+    .filter((judge) => !order.includes(judge))
+    .sort();
   return [...order, ...found]
-    .map((judge) => ({ judge, cells: conditions.map((condition) => ({ condition: condition.name, cell: cellsOf(condition)[judge] ?? null })) }))
+    .map((judge) => ({
+      judge,
+      cells: conditions.map((condition) => ({ condition: condition.name, cell: cellsOf(condition)[judge] ?? null })),
+    }))
     .filter((column) => column.cells.some(({ cell }) => cell !== null));
 }
 

@@ -11,7 +11,10 @@ import { isOfflineSimulator, OFFLINE_HID_LABEL } from "./hid-label.js";
 
 /** The summary's heuristic ECS judges (`judges.heuristicEcs`: name -> judge id) with what each is. */
 function heuristicsOf(summary: RunSummary): Array<{ name: string } & HeuristicEcsJudge> {
-  return Object.entries(summary.judges.heuristicEcs ?? {}).map(([name, id]) => ({ name, ...(HEURISTIC_ECS_JUDGES[id] ?? { label: "ECS heuristic", description: "not a model judge" }) }));
+  return Object.entries(summary.judges.heuristicEcs ?? {}).map(([name, id]) => ({
+    name,
+    ...(HEURISTIC_ECS_JUDGES[id] ?? { label: "ECS heuristic", description: "not a model judge" }),
+  }));
 }
 
 /** `simulator`: the run config's simulator (run.json's), which decides how HID is labelled. */
@@ -19,7 +22,9 @@ export function renderTerminalSummary(summary: RunSummary, simulator?: unknown):
   const noModelJudge = summary.judges.ecs.length > 0 && summary.judges.headlineEcs === null;
   const offline = isOfflineSimulator(simulator);
   const header = offline ? HEADLINE_HEADER.map((cell) => (cell === "HID" ? OFFLINE_HID_LABEL : cell)) : HEADLINE_HEADER;
-  const parts = [textTable(headlineHeader(summary.conditions, header), headlineRows(summary.conditions, noModelJudge ? NO_MODEL_JUDGE : "n/a"))];
+  const parts = [
+    textTable(headlineHeader(summary.conditions, header), headlineRows(summary.conditions, noModelJudge ? NO_MODEL_JUDGE : "n/a")),
+  ];
   for (const heuristic of heuristicsOf(summary)) {
     const rows = summary.conditions.map((condition) => {
       const cell = condition.ecsByJudge[heuristic.name];
@@ -27,12 +32,21 @@ export function renderTerminalSummary(summary: RunSummary, simulator?: unknown):
     });
     parts.push(`${heuristicEcsTitle(heuristic)}\n${textTable(["condition", "ECS [95% CI]", "judged"], rows)}`);
   }
-  if (offline) parts.push(`${OFFLINE_HID_LABEL}: under the offline user HID is the same move test that sets the reward, not an independent signal (docs/reports.md).`);
+  if (offline)
+    parts.push(
+      `${OFFLINE_HID_LABEL}: under the offline user HID is the same move test that sets the reward, not an independent signal (docs/reports.md).`,
+    );
   const causes = summary.errorCauses ?? [];
   if (causes.length > 0) {
-    const lines = causes.map((cause) => `  ${cause.count} x ${cause.kind} at ${cause.stage.replace("_", " ")}${cause.retryable ? "" : " (a rerun alone will not help)"}, e.g. ${cause.example.dialogueId}: ${cause.example.message}`);
+    const lines = causes.map(
+      (cause) =>
+        `  ${cause.count} x ${cause.kind} at ${cause.stage.replace("_", " ")}${cause.retryable ? "" : " (a rerun alone will not help)"}, e.g. ${cause.example.dialogueId}: ${cause.example.message}`,
+    );
     parts.push(`${summary.errors} dialogue(s) ended in error, by cause:\n${lines.join("\n")}`);
   }
-  if (noModelJudge) parts.push(`ECS is ${NO_MODEL_JUDGE}: ${summary.judges.ecs.join(", ")} ${summary.judges.ecs.length > 1 ? "are heuristics" : "is a heuristic"}, not a model judge; the headline shows ECS only from a model judge (judges.ecs with kind: llm).`);
+  if (noModelJudge)
+    parts.push(
+      `ECS is ${NO_MODEL_JUDGE}: ${summary.judges.ecs.join(", ")} ${summary.judges.ecs.length > 1 ? "are heuristics" : "is a heuristic"}, not a model judge; the headline shows ECS only from a model judge (judges.ecs with kind: llm).`,
+    );
   return parts.join("\n\n");
 }

@@ -11,7 +11,11 @@ import type { ReportInput } from "./report-reading.js";
 export const WORST_PER_CONDITION = 3;
 
 /** The lowest-FS scored dialogues of each condition (ties broken by id), worst first. */
-export function worstRows(rows: readonly DialogueRow[], conditions: readonly string[], count = WORST_PER_CONDITION): Array<{ condition: string; rows: DialogueRow[] }> {
+export function worstRows(
+  rows: readonly DialogueRow[],
+  conditions: readonly string[],
+  count = WORST_PER_CONDITION,
+): Array<{ condition: string; rows: DialogueRow[] }> {
   return conditions
     .map((condition) => ({
       condition,
@@ -42,6 +46,7 @@ export function transcriptIds(summary: RunSummary, rows: readonly DialogueRow[])
 /** The full record of a dialogue the report shows with text; its absence is a caller's error, not the data's. */
 export function transcriptOf(input: ReportInput, row: DialogueRow): DialogueRecord {
   const record = input.transcripts.get(row.id);
-  if (record === undefined) throw new Error(`the report shows dialogue ${row.id} with its transcript, but its record was not provided (see transcriptIds)`);
+  if (record === undefined)
+    throw new Error(`the report shows dialogue ${row.id} with its transcript, but its record was not provided (see transcriptIds)`);
   return record;
 }

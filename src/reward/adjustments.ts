@@ -41,7 +41,11 @@ export function computeAdjustments(input: DetectorInput, detectors: readonly Det
  * simulator's change plus every adjustment add up to the forced change, so the recorded parts still
  * explain the emotion's move. Without a forcing finding the adjustments are returned as they are.
  */
-export function forceChange(result: AdjustmentResult, simulatorDelta: number, clamp: number | null): { adjustments: Adjustment[]; total: number } {
+export function forceChange(
+  result: AdjustmentResult,
+  simulatorDelta: number,
+  clamp: number | null,
+): { adjustments: Adjustment[]; total: number } {
   if (!result.forced) return { adjustments: result.adjustments, total: result.total };
   const forced = injectionChange(clamp);
   const override = forced - simulatorDelta - result.total;

@@ -12,4 +12,5 @@ export function isEmptyReply(reply: string): boolean {
  * injection, the value here is a marker: the episode step forces the whole change to -D (or -10
  * where the preset does not clamp). The simulated user still answers the silence.
  */
-export const emptyReply: Detector = ({ reply }) => (isEmptyReply(reply) ? { id: "empty_reply", value: 0, evidence: "the visible reply is empty" } : null);
+export const emptyReply: Detector = ({ reply }) =>
+  isEmptyReply(reply) ? { id: "empty_reply", value: 0, evidence: "the visible reply is empty" } : null;

@@ -21,7 +21,8 @@ function codePoints(text: string): string {
 export function findInjection(text: string): InjectionMatch | null {
   const { patterns, invisible, invisibleLimit } = loadInjectionRules();
   const hidden = text.match(invisible) ?? [];
-  if (hidden.length >= invisibleLimit) return { category: "hidden", evidence: `${hidden.length} invisible characters (${codePoints([...new Set(hidden)].join(""))})` };
+  if (hidden.length >= invisibleLimit)
+    return { category: "hidden", evidence: `${hidden.length} invisible characters (${codePoints([...new Set(hidden)].join(""))})` };
   const visibleText = hidden.length > 0 ? text.replace(invisible, "") : text;
   for (const { category, pattern } of patterns) {
     const match = pattern.exec(visibleText);

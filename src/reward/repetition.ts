@@ -35,7 +35,8 @@ export const repetition: Detector = ({ reply, previousReplies }) => {
     const trigram = replyTokens.slice(index, index + 3).join(" ");
     const count = (counts.get(trigram) ?? 0) + 1;
     counts.set(trigram, count);
-    if (count >= INTERNAL_TRIGRAM_LIMIT) return { id: "repetition", value: REPETITION_PENALTY, evidence: `"${trigram}" ${count} times within the reply` };
+    if (count >= INTERNAL_TRIGRAM_LIMIT)
+      return { id: "repetition", value: REPETITION_PENALTY, evidence: `"${trigram}" ${count} times within the reply` };
   }
   const opening = openingOf(reply);
   if (replyTokens.length >= OPENING_TOKENS) {

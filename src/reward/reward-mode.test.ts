@@ -14,7 +14,9 @@ describe("reward modes", () => {
 
   it("an episode's delta rewards sum to (final - start) / 100, its final rewards to final / 100", () => {
     const emotions = [30, 42, 35, 61, 74];
-    const steps = emotions.slice(1).map((emotion, index) => ({ before: emotions[index]!, after: emotion, done: index === emotions.length - 2 }));
+    const steps = emotions
+      .slice(1)
+      .map((emotion, index) => ({ before: emotions[index]!, after: emotion, done: index === emotions.length - 2 }));
     const sum = (mode: "final" | "delta") => steps.reduce((total, step) => total + rewardOf(mode, step.before, step.after, step.done), 0);
     expect(sum("delta")).toBeCloseTo((74 - 30) / 100, 12);
     expect(sum("final")).toBe(0.74);

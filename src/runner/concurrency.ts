@@ -1,5 +1,10 @@
 /** Runs `work` over `items` with at most `limit` in flight; results are not returned, work reports its own. */
-export async function forEachConcurrent<T>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<void>, signal?: AbortSignal): Promise<void> {
+export async function forEachConcurrent<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < items.length && !signal?.aborted) {

@@ -53,7 +53,11 @@ function variantFor(node: JsonSchemaNode, value: unknown): JsonSchemaNode {
 }
 
 /** The schema node and the given value at `path`. */
-function nodeAt(root: JsonSchemaNode, raw: unknown, path: readonly PropertyKey[]): { node: JsonSchemaNode | undefined; union: JsonSchemaNode | undefined; value: unknown } {
+function nodeAt(
+  root: JsonSchemaNode,
+  raw: unknown,
+  path: readonly PropertyKey[],
+): { node: JsonSchemaNode | undefined; union: JsonSchemaNode | undefined; value: unknown } {
   let node: JsonSchemaNode | undefined = root;
   let value = raw;
   for (const part of path) {
@@ -77,7 +81,9 @@ function pathText(path: readonly PropertyKey[]): string {
 /** Enum values a node (or any variant of it) accepts. */
 function allowedValues(node: JsonSchemaNode | undefined): string[] {
   if (node === undefined) return [];
-  return variants(node).flatMap((option) => [...(option.enum ?? []), ...(option.const !== undefined ? [option.const] : [])]).filter((value): value is string => typeof value === "string");
+  return variants(node)
+    .flatMap((option) => [...(option.enum ?? []), ...(option.const !== undefined ? [option.const] : [])])
+    .filter((value): value is string => typeof value === "string");
 }
 
 /** One issue as a line a person can act on. */
@@ -89,7 +95,10 @@ function explainIssue(issue: Issue, root: JsonSchemaNode, raw: unknown): string 
     return issue.keys
       .map((key) => {
         const close = nearest(key, known);
-        const hint = close.length > 0 ? `did you mean ${close.map(quote).join(" or ")}?` : `${where === "(top level)" ? "the top level" : where} takes: ${known.join(", ")}`;
+        const hint =
+          close.length > 0
+            ? `did you mean ${close.map(quote).join(" or ")}?`
+            : `${where === "(top level)" ? "the top level" : where} takes: ${known.join(", ")}`;
         return `${where === "(top level)" ? "" : `${where}: `}unknown key ${quote(key)}: ${hint} (docs/config-reference.md)`;
       })
       .join("\n  - ");
@@ -98,7 +107,8 @@ function explainIssue(issue: Issue, root: JsonSchemaNode, raw: unknown): string 
   const meaning = node?.description === undefined ? "" : ` (${node.description})`;
   if (issue.code === "invalid_type" && value === undefined) return `${where}: missing; it is required${meaning}`;
   if (issue.code === "invalid_value" || issue.code === "invalid_union") {
-    const allowed = issue.code === "invalid_value" ? issue.values.filter((item): item is string => typeof item === "string") : allowedValues(union);
+    const allowed =
+      issue.code === "invalid_value" ? issue.values.filter((item): item is string => typeof item === "string") : allowedValues(union);
     if (allowed.length > 0 && typeof value === "string") {
       const close = nearest(value, allowed);
       const keys = union === undefined ? [] : variants(union).flatMap((option) => Object.keys(option.properties ?? {}));

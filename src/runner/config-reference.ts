@@ -14,7 +14,12 @@ interface Section {
 }
 
 const ENDPOINT_TITLE = "endpoint (every model: agents, the simulator, judges)";
-const anchor = (title: string) => title.toLowerCase().replace(/[^a-z0-9 -]/g, "").trim().replace(/ +/g, "-");
+const anchor = (title: string) =>
+  title
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, "")
+    .trim()
+    .replace(/ +/g, "-");
 
 /** The variants of a union of objects told apart by `kind`, or undefined. */
 function kindVariants(node: JsonSchemaNode): JsonSchemaNode[] | undefined {
@@ -31,12 +36,21 @@ function scalarType(node: JsonSchemaNode): string {
   if (node.const !== undefined) return `\`${String(node.const)}\``;
   if (node.enum !== undefined) return node.enum.map((value) => `\`${String(value)}\``).join(" | ");
   const options = node.anyOf ?? node.oneOf;
-  if (options !== undefined) return options.map((option) => (option.properties !== undefined ? `{ ${Object.keys(option.properties).join(", ")} }` : scalarType(option))).join(" | ");
+  if (options !== undefined)
+    return options
+      .map((option) => (option.properties !== undefined ? `{ ${Object.keys(option.properties).join(", ")} }` : scalarType(option)))
+      .join(" | ");
   const type = Array.isArray(node.type) ? node.type.join(" or ") : (node.type ?? "any");
   // zod bounds every integer by the safe range: say only the bounds a config chose.
   const chosen = (bound: number | undefined) => (bound !== undefined && Math.abs(bound) !== Number.MAX_SAFE_INTEGER ? bound : undefined);
   const [minimum, exclusiveMinimum, maximum] = [chosen(node.minimum), chosen(node.exclusiveMinimum), chosen(node.maximum)];
-  const bounds = [minimum !== undefined ? `>= ${minimum}` : "", exclusiveMinimum !== undefined ? `> ${exclusiveMinimum}` : "", maximum !== undefined ? `<= ${maximum}` : ""].filter(Boolean).join(", ");
+  const bounds = [
+    minimum !== undefined ? `>= ${minimum}` : "",
+    exclusiveMinimum !== undefined ? `> ${exclusiveMinimum}` : "",
+    maximum !== undefined ? `<= ${maximum}` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
   if (type === "array" && node.items !== undefined) return `list of ${scalarType(node.items)}`;
   return bounds === "" ? type : `${type} (${bounds})`;
 }
@@ -60,12 +74,20 @@ function sections(root: JsonSchemaNode): Section[] {
       return;
     }
     if (path !== "") found.push({ title: path, node, ...(node.description !== undefined ? { intro: node.description } : {}) });
-    for (const [key, child] of Object.entries(node.properties)) visit(path === "" ? key : `${path}.${key.replace(/ \(kind.*$/, "")}`, child);
+    for (const [key, child] of Object.entries(node.properties))
+      visit(path === "" ? key : `${path}.${key.replace(/ \(kind.*$/, "")}`, child);
   };
   for (const [key, child] of Object.entries(root.properties ?? {})) visit(key, child);
   if (endpoint !== undefined) {
-    found.push({ title: ENDPOINT_TITLE, node: endpoint, intro: "Every model of a config (an agent's, the simulator's, a judge's) is reached through one of these; only `model` and `baseUrl` (or `baseUrls`) are needed." });
-    for (const [key, child] of Object.entries(endpoint.properties ?? {})) if (child.properties !== undefined) found.push({ title: `endpoint.${key}`, node: child, ...(child.description !== undefined ? { intro: child.description } : {}) });
+    found.push({
+      title: ENDPOINT_TITLE,
+      node: endpoint,
+      intro:
+        "Every model of a config (an agent's, the simulator's, a judge's) is reached through one of these; only `model` and `baseUrl` (or `baseUrls`) are needed.",
+    });
+    for (const [key, child] of Object.entries(endpoint.properties ?? {}))
+      if (child.properties !== undefined)
+        found.push({ title: `endpoint.${key}`, node: child, ...(child.description !== undefined ? { intro: child.description } : {}) });
   }
   return found;
 }
@@ -78,8 +100,16 @@ function rows(section: Section, titles: ReadonlySet<string>): string[] {
     const path = section.title === "top level" ? key : `${base}.${key}`;
     let type: string;
     if (isEndpoint(child)) type = `[endpoint](#${anchor(ENDPOINT_TITLE)})`;
-    else if (kindVariants(child) !== undefined) type = `one of: ${kindVariants(child)!.map((variant) => `kind ${String(variant.properties!.kind!.const)}`).join(", ")} (below)`;
-    else if (child.type === "array" && child.items !== undefined && (child.items.properties !== undefined || kindVariants(child.items) !== undefined)) type = `list (see ${path.replace(/ \(kind: [^)]*\)/g, "")}[] below)`;
+    else if (kindVariants(child) !== undefined)
+      type = `one of: ${kindVariants(child)!
+        .map((variant) => `kind ${String(variant.properties!.kind!.const)}`)
+        .join(", ")} (below)`;
+    else if (
+      child.type === "array" &&
+      child.items !== undefined &&
+      (child.items.properties !== undefined || kindVariants(child.items) !== undefined)
+    )
+      type = `list (see ${path.replace(/ \(kind: [^)]*\)/g, "")}[] below)`;
     else if (child.properties !== undefined && titles.has(path)) type = "object (below)";
     else type = scalarType(child);
     const fallback = child.default === undefined ? (required.has(key) ? "required" : "") : `\`${JSON.stringify(child.default)}\``;

@@ -43,9 +43,16 @@ export async function judgeDialogue(
   if (record.status !== "done") return judged;
   for (const { name, judge } of judges.ecs) {
     const previous = options.fresh === true ? undefined : record.ecs?.[name];
-    judged.ecs[name] = await judgeEcs(record, judge, scenario.language, options.signal, ecsJudgementFailed(previous) ? previous : undefined);
+    judged.ecs[name] = await judgeEcs(
+      record,
+      judge,
+      scenario.language,
+      options.signal,
+      ecsJudgementFailed(previous) ? previous : undefined,
+    );
   }
-  for (const { name, judge } of judges.hid) judged.hid[name] = await judgeHid(record, judge, scenario.hiddenIntention.text, scenario.language, options.signal);
+  for (const { name, judge } of judges.hid)
+    judged.hid[name] = await judgeHid(record, judge, scenario.hiddenIntention.text, scenario.language, options.signal);
   return judged;
 }
 

@@ -18,7 +18,11 @@ export async function gamingAgentScores(): Promise<Record<string, number>> {
   const dir = mkdtempSync(join(tmpdir(), "aeb-doc-tables-"));
   try {
     const config = parseRunConfig(
-      { seed: GAMING_TABLE_SEED, judges: { ecs: [], hid: [] }, conditions: ["attuned", ...GAMING_AGENT_IDS].map((id) => ({ name: id, agent: { kind: "reference", id } })) },
+      {
+        seed: GAMING_TABLE_SEED,
+        judges: { ecs: [], hid: [] },
+        conditions: ["attuned", ...GAMING_AGENT_IDS].map((id) => ({ name: id, agent: { kind: "reference", id } })),
+      },
       "gaming table",
     );
     const run = await runBenchmark({ config, outDir: join(dir, "run") });
@@ -34,10 +38,13 @@ export async function gamingAgentScores(): Promise<Record<string, number>> {
  */
 export function withGamingScores(markdown: string, scores: Readonly<Record<string, number>>): string {
   const fixed = (value: number | undefined) => (value === undefined ? undefined : value.toFixed(3));
-  let text = markdown.replace(/^(\| `([a-z-]+)` \|.*\| )(\d\.\d{3})( \|)$/gm, (row: string, head: string, id: string, _old: string, tail: string) => {
-    const value = fixed(scores[id]);
-    return value === undefined || !(GAMING_AGENT_IDS as readonly string[]).includes(id) ? row : `${head}${value}${tail}`;
-  });
+  let text = markdown.replace(
+    /^(\| `([a-z-]+)` \|.*\| )(\d\.\d{3})( \|)$/gm,
+    (row: string, head: string, id: string, _old: string, tail: string) => {
+      const value = fixed(scores[id]);
+      return value === undefined || !(GAMING_AGENT_IDS as readonly string[]).includes(id) ? row : `${head}${value}${tail}`;
+    },
+  );
   const attuned = fixed(scores.attuned);
   if (attuned !== undefined) text = text.replace(/Attuned scores \d\.\d{3} on the same run/, `Attuned scores ${attuned} on the same run`);
   return text;

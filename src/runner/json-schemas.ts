@@ -24,14 +24,62 @@ interface SchemaFile {
 }
 
 export const SCHEMA_FILES: readonly SchemaFile[] = [
-  { file: "run-config.schema.json", title: "AEB run config", description: "The one config file of `aeb run --config FILE` (docs/output-format.md, docs/models.md).", schema: RunConfigSchema, io: "input" },
-  { file: "scenario.schema.json", title: "AEB scenario", description: "One scenario YAML file (docs/trajectory-types.md).", schema: ScenarioSchema, io: "input" },
-  { file: "dialogue-record.schema.json", title: "AEB dialogue record", description: "One line of dialogues.jsonl (docs/output-format.md).", schema: DialogueRecordSchema, io: "output" },
-  { file: "summary.schema.json", title: "AEB run summary", description: "summary.json of a run directory (docs/output-format.md).", schema: RunSummarySchema, io: "output" },
-  { file: "run-manifest.schema.json", title: "AEB run manifest", description: "run.json of a run directory: its result definition, config and provenance (docs/output-format.md).", schema: RunManifestSchema, io: "output" },
-  { file: "judgement-line.schema.json", title: "AEB judgement line", description: "One line of judgements.jsonl (docs/output-format.md).", schema: JudgementLineSchema, io: "output" },
-  { file: "usage-event.schema.json", title: "AEB usage event", description: "One line of usage.jsonl (docs/output-format.md).", schema: UsageEventSchema, io: "output" },
-  { file: "agreement.schema.json", title: "AEB simulated-user agreement", description: "agreement.json of `aeb agreement --out DIR` (docs/agreement.md).", schema: AgreementReportSchema, io: "output" },
+  {
+    file: "run-config.schema.json",
+    title: "AEB run config",
+    description: "The one config file of `aeb run --config FILE` (docs/output-format.md, docs/models.md).",
+    schema: RunConfigSchema,
+    io: "input",
+  },
+  {
+    file: "scenario.schema.json",
+    title: "AEB scenario",
+    description: "One scenario YAML file (docs/trajectory-types.md).",
+    schema: ScenarioSchema,
+    io: "input",
+  },
+  {
+    file: "dialogue-record.schema.json",
+    title: "AEB dialogue record",
+    description: "One line of dialogues.jsonl (docs/output-format.md).",
+    schema: DialogueRecordSchema,
+    io: "output",
+  },
+  {
+    file: "summary.schema.json",
+    title: "AEB run summary",
+    description: "summary.json of a run directory (docs/output-format.md).",
+    schema: RunSummarySchema,
+    io: "output",
+  },
+  {
+    file: "run-manifest.schema.json",
+    title: "AEB run manifest",
+    description: "run.json of a run directory: its result definition, config and provenance (docs/output-format.md).",
+    schema: RunManifestSchema,
+    io: "output",
+  },
+  {
+    file: "judgement-line.schema.json",
+    title: "AEB judgement line",
+    description: "One line of judgements.jsonl (docs/output-format.md).",
+    schema: JudgementLineSchema,
+    io: "output",
+  },
+  {
+    file: "usage-event.schema.json",
+    title: "AEB usage event",
+    description: "One line of usage.jsonl (docs/output-format.md).",
+    schema: UsageEventSchema,
+    io: "output",
+  },
+  {
+    file: "agreement.schema.json",
+    title: "AEB simulated-user agreement",
+    description: "agreement.json of `aeb agreement --out DIR` (docs/agreement.md).",
+    schema: AgreementReportSchema,
+    io: "output",
+  },
 ];
 
 /** Each schema file's text, as committed under schemas/. */

@@ -44,7 +44,8 @@ export interface JudgeRunResult {
 function scenarioIndex(config: RunConfig): Map<string, Scenario> {
   const index = new Map<string, Scenario>();
   for (const scenario of loadScenarioDirectory(BUILTIN_SCENARIO_DIR)) index.set(scenario.id, scenario);
-  if (config.scenarios.path !== undefined) for (const scenario of loadScenarioSource(config.scenarios.path, { skipInvalid: true }).scenarios) index.set(scenario.id, scenario);
+  if (config.scenarios.path !== undefined)
+    for (const scenario of loadScenarioSource(config.scenarios.path, { skipInvalid: true }).scenarios) index.set(scenario.id, scenario);
   return index;
 }
 
@@ -74,7 +75,13 @@ export async function judgeRun(options: JudgeRunOptions): Promise<JudgeRunResult
         if (!stopOnWriteFailure(error)) throw error;
       }
     };
-    const plugins = new PluginFactory({ cacheDir: config.cache?.dir, env: options.env, warn: options.onWarning, usage: directory.usage, onModelSuccess: claim });
+    const plugins = new PluginFactory({
+      cacheDir: config.cache?.dir,
+      env: options.env,
+      warn: options.onWarning,
+      usage: directory.usage,
+      onModelSuccess: claim,
+    });
     directory.onWriteFailure = stopOnWriteFailure;
     const judges: NamedJudges = { ecs: plugins.ecsJudges(config.judges), hid: plugins.hidJudges(config.judges) };
     for (const warning of configWarnings(config)) options.onWarning?.(warning);
@@ -84,7 +91,12 @@ export async function judgeRun(options: JudgeRunOptions): Promise<JudgeRunResult
     const scenarios = scenarioIndex(config);
     const reasons = new Map<string, number>();
     const note = (reason: string) => reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
-    const todo: Array<{ record: DialogueRecord; judges: NamedJudges; retry: boolean; scenario: Pick<Scenario, "language" | "hiddenIntention"> }> = [];
+    const todo: Array<{
+      record: DialogueRecord;
+      judges: NamedJudges;
+      retry: boolean;
+      scenario: Pick<Scenario, "language" | "hiddenIntention">;
+    }> = [];
     let skipped = 0;
     const { tornTail } = scanDialogues(dir, (record) => {
       if (record.status !== "done") {
@@ -103,7 +115,12 @@ export async function judgeRun(options: JudgeRunOptions): Promise<JudgeRunResult
       }
       const retry = [...work.ecs, ...work.hid].some(({ name }) => record.ecs?.[name] !== undefined || record.hid?.[name] !== undefined);
       const language = scenario?.language ?? detectLanguage(record.opening.text);
-      todo.push({ record, judges: work, retry: retry && !options.rejudge, scenario: scenario ?? { language, hiddenIntention: { text: "", moves: ["grounded"] } } });
+      todo.push({
+        record,
+        judges: work,
+        retry: retry && !options.rejudge,
+        scenario: scenario ?? { language, hiddenIntention: { text: "", moves: ["grounded"] } },
+      });
     });
     if (tornTail) options.onWarning?.("dialogues.jsonl ends with a torn line (an interrupted run); it is ignored");
 
@@ -114,7 +131,11 @@ export async function judgeRun(options: JudgeRunOptions): Promise<JudgeRunResult
         const judged = await judgeDialogue(record, scenario, work, { signal: plugins.abort.signal, fresh: options.rejudge });
         if (plugins.abort.signal.aborted) return;
         try {
-          directory.appendJudgement({ id: record.id, ...(Object.keys(judged.ecs).length > 0 ? { ecs: judged.ecs } : {}), ...(Object.keys(judged.hid).length > 0 ? { hid: judged.hid } : {}) });
+          directory.appendJudgement({
+            id: record.id,
+            ...(Object.keys(judged.ecs).length > 0 ? { ecs: judged.ecs } : {}),
+            ...(Object.keys(judged.hid).length > 0 ? { hid: judged.hid } : {}),
+          });
         } catch (error) {
           if (!stopOnWriteFailure(error)) throw error;
         }

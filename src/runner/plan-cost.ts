@@ -59,7 +59,10 @@ export function roughTokens(text: string): number {
   return han + Math.ceil((text.length - han) / 4);
 }
 
-export async function estimatePlanCost(config: RunConfig, options: { modelFactory: (role: string, config: ModelEndpointConfig) => ChatModel }): Promise<PlanCost> {
+export async function estimatePlanCost(
+  config: RunConfig,
+  options: { modelFactory: (role: string, config: ModelEndpointConfig) => ChatModel },
+): Promise<PlanCost> {
   const scenarios = selectScenarios(config);
   checkPlanSize(config, scenarios.length);
   const tokenizer = config.tokenizer === undefined ? undefined : loadReplyTokenizer(config.tokenizer.path);
@@ -96,18 +99,32 @@ export async function estimatePlanCost(config: RunConfig, options: { modelFactor
 
   // One repeat of the plan, played in memory; the other repeats cost the same.
   for (const task of planRun(config.conditions, scenarios, 1, config.seed)) {
-    const record = await runEpisode({ dialogueId: task.id, condition: task.condition.name, scenario: task.scenario, preset: task.preset, repeat: 0, seed: task.seed, agent: agents.get(task.condition.name)!, user });
+    const record = await runEpisode({
+      dialogueId: task.id,
+      condition: task.condition.name,
+      scenario: task.scenario,
+      preset: task.preset,
+      repeat: 0,
+      seed: task.seed,
+      agent: agents.get(task.condition.name)!,
+      user,
+    });
     await judgeDialogue(record, task.scenario, judges);
   }
 
   // Upper bounds: every dialogue to its turn limit.
-  const turnsAtMost = scenarios.map((scenario) => getPreset(scenario.preset).maxTurns).reduce((sum, turns) => sum + turns, 0) * config.repeats;
-  const appraisedAtMost = scenarios.map((scenario) => getPreset(scenario.preset)).reduce((sum, preset) => sum + preset.maxTurns - (preset.appraiseReplyAtLimit ? 0 : 1), 0) * config.repeats;
+  const turnsAtMost =
+    scenarios.map((scenario) => getPreset(scenario.preset).maxTurns).reduce((sum, turns) => sum + turns, 0) * config.repeats;
+  const appraisedAtMost =
+    scenarios
+      .map((scenario) => getPreset(scenario.preset))
+      .reduce((sum, preset) => sum + preset.maxTurns - (preset.appraiseReplyAtLimit ? 0 : 1), 0) * config.repeats;
   const openings = scenarios.filter((scenario) => scenario.opening === undefined).length * config.repeats;
   const perCondition = config.conditions.length;
   const maxCallsOf = (role: string): number => {
     if (role.startsWith("agent:")) return turnsAtMost;
-    if (role === "simulator") return perCondition * (appraisedAtMost * (config.simulator.kind === "llm" && config.simulator.fused ? 1 : 2) + openings);
+    if (role === "simulator")
+      return perCondition * (appraisedAtMost * (config.simulator.kind === "llm" && config.simulator.fused ? 1 : 2) + openings);
     if (config.judges.hid.some((judge) => role === `judge:${judge.name}`)) return perCondition * scenarios.length * config.repeats;
     return perCondition * appraisedAtMost;
   };
@@ -129,7 +146,10 @@ export async function estimatePlanCost(config: RunConfig, options: { modelFactor
     conditions: config.conditions.length,
     scenarios: scenarios.length,
     repeats: config.repeats,
-    tokenCount: tokenizer === undefined ? "a rough rule (one token per Han character, one per four other characters)" : `the run's tokenizer (${tokenizer.name})`,
+    tokenCount:
+      tokenizer === undefined
+        ? "a rough rule (one token per Han character, one per four other characters)"
+        : `the run's tokenizer (${tokenizer.name})`,
     roles,
     missingFiles,
   };
@@ -149,7 +169,9 @@ function maxTokensOf(config: RunConfig, role: string, scenarios: readonly Scenar
     if (config.simulator.kind !== "llm") return undefined;
     if (config.simulator.maxTokens !== undefined) return config.simulator.maxTokens;
     const configured = config.simulator.promptPack;
-    const caps = [...new Set(scenarios.map((scenario) => configured ?? defaultPackFor(scenario.preset)))].map((ref) => loadPromptPack(ref).manifest.sampling.maxTokens);
+    const caps = [...new Set(scenarios.map((scenario) => configured ?? defaultPackFor(scenario.preset)))].map(
+      (ref) => loadPromptPack(ref).manifest.sampling.maxTokens,
+    );
     return caps.length > 0 && caps.every((cap) => cap !== undefined) ? Math.max(...(caps as number[])) : undefined;
   }
   const judge = config.judges.ecs.find((candidate) => role === `judge:${candidate.name}`);

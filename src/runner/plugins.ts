@@ -66,7 +66,10 @@ export class PluginFactory {
     private readonly env = options.env,
   ) {
     this.warn = options.warn;
-    this.cache = options.cacheDir === undefined ? undefined : createResponseCache({ dir: options.cacheDir, ...(options.warn ? { warn: options.warn } : {}) });
+    this.cache =
+      options.cacheDir === undefined
+        ? undefined
+        : createResponseCache({ dir: options.cacheDir, ...(options.warn ? { warn: options.warn } : {}) });
     this.usageSink = options.usage;
     this.libraryAgents = options.libraryAgents ?? {};
     this.modelFactory = options.modelFactory;
@@ -107,7 +110,9 @@ export class PluginFactory {
       usage: this.usageSink,
       breaker: {
         onOpen: ({ reason, maxWaitMs }) =>
-          this.warn?.(`${role}: ${endpoint} keeps failing (${reason}); dialogues wait for it, checking every ${config.circuitBreaker.probeIntervalMs / 1000} s, for up to ${Math.round(maxWaitMs / 1000)} s before the run stops`),
+          this.warn?.(
+            `${role}: ${endpoint} keeps failing (${reason}); dialogues wait for it, checking every ${config.circuitBreaker.probeIntervalMs / 1000} s, for up to ${Math.round(maxWaitMs / 1000)} s before the run stops`,
+          ),
         onClose: ({ downMs }) => this.warn?.(`${role}: ${endpoint} answers again after ${(downMs / 1000).toFixed(1)} s; dialogues go on`),
         onGiveUp: (error) => {
           const failure = new RunStoppedError(`${role}: ${error.message}; the run stopped, and the dialogues that finished are kept`);
@@ -126,11 +131,15 @@ export class PluginFactory {
         return createReferenceAgent(config.id);
       case "library": {
         const given = this.libraryAgents[condition];
-        if (given === undefined) throw new ConfigError(`condition "${condition}" is a library agent: pass it in code, runBenchmark({ config, agents: { "${condition}": agent } })`);
+        if (given === undefined)
+          throw new ConfigError(
+            `condition "${condition}" is a library agent: pass it in code, runBenchmark({ config, agents: { "${condition}": agent } })`,
+          );
         return libraryAgent(config.id, given);
       }
       case "llm": {
-        const systemPrompt = config.systemPromptFile === undefined ? config.systemPrompt : this.systemPromptFile(condition, config.systemPromptFile);
+        const systemPrompt =
+          config.systemPromptFile === undefined ? config.systemPrompt : this.systemPromptFile(condition, config.systemPromptFile);
         return new LlmAgent(this.model(`agent:${condition}`, config.endpoint), {
           think: config.think,
           ...(systemPrompt !== undefined ? { systemPrompt } : {}),
@@ -179,7 +188,10 @@ export class PluginFactory {
   }
 
   hidJudges(config: JudgesConfig): Array<{ name: string; judge: HidJudge }> {
-    return config.hid.map((judge) => ({ name: judge.name, judge: new LlmHidJudge(this.model(`judge:${judge.name}`, judge.endpoint), judge.maxOutputRetries) }));
+    return config.hid.map((judge) => ({
+      name: judge.name,
+      judge: new LlmHidJudge(this.model(`judge:${judge.name}`, judge.endpoint), judge.maxOutputRetries),
+    }));
   }
 
   /**
@@ -194,7 +206,9 @@ export class PluginFactory {
       pending = probe(config, { env: this.env }).then(
         () => undefined,
         (error: unknown) => {
-          const failure = new AebError(`${role}: ${ModelCallError.isInstance(error) || error instanceof Error ? error.message : String(error)}`);
+          const failure = new AebError(
+            `${role}: ${ModelCallError.isInstance(error) || error instanceof Error ? error.message : String(error)}`,
+          );
           this.fatal ??= failure;
           this.abort.abort(failure);
           throw failure;
@@ -235,9 +249,12 @@ function readSystemPromptFile(condition: string, path: string): string {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new ConfigError(`condition "${condition}": agent.systemPromptFile ${path} cannot be read: ${(error as Error).message}\n${SYSTEM_PROMPT_FILE_HINT}`);
+    throw new ConfigError(
+      `condition "${condition}": agent.systemPromptFile ${path} cannot be read: ${(error as Error).message}\n${SYSTEM_PROMPT_FILE_HINT}`,
+    );
   }
-  if (text.trim() === "") throw new ConfigError(`condition "${condition}": agent.systemPromptFile ${path} is empty\n${SYSTEM_PROMPT_FILE_HINT}`);
+  if (text.trim() === "")
+    throw new ConfigError(`condition "${condition}": agent.systemPromptFile ${path} is empty\n${SYSTEM_PROMPT_FILE_HINT}`);
   // Sent exactly as the file holds it: RLVER's training prompt begins and ends with a newline.
   return text;
 }

@@ -27,7 +27,9 @@ export function definingPluginConfig(plugin: unknown): unknown {
     if (TRANSPORT_PLUGIN_FIELDS.has(key)) continue;
     if (key === "endpoint" && value !== null && typeof value === "object") {
       const endpoint = value as Record<string, unknown>;
-      out.endpoint = Object.fromEntries(DEFINING_ENDPOINT_FIELDS.filter((field) => endpoint[field] !== undefined).map((field) => [field, endpoint[field]]));
+      out.endpoint = Object.fromEntries(
+        DEFINING_ENDPOINT_FIELDS.filter((field) => endpoint[field] !== undefined).map((field) => [field, endpoint[field]]),
+      );
     } else out[key] = value;
   }
   return out;
@@ -65,7 +67,8 @@ export function contentHash(bytes: Buffer | string): string {
 export function packageDataFileHashes(): Record<string, string> {
   const hashes: Record<string, string> = {};
   for (const directory of DATA_DIRECTORIES) {
-    for (const file of filesUnder(join(packageRoot, directory))) hashes[relative(packageRoot, file).split(sep).join("/")] = contentHash(readFileSync(file));
+    for (const file of filesUnder(join(packageRoot, directory)))
+      hashes[relative(packageRoot, file).split(sep).join("/")] = contentHash(readFileSync(file));
   }
   return hashes;
 }
@@ -86,7 +89,8 @@ export function configFileHashes(config: RunConfig): Record<string, string> {
     }
   };
   for (const condition of config.conditions) {
-    if (condition.agent.kind === "llm" && condition.agent.systemPromptFile !== undefined) add(`systemPromptFile:${condition.agent.systemPromptFile}`, resolve(condition.agent.systemPromptFile));
+    if (condition.agent.kind === "llm" && condition.agent.systemPromptFile !== undefined)
+      add(`systemPromptFile:${condition.agent.systemPromptFile}`, resolve(condition.agent.systemPromptFile));
   }
   const pack = config.simulator.kind === "llm" ? config.simulator.promptPack : undefined;
   if (pack !== undefined && typeof pack === "object") {
@@ -96,7 +100,9 @@ export function configFileHashes(config: RunConfig): Record<string, string> {
     } catch {
       // Reported by the pack loader.
     }
-    if (isDirectory) for (const file of filesUnder(resolve(pack.dir))) add(`promptPack:${pack.dir}/${relative(resolve(pack.dir), file).split(sep).join("/")}`, file);
+    if (isDirectory)
+      for (const file of filesUnder(resolve(pack.dir)))
+        add(`promptPack:${pack.dir}/${relative(resolve(pack.dir), file).split(sep).join("/")}`, file);
   }
   return hashes;
 }

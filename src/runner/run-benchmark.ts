@@ -28,7 +28,15 @@ export const MAX_PLANNED_DIALOGUES = 1_000_000;
 
 export interface RunEvents {
   /** Called once the plan is known: how many dialogues in all, how many were already finished. */
-  onPlan?(info: { total: number; alreadyFinished: number; toRun: number; resumed: boolean; repaired: RecorderRepair; judgeRetries: number; limitedFrom?: number }): void;
+  onPlan?(info: {
+    total: number;
+    alreadyFinished: number;
+    toRun: number;
+    resumed: boolean;
+    repaired: RecorderRepair;
+    judgeRetries: number;
+    limitedFrom?: number;
+  }): void;
   onDialogue?(record: DialogueRecord): void;
   onWarning?(message: string): void;
   /** Something the user should know about the directory (taken over, continued under --force). */
@@ -101,7 +109,10 @@ function defaultSuite(scenarios: readonly Scenario[]): string {
 
 /** The record with each visible agent reply's token count (reply length in tokens). */
 export function withReplyTokens(record: DialogueRecord, tokenizer: ReplyTokenizer): DialogueRecord {
-  return { ...record, turns: record.turns.map((turn) => ({ ...turn, agent: { ...turn.agent, tokens: tokenizer.count(turn.agent.text) } })) };
+  return {
+    ...record,
+    turns: record.turns.map((turn) => ({ ...turn, agent: { ...turn.agent, tokens: tokenizer.count(turn.agent.text) } })),
+  };
 }
 
 /** Refuses a plan too large to be meant, before anything is built for it. */
@@ -118,9 +129,15 @@ export function checkPlanSize(config: RunConfig, scenarios: number): void {
 function checkLibraryAgents(config: RunConfig, agents: Readonly<Record<string, unknown>>): void {
   const library = config.conditions.filter((condition) => condition.agent.kind === "library").map((condition) => condition.name);
   const missing = library.filter((name) => agents[name] === undefined);
-  if (missing.length > 0) throw new ConfigError(`condition(s) ${missing.map((name) => `"${name}"`).join(", ")} of kind library have no agent: pass runBenchmark({ config, agents: { ${missing.map((name) => `"${name}": agent`).join(", ")} } })`);
+  if (missing.length > 0)
+    throw new ConfigError(
+      `condition(s) ${missing.map((name) => `"${name}"`).join(", ")} of kind library have no agent: pass runBenchmark({ config, agents: { ${missing.map((name) => `"${name}": agent`).join(", ")} } })`,
+    );
   const stray = Object.keys(agents).filter((name) => !library.includes(name));
-  if (stray.length > 0) throw new ConfigError(`agents given for ${stray.map((name) => `"${name}"`).join(", ")}, but the config has no condition of kind library by that name (add { name, agent: { kind: "library", id } })`);
+  if (stray.length > 0)
+    throw new ConfigError(
+      `agents given for ${stray.map((name) => `"${name}"`).join(", ")}, but the config has no condition of kind library by that name (add { name, agent: { kind: "library", id } })`,
+    );
 }
 
 /**
@@ -180,7 +197,13 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
   checkPlanSize(config, scenarios.length);
   checkLibraryAgents(config, options.agents ?? {});
   const tokenizer = config.tokenizer === undefined ? undefined : loadReplyTokenizer(config.tokenizer.path);
-  const directory = RunDirectory.open({ dir: outDir, command: options.command ?? "library", defining: resultDefinition(config, scenarios, tokenizer), config, force: options.force ?? false });
+  const directory = RunDirectory.open({
+    dir: outDir,
+    command: options.command ?? "library",
+    defining: resultDefinition(config, scenarios, tokenizer),
+    config,
+    force: options.force ?? false,
+  });
   let outcome: "finished" | "stopped" | "failed" = "failed";
   try {
     for (const note of directory.notes) options.events?.onNote?.(note);
@@ -241,7 +264,11 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
     let errors = 0;
     let recorded = 0;
     const systematic = new SystematicFailureWatch(config.earlyStop.dialogues);
-    const signal = AbortSignal.any([plugins.abort.signal, systematic.abort.signal, ...(options.signal === undefined ? [] : [options.signal])]);
+    const signal = AbortSignal.any([
+      plugins.abort.signal,
+      systematic.abort.signal,
+      ...(options.signal === undefined ? [] : [options.signal]),
+    ]);
     // Every in-flight model call listens on the run's signal: hundreds of listeners are expected.
     setMaxListeners(0, signal);
     await forEachConcurrent(
@@ -253,7 +280,11 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
         const judged = await judgeDialogue(record, scenario, judgesWithWork(record, judges), { signal });
         if (signal.aborted) return;
         try {
-          directory.appendJudgement({ id: record.id, ...(Object.keys(judged.ecs).length > 0 ? { ecs: judged.ecs } : {}), ...(Object.keys(judged.hid).length > 0 ? { hid: judged.hid } : {}) });
+          directory.appendJudgement({
+            id: record.id,
+            ...(Object.keys(judged.ecs).length > 0 ? { ecs: judged.ecs } : {}),
+            ...(Object.keys(judged.hid).length > 0 ? { hid: judged.hid } : {}),
+          });
         } catch (error) {
           if (!stopOnWriteFailure(error)) throw error;
         }
@@ -330,7 +361,17 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
     outcome = ending.outcome;
     directory.finish(outcome, ending.endedAt);
     const finished = tasks.filter((task) => directory.recorder.finished.has(task.id)).length;
-    return { summary, ran: recorded, skipped: tasks.length - unfinished.length, errors, judgeRetries: rejudge.length, outDir, stopped, finished, planned: tasks.length };
+    return {
+      summary,
+      ran: recorded,
+      skipped: tasks.length - unfinished.length,
+      errors,
+      judgeRetries: rejudge.length,
+      outDir,
+      stopped,
+      finished,
+      planned: tasks.length,
+    };
   } catch (error) {
     if (outcome === "finished") outcome = "failed";
     throw error;
@@ -339,4 +380,3 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
     directory.close();
   }
 }
-

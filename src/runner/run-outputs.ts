@@ -48,6 +48,11 @@ export async function writeRunOutputs(dir: string, options: RunOutputOptions): P
   const summary = summariseRun(rows, { ...options, conditionOrder, ...(usage !== undefined ? { usage } : {}) });
   const saved = writeSummaryFile(dir, summary);
   const setup = withLastOutcome(readRunSetup(dir).setup, options.endingAs);
-  await writeReportFiles(dir, { summary: saved, rows, transcripts: readScoredDialoguesById(dir, transcriptIds(saved, rows)), ...(setup !== undefined ? { setup } : {}) });
+  await writeReportFiles(dir, {
+    summary: saved,
+    rows,
+    transcripts: readScoredDialoguesById(dir, transcriptIds(saved, rows)),
+    ...(setup !== undefined ? { setup } : {}),
+  });
   return summary;
 }

@@ -19,7 +19,12 @@ export interface DialogueTask {
  * condition, so every condition meets the same simulated-user randomness (common random numbers),
  * which sharpens scenario-matched comparisons.
  */
-export function planRun(conditions: readonly ConditionConfig[], scenarios: readonly Scenario[], repeats: number, runSeed: number): DialogueTask[] {
+export function planRun(
+  conditions: readonly ConditionConfig[],
+  scenarios: readonly Scenario[],
+  repeats: number,
+  runSeed: number,
+): DialogueTask[] {
   const tasks: DialogueTask[] = [];
   for (const scenario of scenarios) {
     const preset = getPreset(scenario.preset);

@@ -121,8 +121,16 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
   const maxBatchSize = options.maxBatchSize ?? 256;
   const sessionIdleTimeoutMs = options.sessionIdleTimeoutMs ?? 10 * 60_000;
   const sessions =
-    options.clusterWorker === true ? undefined : new SessionStore({ idleTimeoutMs: sessionIdleTimeoutMs, maxSessions: options.maxSessions ?? 10_000, maxBytes: options.sessionMemoryBytes });
-  const metrics = new EnvironmentMetrics(sessions === undefined ? {} : { sessions: () => sessions.size, sessionBytes: () => sessions.bytes });
+    options.clusterWorker === true
+      ? undefined
+      : new SessionStore({
+          idleTimeoutMs: sessionIdleTimeoutMs,
+          maxSessions: options.maxSessions ?? 10_000,
+          maxBytes: options.sessionMemoryBytes,
+        });
+  const metrics = new EnvironmentMetrics(
+    sessions === undefined ? {} : { sessions: () => sessions.size, sessionBytes: () => sessions.bytes },
+  );
   const recording = options.recording;
   const environment = new Environment({
     ...options,
@@ -132,7 +140,10 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
   const authToken = options.authToken === "" ? undefined : options.authToken;
   const metricsText = options.clusterWorker === true ? clusterMetricsSource(metrics.registry) : () => metrics.registry.metrics();
   let log: (message: string) => void = (message) => console.error(message);
-  const pool = (options.stepThreads ?? 0) > 0 && options.user.cpuBound === true ? startPool(options, maxBatchSize, (message) => log(message)) : undefined;
+  const pool =
+    (options.stepThreads ?? 0) > 0 && options.user.cpuBound === true
+      ? startPool(options, maxBatchSize, (message) => log(message))
+      : undefined;
   try {
     await pool?.ready();
   } catch (error) {
@@ -142,7 +153,9 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
   let closing = false;
 
   const logger: FastifyServerOptions["logger"] =
-    options.logger === undefined || options.logger === false ? false : { level: options.logger === true ? "info" : options.logger.level, redact: ["req.headers.authorization"] };
+    options.logger === undefined || options.logger === false
+      ? false
+      : { level: options.logger === true ? "info" : options.logger.level, redact: ["req.headers.authorization"] };
   const requestTimeout = options.requestTimeoutMs ?? 60_000;
   const app = Fastify({
     logger,
@@ -167,7 +180,9 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
 
   // JSON only: a text body is refused (415) rather than validated as a string.
   app.removeContentTypeParser("text/plain");
-  const overrides = new Map<unknown, z.ZodType>([[BatchStepRequestSchema, BatchEnvelopeSchema.extend({ steps: BatchEnvelopeSchema.shape.steps.max(maxBatchSize) })]]);
+  const overrides = new Map<unknown, z.ZodType>([
+    [BatchStepRequestSchema, BatchEnvelopeSchema.extend({ steps: BatchEnvelopeSchema.shape.steps.max(maxBatchSize) })],
+  ]);
   registerValidation(app, overrides);
   registerErrorHandling(app, metrics, bodyLimit);
 
@@ -175,11 +190,20 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
   app.addHook("onRequest", (request, reply, done) => {
     if (allowedHosts !== undefined && !allowedHosts.has(hostName(request.headers.host))) {
       return done(
-        new EnvironmentError(421, "misdirected_request", "this server listens on loopback and answers only requests addressed to this machine (Host 127.0.0.1, localhost or [::1]; others with --allow-host)"),
+        new EnvironmentError(
+          421,
+          "misdirected_request",
+          "this server listens on loopback and answers only requests addressed to this machine (Host 127.0.0.1, localhost or [::1]; others with --allow-host)",
+        ),
       );
     }
     if (closing && request.url !== "/healthz") {
-      return done(new EnvironmentError(503, "shutting_down", "this server is shutting down; send the request to another replica or retry", { retryable: true, retryAfterSeconds: 1 }));
+      return done(
+        new EnvironmentError(503, "shutting_down", "this server is shutting down; send the request to another replica or retry", {
+          retryable: true,
+          retryAfterSeconds: 1,
+        }),
+      );
     }
     done();
   });
@@ -208,14 +232,22 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
       timeWindow: limit.windowMs,
       allowList: (request) => request.url === "/healthz",
       errorResponseBuilder: (_request, context) =>
-        new EnvironmentError(429, "rate_limited", `too many requests: at most ${context.max} per ${Math.round(limit.windowMs / 1000)} s from one client; retry in ${context.after}`, {
-          retryable: true,
-          retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
-        }),
+        new EnvironmentError(
+          429,
+          "rate_limited",
+          `too many requests: at most ${context.max} per ${Math.round(limit.windowMs / 1000)} s from one client; retry in ${context.after}`,
+          {
+            retryable: true,
+            retryAfterSeconds: Math.max(1, Math.ceil(context.ttl / 1000)),
+          },
+        ),
     });
   }
   if (authToken !== undefined) {
-    registerBearerAuth(app, { authToken, failures: new FailedAuthLimiter({ max: options.authFailureLimit ?? 30, windowMs: limit?.windowMs ?? 60_000 }) });
+    registerBearerAuth(app, {
+      authToken,
+      failures: new FailedAuthLimiter({ max: options.authFailureLimit ?? 30, windowMs: limit?.windowMs ?? 60_000 }),
+    });
   }
   await registerOpenApi(app, { authRequired: authToken !== undefined });
 
@@ -235,7 +267,10 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
             try {
               written = await recording.write(record);
             } catch (error) {
-              app.log.error({ err: error, episode: record.id }, "could not record a finished episode; its last step is answered 503 recording_failed (retryable)");
+              app.log.error(
+                { err: error, episode: record.id },
+                "could not record a finished episode; its last step is answered 503 recording_failed (retryable)",
+              );
               throw new EnvironmentError(
                 503,
                 "recording_failed",
@@ -247,7 +282,11 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
             if (written !== false) metrics.countRecorded();
           },
   };
-  registerOperationsRoutes(app, context, { isClosing: () => closing, metricsText, ...(recording?.health !== undefined ? { recorderHealth: recording.health } : {}) });
+  registerOperationsRoutes(app, context, {
+    isClosing: () => closing,
+    metricsText,
+    ...(recording?.health !== undefined ? { recorderHealth: recording.health } : {}),
+  });
   registerEnvironmentRoutes(app, context);
   await registerBatchRoutes(app, context);
   registerSessionRoutes(app, context);
@@ -263,7 +302,14 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
     pool,
     async listen({ host, port }) {
       assertSafeBinding(host, authToken);
-      if (isLoopbackHost(host)) allowedHosts = new Set(["127.0.0.1", "localhost", "[::1]", host.toLowerCase(), ...(options.allowedHosts ?? []).map((name) => name.toLowerCase())]);
+      if (isLoopbackHost(host))
+        allowedHosts = new Set([
+          "127.0.0.1",
+          "localhost",
+          "[::1]",
+          host.toLowerCase(),
+          ...(options.allowedHosts ?? []).map((name) => name.toLowerCase()),
+        ]);
       await app.listen({ host, port });
       const address = app.server.address() as AddressInfo;
       const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;

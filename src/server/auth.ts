@@ -29,7 +29,9 @@ export function assertSafeBinding(host: string, authToken: string | undefined): 
     throw new ConfigError(`listening on ${host} (beyond loopback) needs a bearer token: set AEB_SERVER_TOKEN (or --auth-token-file)`);
   }
   if (authToken.length < MIN_BEARER_TOKEN_CHARS) {
-    throw new ConfigError(`listening on ${host} (beyond loopback) needs a bearer token of at least ${MIN_BEARER_TOKEN_CHARS} characters; AEB_SERVER_TOKEN has ${authToken.length} (e.g. openssl rand -hex 24)`);
+    throw new ConfigError(
+      `listening on ${host} (beyond loopback) needs a bearer token of at least ${MIN_BEARER_TOKEN_CHARS} characters; AEB_SERVER_TOKEN has ${authToken.length} (e.g. openssl rand -hex 24)`,
+    );
   }
 }
 
@@ -100,7 +102,14 @@ export function registerBearerAuth(app: FastifyInstance, options: { authToken: s
     if (PUBLIC_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return done();
     const blocked = failures?.blockedFor(request.ip) ?? null;
     if (blocked !== null) {
-      return done(new EnvironmentError(429, "rate_limited", `too many failed authentications from this client; retry in ${blocked} s with the right bearer token`, { retryable: true, retryAfterSeconds: blocked }));
+      return done(
+        new EnvironmentError(
+          429,
+          "rate_limited",
+          `too many failed authentications from this client; retry in ${blocked} s with the right bearer token`,
+          { retryable: true, retryAfterSeconds: blocked },
+        ),
+      );
     }
     const header = request.headers.authorization;
     if (typeof header !== "string" || !header.startsWith("Bearer ")) {

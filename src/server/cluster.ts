@@ -107,7 +107,9 @@ export function runClusterPrimary(options: ClusterPrimaryOptions): ClusterPrimar
   const clusterMetrics = () =>
     new Promise<string>((resolve, reject) => {
       const id = collectionIds++;
-      const targets = [...listening].map((workerId) => cluster.workers?.[workerId]).filter((worker): worker is Worker => worker !== undefined && worker.isConnected());
+      const targets = [...listening]
+        .map((workerId) => cluster.workers?.[workerId])
+        .filter((worker): worker is Worker => worker !== undefined && worker.isConnected());
       const collection = {
         waiting: new Set(targets.map((worker) => worker.id)),
         received: [] as LocalMetrics[],
@@ -116,20 +118,33 @@ export function runClusterPrimary(options: ClusterPrimaryOptions): ClusterPrimar
           clearTimeout(timer);
           if (error !== undefined) return reject(error);
           const recorded = options.recordedEpisodes;
-          const perWorker = recorded === undefined ? collection.received : collection.received.map((metrics) => metrics.filter((metric) => metric.name !== RECORDED_METRIC));
+          const perWorker =
+            recorded === undefined
+              ? collection.received
+              : collection.received.map((metrics) => metrics.filter((metric) => metric.name !== RECORDED_METRIC));
           const primaryMetrics: LocalMetrics = [];
           const template = collection.received.flat().find((metric) => metric.name === RECORDED_METRIC);
-          if (recorded !== undefined && template !== undefined) primaryMetrics.push({ ...template, values: [{ value: recorded(), labels: {} }] });
-          AggregatorRegistry.aggregate([...perWorker, primaryMetrics]).metrics().then(resolve, reject);
+          if (recorded !== undefined && template !== undefined)
+            primaryMetrics.push({ ...template, values: [{ value: recorded(), labels: {} }] });
+          AggregatorRegistry.aggregate([...perWorker, primaryMetrics])
+            .metrics()
+            .then(resolve, reject);
         },
       };
-      const timer = setTimeout(() => collection.settle(new Error(`${collection.waiting.size} worker(s) did not send their metrics within ${METRICS_COLLECT_TIMEOUT_MS / 1000} s`)), METRICS_COLLECT_TIMEOUT_MS);
+      const timer = setTimeout(
+        () =>
+          collection.settle(
+            new Error(`${collection.waiting.size} worker(s) did not send their metrics within ${METRICS_COLLECT_TIMEOUT_MS / 1000} s`),
+          ),
+        METRICS_COLLECT_TIMEOUT_MS,
+      );
       collections.set(id, collection);
       for (const worker of targets) tell(worker, { type: METRICS_COLLECT, id });
       if (collection.waiting.size === 0) collection.settle();
     });
   const leftCollections = (workerId: number) => {
-    for (const collection of [...collections.values()]) if (collection.waiting.delete(workerId) && collection.waiting.size === 0) collection.settle();
+    for (const collection of [...collections.values()])
+      if (collection.waiting.delete(workerId) && collection.waiting.size === 0) collection.settle();
   };
   let ready = false;
   let stopping = false;
@@ -245,7 +260,10 @@ export function announceListening(url: string): void {
 }
 
 /** Episodes sent to the primary and not yet confirmed, by message id. */
-const episodesAwaitingPrimary = new Map<number, { resolve: (written: boolean) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+const episodesAwaitingPrimary = new Map<
+  number,
+  { resolve: (written: boolean) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }
+>();
 let episodeMessages = 0;
 let primaryRecorderHealth: RecorderHealth = { state: "ok" };
 let listeningToPrimary = false;
@@ -266,7 +284,8 @@ export function listenToPrimary(): void {
     if (waiting === undefined) return;
     episodesAwaitingPrimary.delete(message.id);
     clearTimeout(waiting.timer);
-    if (message.error !== undefined) waiting.reject(Object.assign(new Error(message.error), message.code !== undefined ? { code: message.code } : {}));
+    if (message.error !== undefined)
+      waiting.reject(Object.assign(new Error(message.error), message.code !== undefined ? { code: message.code } : {}));
     else waiting.resolve(message.written !== false);
   });
   process.once("disconnect", () => {

@@ -79,14 +79,25 @@ export class EnvironmentError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { error: this.message, code: this.code, retryable: this.retryable, ...(this.issues !== undefined ? { issues: this.issues } : {}) };
+    return {
+      error: this.message,
+      code: this.code,
+      retryable: this.retryable,
+      ...(this.issues !== undefined ? { issues: this.issues } : {}),
+    };
   }
 }
 
 /** Zod issues as `path: message` pairs (`(root)` for the body itself). */
 export function issuesOf(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): RequestIssue[] {
   return issues.map((issue) => ({
-    path: issue.path.length === 0 ? "(root)" : issue.path.map((part) => (typeof part === "number" ? `[${part}]` : String(part))).join(".").replaceAll(".[", "["),
+    path:
+      issue.path.length === 0
+        ? "(root)"
+        : issue.path
+            .map((part) => (typeof part === "number" ? `[${part}]` : String(part)))
+            .join(".")
+            .replaceAll(".[", "["),
     message: issue.message,
   }));
 }

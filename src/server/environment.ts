@@ -44,7 +44,10 @@ export interface EnvironmentOptions {
 type StepResult = Awaited<ReturnType<typeof step>>;
 
 /** What identifies an episode in responses. */
-export type EpisodeFields = Pick<ResetResponse, "episodeId" | "scenario" | "preset" | "rewardMode" | "seed" | "repeat" | "episodeSeed" | "maxTurns">;
+export type EpisodeFields = Pick<
+  ResetResponse,
+  "episodeId" | "scenario" | "preset" | "rewardMode" | "seed" | "repeat" | "episodeSeed" | "maxTurns"
+>;
 
 /** The result of a step, with what the server needs besides the response (metrics, the recorder). */
 export interface StepOutcome {
@@ -87,7 +90,13 @@ export class Environment {
     this.defaultRewardMode = options.defaultRewardMode ?? "final";
     this.stepTimeoutMs = options.stepTimeoutMs ?? 60_000;
     this.drawSeed = options.drawSeed ?? (() => randomInt(0, 2 ** 32));
-    this.recording = options.recording === undefined ? undefined : { condition: options.recording.condition, drawNonce: options.recording.drawNonce ?? (() => randomBytes(9).toString("base64url")) };
+    this.recording =
+      options.recording === undefined
+        ? undefined
+        : {
+            condition: options.recording.condition,
+            drawNonce: options.recording.drawNonce ?? (() => randomBytes(9).toString("base64url")),
+          };
     // Fail at start, not on the first request, if a preset is unknown.
     if (this.defaultPreset !== "scenario") getPreset(this.defaultPreset);
     for (const scenario of this.ordered) {
@@ -131,7 +140,12 @@ export class Environment {
     } catch (error) {
       // The simulated user wrote no usable opening (the text was empty).
       if (error instanceof StepError && error.cause instanceof EpisodeError) {
-        throw new EnvironmentError(502, "simulator_failed", `the simulated user could not open scenario ${scenario.id}: ${error.cause.message}`, { retryable: false, cause: error.cause });
+        throw new EnvironmentError(
+          502,
+          "simulator_failed",
+          `the simulated user could not open scenario ${scenario.id}: ${error.cause.message}`,
+          { retryable: false, cause: error.cause },
+        );
       }
       throw this.stepFailure(error, false);
     }
@@ -167,7 +181,11 @@ export class Environment {
     const payload = this.codec.verify(request.token);
     const scenario = this.scenarioFor(payload);
     if (payload.done) {
-      throw new EnvironmentError(409, "episode_done", `the episode is over (${payload.endReason ?? "done"}) after ${payload.turnIndex} turn(s); reset to start another`);
+      throw new EnvironmentError(
+        409,
+        "episode_done",
+        `the episode is over (${payload.endReason ?? "done"}) after ${payload.turnIndex} turn(s); reset to start another`,
+      );
     }
     const historyHash = this.checkHistory(payload, request.messages);
     const preset = getPreset(payload.preset);
@@ -175,16 +193,27 @@ export class Environment {
     const state: EpisodeState = { ...payload, history: request.messages };
 
     const context: StepContext = { scenario, preset, user: this.user, dialogueId: payload.episodeId, onStage: this.onStage };
-    const result = this.user.cpuBound === true ? await this.playNow(state, request.reply, context) : await this.playWithDeadline(state, request.reply, context, signal);
+    const result =
+      this.user.cpuBound === true
+        ? await this.playNow(state, request.reply, context)
+        : await this.playWithDeadline(state, request.reply, context, signal);
 
     const { turn, state: next } = result;
     const reward = rewardOf(payload.rewardMode, payload.emotion, next.emotion, next.done);
-    const record: RecordingState | undefined = payload.record === undefined ? undefined : { ...payload.record, turns: [...payload.record.turns, summarizeTurn(turn)] };
+    const record: RecordingState | undefined =
+      payload.record === undefined ? undefined : { ...payload.record, turns: [...payload.record.turns, summarizeTurn(turn)] };
     const { history: nextHistory, ...advanced } = next;
-    const nextPayload: TokenPayload = { ...payload, ...advanced, historyHash: historyHash.append(nextHistory.slice(request.messages.length)).digest(), ...(record !== undefined ? { record } : {}) };
+    const nextPayload: TokenPayload = {
+      ...payload,
+      ...advanced,
+      historyHash: historyHash.append(nextHistory.slice(request.messages.length)).digest(),
+      ...(record !== undefined ? { record } : {}),
+    };
     return {
       rewardMode: payload.rewardMode,
-      ...(record !== undefined && next.done ? { finished: finishedEpisodeRecord({ payload: nextPayload, record, scenario, preset, history: nextHistory }) } : {}),
+      ...(record !== undefined && next.done
+        ? { finished: finishedEpisodeRecord({ payload: nextPayload, record, scenario, preset, history: nextHistory }) }
+        : {}),
       response: {
         // A reply the preset does not appraise (sage's at its limit) gets no answer and moves nothing.
         message: turn.user.text ?? "",
@@ -216,7 +245,12 @@ export class Environment {
   }
 
   /** A step that waits on its user (a model server): aborted by the timeout or by the caller (a client that went away). */
-  private async playWithDeadline(state: EpisodeState, reply: string, context: StepContext, signal: AbortSignal | undefined): Promise<StepResult> {
+  private async playWithDeadline(
+    state: EpisodeState,
+    reply: string,
+    context: StepContext,
+    signal: AbortSignal | undefined,
+  ): Promise<StepResult> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -262,20 +296,34 @@ export class Environment {
   }
 
   private chooseScenario(request: ResetRequest, seed: number, repeat: number): Scenario {
-    const matches = (scenario: Scenario) => (request.type === undefined || scenario.type === request.type) && (request.suite === undefined || scenario.suite === request.suite);
+    const matches = (scenario: Scenario) =>
+      (request.type === undefined || scenario.type === request.type) && (request.suite === undefined || scenario.suite === request.suite);
     if (request.scenarioId !== undefined) {
       const scenario = this.scenarios.get(request.scenarioId);
       if (scenario === undefined) {
-        throw new EnvironmentError(404, "unknown_scenario", `unknown scenario "${request.scenarioId}" (GET /v1/scenarios lists the ${this.ordered.length} this server plays)`);
+        throw new EnvironmentError(
+          404,
+          "unknown_scenario",
+          `unknown scenario "${request.scenarioId}" (GET /v1/scenarios lists the ${this.ordered.length} this server plays)`,
+        );
       }
       if (!matches(scenario)) {
-        throw new EnvironmentError(404, "no_matching_scenario", `scenario "${scenario.id}" is of type ${scenario.type} in suite ${scenario.suite}, not what the request asks for`);
+        throw new EnvironmentError(
+          404,
+          "no_matching_scenario",
+          `scenario "${scenario.id}" is of type ${scenario.type} in suite ${scenario.suite}, not what the request asks for`,
+        );
       }
       return scenario;
     }
     const candidates = this.ordered.filter(matches);
     if (candidates.length === 0) {
-      const asked = [request.type !== undefined ? `type ${request.type}` : null, request.suite !== undefined ? `suite ${request.suite}` : null].filter(Boolean).join(" and ");
+      const asked = [
+        request.type !== undefined ? `type ${request.type}` : null,
+        request.suite !== undefined ? `suite ${request.suite}` : null,
+      ]
+        .filter(Boolean)
+        .join(" and ");
       throw new EnvironmentError(404, "no_matching_scenario", `no scenario of ${asked} on this server`);
     }
     return candidates[createRng(deriveSeed(seed, "scenario", repeat)).int(0, candidates.length - 1)] as Scenario;
@@ -287,11 +335,19 @@ export class Environment {
 
   private scenarioFor(payload: TokenPayload): Scenario {
     if (payload.simulator !== this.simulatorId) {
-      throw new EnvironmentError(409, "simulator_changed", `the token was issued by simulated user "${payload.simulator}", but this server runs "${this.simulatorId}"`);
+      throw new EnvironmentError(
+        409,
+        "simulator_changed",
+        `the token was issued by simulated user "${payload.simulator}", but this server runs "${this.simulatorId}"`,
+      );
     }
     const scenario = this.scenarios.get(payload.scenarioId);
     if (scenario === undefined || this.fingerprints.get(scenario.id) !== payload.scenarioHash) {
-      throw new EnvironmentError(409, "scenario_changed", `this server does not hold scenario "${payload.scenarioId}" as the token was issued for it (replicas need the same scenario files)`);
+      throw new EnvironmentError(
+        409,
+        "scenario_changed",
+        `this server does not hold scenario "${payload.scenarioId}" as the token was issued for it (replicas need the same scenario files)`,
+      );
     }
     return scenario;
   }
@@ -300,22 +356,39 @@ export class Environment {
   private checkHistory(payload: TokenPayload, messages: readonly Message[]): HistoryHash {
     const expected = 2 * payload.turnIndex + 1;
     if (messages.length !== expected) {
-      throw new EnvironmentError(409, "history_mismatch", `the token is for turn ${payload.turnIndex}, which needs ${expected} message(s) (the opening and ${payload.turnIndex} assistant/user pair(s)); got ${messages.length}`);
+      throw new EnvironmentError(
+        409,
+        "history_mismatch",
+        `the token is for turn ${payload.turnIndex}, which needs ${expected} message(s) (the opening and ${payload.turnIndex} assistant/user pair(s)); got ${messages.length}`,
+      );
     }
     const misplaced = messages.findIndex((message, index) => message.role !== (index % 2 === 0 ? "user" : "assistant"));
     if (misplaced !== -1) {
-      throw new EnvironmentError(409, "history_mismatch", `messages[${misplaced}] should have role ${misplaced % 2 === 0 ? "user" : "assistant"} (the opening, then alternating assistant and user turns)`);
+      throw new EnvironmentError(
+        409,
+        "history_mismatch",
+        `messages[${misplaced}] should have role ${misplaced % 2 === 0 ? "user" : "assistant"} (the opening, then alternating assistant and user turns)`,
+      );
     }
     const hash = new HistoryHash(messages);
     if (hash.digest() !== payload.historyHash) {
-      throw new EnvironmentError(409, "history_mismatch", "the messages differ from the history the token was issued for (send the messages exactly as they were played)");
+      throw new EnvironmentError(
+        409,
+        "history_mismatch",
+        "the messages differ from the history the token was issued for (send the messages exactly as they were played)",
+      );
     }
     return hash;
   }
 
   private stepFailure(error: unknown, timedOut: boolean): Error {
     if (timedOut) {
-      return new EnvironmentError(504, "step_timeout", `the simulated user did not answer within ${this.stepTimeoutMs} ms; the same step may be retried`, { retryable: true, cause: error });
+      return new EnvironmentError(
+        504,
+        "step_timeout",
+        `the simulated user did not answer within ${this.stepTimeoutMs} ms; the same step may be retried`,
+        { retryable: true, cause: error },
+      );
     }
     if (EnvironmentError.isInstance(error)) return error;
     if (error instanceof StepError) {
@@ -323,18 +396,32 @@ export class Environment {
       const kind = typeof cause?.name === "string" ? cause.name : "Error";
       const stage = error.stage.replace("_", " ");
       if (cause?.isRetryable === false) {
-        return new EnvironmentError(502, "simulator_failed", `the simulated user failed (${kind}) in its ${stage} and the failure is not transient`, { retryable: false, cause: error.cause });
+        return new EnvironmentError(
+          502,
+          "simulator_failed",
+          `the simulated user failed (${kind}) in its ${stage} and the failure is not transient`,
+          { retryable: false, cause: error.cause },
+        );
       }
       const retryAfter = typeof cause?.retryAfterMs === "number" ? Math.max(1, Math.ceil(cause.retryAfterMs / 1000)) : undefined;
-      return new EnvironmentError(503, "simulator_unavailable", `the simulated user failed (${kind}) in its ${stage}; the same step may be retried (it is replayed from the same state)`, {
-        retryable: true,
-        retryAfterSeconds: retryAfter,
-        cause: error.cause,
-      });
+      return new EnvironmentError(
+        503,
+        "simulator_unavailable",
+        `the simulated user failed (${kind}) in its ${stage}; the same step may be retried (it is replayed from the same state)`,
+        {
+          retryable: true,
+          retryAfterSeconds: retryAfter,
+          cause: error.cause,
+        },
+      );
     }
-    if (error instanceof EpisodeError) return new EnvironmentError(409, "history_mismatch", "the token's state cannot take a step", { cause: error });
+    if (error instanceof EpisodeError)
+      return new EnvironmentError(409, "history_mismatch", "the token's state cannot take a step", { cause: error });
     if (error instanceof Error && error.name === "AbortError") {
-      return new EnvironmentError(503, "cancelled", "the step was cancelled (the client went away); the same step may be retried", { retryable: true, cause: error });
+      return new EnvironmentError(503, "cancelled", "the step was cancelled (the client went away); the same step may be retried", {
+        retryable: true,
+        cause: error,
+      });
     }
     return new EnvironmentError(500, "internal", "internal error while playing the step", { cause: error });
   }

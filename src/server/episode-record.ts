@@ -35,7 +35,13 @@ export interface FinishedEpisode {
  * tokens do not carry. Its id is `<condition>/<episodeId>/<nonce>`: the nonce tells apart episodes
  * that share an id.
  */
-export function finishedEpisodeRecord({ payload, record, scenario, preset, history }: FinishedEpisode): DialogueRecord & { training: TrainingFields } {
+export function finishedEpisodeRecord({
+  payload,
+  record,
+  scenario,
+  preset,
+  history,
+}: FinishedEpisode): DialogueRecord & { training: TrainingFields } {
   return {
     ...dialogueRecord({
       id: `${record.condition}/${payload.episodeId}/${record.nonce}`,

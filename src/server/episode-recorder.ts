@@ -62,7 +62,12 @@ export class EpisodeRecorder {
 
   constructor(readonly dir: string) {
     refuseOtherRuns(dir);
-    this.directory = RunDirectory.open({ dir, command: "aeb serve --record", defining: { ...RECORDING_DEFINITION }, config: RECORDING_CONFIG });
+    this.directory = RunDirectory.open({
+      dir,
+      command: "aeb serve --record",
+      defining: { ...RECORDING_DEFINITION },
+      config: RECORDING_CONFIG,
+    });
     const finished = this.directory.recorder.finished;
     // The latest ids on disk, for a retry that comes after a restart.
     for (const id of [...finished].slice(-RECENT_IDS)) this.remember(id);
@@ -140,7 +145,10 @@ export class EpisodeRecorder {
         return this.directory.recorder.flush();
       })
       .catch((error: unknown) => {
-        const failure = new Error(`${(error as Error).message}; what reached the disk is unknown: check the disk, then restart the server (it reads back what is on disk)`, { cause: error });
+        const failure = new Error(
+          `${(error as Error).message}; what reached the disk is unknown: check the disk, then restart the server (it reads back what is on disk)`,
+          { cause: error },
+        );
         this.#flushFailure ??= failure;
         this.#failing(failure, undefined);
         throw failure;
@@ -154,7 +162,11 @@ export class EpisodeRecorder {
 
   #failing(error: Error, record: DialogueRecord | undefined): void {
     // Shown on /healthz, which needs no token: the cause, not the server's paths.
-    const reason = FileWriteError.isInstance(error) ? error.reason : FileWriteError.isInstance(error.cause) ? `${error.cause.reason} while flushing` : "the recorder failed";
+    const reason = FileWriteError.isInstance(error)
+      ? error.reason
+      : FileWriteError.isInstance(error.cause)
+        ? `${error.cause.reason} while flushing`
+        : "the recorder failed";
     if (this.#health.state === "ok") this.#setHealth({ state: "failing", error: reason, since: new Date().toISOString() });
     else if (this.#health.error !== reason) this.#setHealth({ ...this.#health, error: reason });
     if (record === undefined || this.#flushFailure !== undefined || this.#closed) return;
@@ -206,11 +218,15 @@ function refuseOtherRuns(dir: string): void {
   }
   if (manifest.kind === "none") {
     if (existsSync(join(dir, DIALOGUES_FILE))) {
-      throw new ConfigError(`--record ${dir} has ${DIALOGUES_FILE} but no ${MANIFEST_FILE}: it is not a recording directory; record into a directory of its own`);
+      throw new ConfigError(
+        `--record ${dir} has ${DIALOGUES_FILE} but no ${MANIFEST_FILE}: it is not a recording directory; record into a directory of its own`,
+      );
     }
     return;
   }
   if (manifest.kind === "legacy" || manifest.manifest.definingHash !== definingHashOf({ ...RECORDING_DEFINITION })) {
-    throw new ConfigError(`--record ${dir} holds ${MANIFEST_FILE} of another run (made by aeb run, or unreadable); record into a directory of its own`);
+    throw new ConfigError(
+      `--record ${dir} holds ${MANIFEST_FILE} of another run (made by aeb run, or unreadable); record into a directory of its own`,
+    );
   }
 }

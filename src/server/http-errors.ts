@@ -35,9 +35,17 @@ export function toEnvironmentError(error: unknown, bodyLimit: number): Environme
 }
 
 /** A zod validation failure as a 400 that names every issue by path. */
-export function invalidRequest(where: string, issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): EnvironmentError {
+export function invalidRequest(
+  where: string,
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+): EnvironmentError {
   const named = issuesOf(issues);
-  return new EnvironmentError(400, "invalid_request", `invalid ${where}: ${named.map((issue) => `${issue.path}: ${issue.message}`).join("; ")}`, { issues: named });
+  return new EnvironmentError(
+    400,
+    "invalid_request",
+    `invalid ${where}: ${named.map((issue) => `${issue.path}: ${issue.message}`).join("; ")}`,
+    { issues: named },
+  );
 }
 
 /**
@@ -55,7 +63,12 @@ export function registerValidation(app: FastifyInstance, overrides: ReadonlyMap<
       if (httpPart === "body" && data instanceof Uint8Array) return { value: data };
       const result = validator.safeParse(data);
       if (result.success) return { value: result.data };
-      return { error: invalidRequest(`request ${httpPart === "body" ? "body" : httpPart === "params" ? "path parameters" : httpPart}`, result.error.issues) };
+      return {
+        error: invalidRequest(
+          `request ${httpPart === "body" ? "body" : httpPart === "params" ? "path parameters" : httpPart}`,
+          result.error.issues,
+        ),
+      };
     };
   });
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -65,7 +78,8 @@ export function registerValidation(app: FastifyInstance, overrides: ReadonlyMap<
 export function registerErrorHandling(app: FastifyInstance, metrics: EnvironmentMetrics, defaultBodyLimit: number): void {
   app.setErrorHandler((error, request, reply) => {
     const failure = toEnvironmentError(error, request.routeOptions.bodyLimit ?? defaultBodyLimit);
-    if (failure.status >= 500 && failure.cause !== undefined) request.log.error({ err: failure.cause, code: failure.code }, failure.message);
+    if (failure.status >= 500 && failure.cause !== undefined)
+      request.log.error({ err: failure.cause, code: failure.code }, failure.message);
     metrics.countError(failure.code, failure.status);
     if (failure.retryAfterSeconds !== undefined) void reply.header("retry-after", String(failure.retryAfterSeconds));
     if (failure.code === "unauthorized") void reply.header("www-authenticate", 'Bearer realm="aeb"');
@@ -73,6 +87,8 @@ export function registerErrorHandling(app: FastifyInstance, metrics: Environment
   });
   app.setNotFoundHandler((request, reply) => {
     metrics.countError("route_not_found", 404);
-    return reply.code(404).send(new EnvironmentError(404, "route_not_found", `no route ${request.method} ${request.url.split("?")[0]} (see /docs)`).toBody());
+    return reply
+      .code(404)
+      .send(new EnvironmentError(404, "route_not_found", `no route ${request.method} ${request.url.split("?")[0]} (see /docs)`).toBody());
   });
 }

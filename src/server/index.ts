@@ -21,4 +21,10 @@ export {
   type PresetChoice,
   type RewardMode,
 } from "./api-schemas.js";
-export { probeRewardHacking, REWARD_HACKING_ATTEMPTS, type RewardHackingAttempt, type HackProbe, type EnvironmentClient } from "./reward-hacking.js";
+export {
+  probeRewardHacking,
+  REWARD_HACKING_ATTEMPTS,
+  type RewardHackingAttempt,
+  type HackProbe,
+  type EnvironmentClient,
+} from "./reward-hacking.js";

@@ -31,7 +31,9 @@ export async function registerOpenApi(app: FastifyInstance, options: { authRequi
       if (body !== undefined) converted.body = jsonSchemaOf(body, "input");
       if (params !== undefined) converted.params = jsonSchemaOf(params, "input");
       if (response !== undefined) {
-        converted.response = Object.fromEntries(Object.entries(response as Record<string, unknown>).map(([status, item]) => [status, jsonSchemaOf(item, "output")]));
+        converted.response = Object.fromEntries(
+          Object.entries(response as Record<string, unknown>).map(([status, item]) => [status, jsonSchemaOf(item, "output")]),
+        );
       }
       return { schema: converted, url };
     },

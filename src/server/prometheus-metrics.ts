@@ -33,15 +33,63 @@ export class EnvironmentMetrics {
   constructor(options: { sessions?: () => number; sessionBytes?: () => number; defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: "aeb_" });
-    this.resets = new Counter({ name: "aeb_env_resets_total", help: "Episodes started (reset or session create).", labelNames: ["preset"], registers });
-    this.steps = new Counter({ name: "aeb_env_steps_total", help: "Steps answered, by API and outcome (ok or the error code).", labelNames: ["api", "outcome"], registers });
-    this.stepDuration = new Histogram({ name: "aeb_env_step_duration_seconds", help: "Time to play one step (simulated user included), by API.", labelNames: ["api"], buckets: LATENCY_BUCKETS, registers });
-    this.rewards = new Histogram({ name: "aeb_env_step_reward", help: "Reward of each step, by reward mode.", labelNames: ["reward_mode"], buckets: REWARD_BUCKETS, registers });
-    this.episodesEnded = new Counter({ name: "aeb_env_episodes_ended_total", help: "Episodes that ended, by end reason.", labelNames: ["end_reason"], registers });
-    this.flags = new Counter({ name: "aeb_env_flags_total", help: "Flags raised on agent replies (injection, formulaic, repetition...).", labelNames: ["flag"], registers });
-    this.errors = new Counter({ name: "aeb_env_errors_total", help: "Error responses, by code and HTTP status.", labelNames: ["code", "status"], registers });
-    this.simulatorCalls = new Counter({ name: "aeb_env_simulator_calls_total", help: "Calls to the simulated user (model calls for an LLM user), by stage and outcome.", labelNames: ["stage", "outcome"], registers });
-    this.simulatorDuration = new Histogram({ name: "aeb_env_simulator_call_duration_seconds", help: "Duration of calls to the simulated user, by stage.", labelNames: ["stage"], buckets: LATENCY_BUCKETS, registers });
+    this.resets = new Counter({
+      name: "aeb_env_resets_total",
+      help: "Episodes started (reset or session create).",
+      labelNames: ["preset"],
+      registers,
+    });
+    this.steps = new Counter({
+      name: "aeb_env_steps_total",
+      help: "Steps answered, by API and outcome (ok or the error code).",
+      labelNames: ["api", "outcome"],
+      registers,
+    });
+    this.stepDuration = new Histogram({
+      name: "aeb_env_step_duration_seconds",
+      help: "Time to play one step (simulated user included), by API.",
+      labelNames: ["api"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.rewards = new Histogram({
+      name: "aeb_env_step_reward",
+      help: "Reward of each step, by reward mode.",
+      labelNames: ["reward_mode"],
+      buckets: REWARD_BUCKETS,
+      registers,
+    });
+    this.episodesEnded = new Counter({
+      name: "aeb_env_episodes_ended_total",
+      help: "Episodes that ended, by end reason.",
+      labelNames: ["end_reason"],
+      registers,
+    });
+    this.flags = new Counter({
+      name: "aeb_env_flags_total",
+      help: "Flags raised on agent replies (injection, formulaic, repetition...).",
+      labelNames: ["flag"],
+      registers,
+    });
+    this.errors = new Counter({
+      name: "aeb_env_errors_total",
+      help: "Error responses, by code and HTTP status.",
+      labelNames: ["code", "status"],
+      registers,
+    });
+    this.simulatorCalls = new Counter({
+      name: "aeb_env_simulator_calls_total",
+      help: "Calls to the simulated user (model calls for an LLM user), by stage and outcome.",
+      labelNames: ["stage", "outcome"],
+      registers,
+    });
+    this.simulatorDuration = new Histogram({
+      name: "aeb_env_simulator_call_duration_seconds",
+      help: "Duration of calls to the simulated user, by stage.",
+      labelNames: ["stage"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     this.httpDuration = new Histogram({
       name: "aeb_http_request_duration_seconds",
       help: "Time from receiving a request to sending its response (parsing, validation and the step included), by route, method and status class.",
@@ -123,7 +171,12 @@ export class EnvironmentMetrics {
   }
 
   observeRequest(route: string, method: string, statusCode: number, seconds: number): void {
-    this.child(this.httpDuration, route, method, STATUS_CLASSES[Math.floor(statusCode / 100)] ?? `${Math.floor(statusCode / 100)}xx`).observe(seconds);
+    this.child(
+      this.httpDuration,
+      route,
+      method,
+      STATUS_CLASSES[Math.floor(statusCode / 100)] ?? `${Math.floor(statusCode / 100)}xx`,
+    ).observe(seconds);
   }
 
   /**

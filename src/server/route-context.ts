@@ -40,7 +40,12 @@ export function clientSignal(reply: FastifyReply): AbortSignal {
 /** The metrics of a step that was played (not of a retry answered from memory). */
 export function observePlayedStep(context: RouteContext, outcome: StepOutcome): void {
   const result = outcome.response;
-  context.metrics.observeResult({ reward: result.reward, rewardMode: outcome.rewardMode, flags: result.flags, endReason: result.endReason });
+  context.metrics.observeResult({
+    reward: result.reward,
+    rewardMode: outcome.rewardMode,
+    flags: result.flags,
+    endReason: result.endReason,
+  });
 }
 
 /**
@@ -57,7 +62,11 @@ export async function playAndRecord(context: RouteContext, play: () => Promise<S
 }
 
 /** Plays a step with metrics; errors propagate to the error handler (or to the batch). */
-export async function timedStep<T extends StepOutcome & { replayed?: boolean }>(context: RouteContext, api: StepApi, play: () => Promise<T>): Promise<T> {
+export async function timedStep<T extends StepOutcome & { replayed?: boolean }>(
+  context: RouteContext,
+  api: StepApi,
+  play: () => Promise<T>,
+): Promise<T> {
   const { metrics } = context;
   metrics.stepStarted();
   const started = performance.now();

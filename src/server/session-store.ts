@@ -148,7 +148,12 @@ export class SessionStore {
         this.sessions.size >= this.options.maxSessions
           ? `its maximum of ${this.options.maxSessions} sessions`
           : `${Math.round(CREATE_SHARE * 100)}% of its session memory budget (${formatMebibytes(this.maxBytes)}; about ${formatMebibytes(this.heldBytes)} held by ${this.sessions.size} sessions)`;
-      throw new EnvironmentError(503, "too_many_sessions", `this server holds ${which}; delete finished sessions, retry later, or use the stateless API`, { retryable: true, retryAfterSeconds: 1 });
+      throw new EnvironmentError(
+        503,
+        "too_many_sessions",
+        `this server holds ${which}; delete finished sessions, retry later, or use the stateless API`,
+        { retryable: true, retryAfterSeconds: 1 },
+      );
     }
     this.sessions.set(session.id, session);
     this.heldBytes += session.bytes;
@@ -159,7 +164,11 @@ export class SessionStore {
     const session = this.sessions.get(id);
     if (session === undefined || (session.lastUsed < this.now() - this.options.idleTimeoutMs && session.inFlight === undefined)) {
       if (session !== undefined) this.remove(id);
-      throw new EnvironmentError(404, "session_not_found", `no session "${id}" on this server (it never existed, was deleted, expired after ${Math.round(this.options.idleTimeoutMs / 1000)} s idle, or lives on another replica)`);
+      throw new EnvironmentError(
+        404,
+        "session_not_found",
+        `no session "${id}" on this server (it never existed, was deleted, expired after ${Math.round(this.options.idleTimeoutMs / 1000)} s idle, or lives on another replica)`,
+      );
     }
     session.lastUsed = this.now();
     return session;
@@ -174,30 +183,58 @@ export class SessionStore {
    * Plays the session's turn `turnIndex` with `reply`, through `play` (the stateless step with the
    * session's token and messages). See the class comment for retries and refusals.
    */
-  async step(id: string, turnIndex: number, reply: string, play: (request: { token: string; messages: Message[]; reply: string }) => Promise<StepOutcome>): Promise<SessionStepOutcome> {
+  async step(
+    id: string,
+    turnIndex: number,
+    reply: string,
+    play: (request: { token: string; messages: Message[]; reply: string }) => Promise<StepOutcome>,
+  ): Promise<SessionStepOutcome> {
     const session = this.get(id);
-    const sameStep = (step: { turnIndex: number; reply: string } | undefined) => step !== undefined && step.turnIndex === turnIndex && step.reply === reply;
+    const sameStep = (step: { turnIndex: number; reply: string } | undefined) =>
+      step !== undefined && step.turnIndex === turnIndex && step.reply === reply;
     if (sameStep(session.inFlight)) return { ...(await session.inFlight!.answer), replayed: true };
     if (sameStep(session.lastStep)) return { ...session.lastStep!.outcome, replayed: true };
     if (session.inFlight !== undefined) {
-      throw new EnvironmentError(409, "session_busy", `turn ${session.inFlight.turnIndex} of this session is being played with another reply; wait for its answer`, { retryable: true, retryAfterSeconds: 1 });
+      throw new EnvironmentError(
+        409,
+        "session_busy",
+        `turn ${session.inFlight.turnIndex} of this session is being played with another reply; wait for its answer`,
+        { retryable: true, retryAfterSeconds: 1 },
+      );
     }
     if (turnIndex !== session.turnIndex) {
       if (turnIndex < session.turnIndex) {
         const retried = session.lastStep?.turnIndex === turnIndex ? " with another reply (a retry must repeat the reply)" : "";
-        throw new EnvironmentError(409, "stale_turn", `turn ${turnIndex} of this session was already played${retried}; the session is at turn ${session.turnIndex} (send turnIndex ${session.turnIndex})`);
+        throw new EnvironmentError(
+          409,
+          "stale_turn",
+          `turn ${turnIndex} of this session was already played${retried}; the session is at turn ${session.turnIndex} (send turnIndex ${session.turnIndex})`,
+        );
       }
-      throw new EnvironmentError(409, "turn_mismatch", `the session is at turn ${session.turnIndex}, not ${turnIndex}: send the turnIndex the last answer gave`);
+      throw new EnvironmentError(
+        409,
+        "turn_mismatch",
+        `the session is at turn ${session.turnIndex}, not ${turnIndex}: send the turnIndex the last answer gave`,
+      );
     }
     if (session.done) {
-      throw new EnvironmentError(409, "episode_done", `the episode is over (${session.endReason ?? "done"}) after ${session.turnIndex} turn(s); create another session`);
+      throw new EnvironmentError(
+        409,
+        "episode_done",
+        `the episode is over (${session.endReason ?? "done"}) after ${session.turnIndex} turn(s); create another session`,
+      );
     }
     const growth = 2 * (reply.length + session.token.length) + USER_REPLY_ALLOWANCE_BYTES;
     if (this.heldBytes + growth > this.maxBytes) {
-      throw new EnvironmentError(503, "too_many_sessions", `this server's sessions hold their memory budget (${formatMebibytes(this.maxBytes)}); retry later, or use the stateless API`, {
-        retryable: true,
-        retryAfterSeconds: 1,
-      });
+      throw new EnvironmentError(
+        503,
+        "too_many_sessions",
+        `this server's sessions hold their memory budget (${formatMebibytes(this.maxBytes)}); retry later, or use the stateless API`,
+        {
+          retryable: true,
+          retryAfterSeconds: 1,
+        },
+      );
     }
     const answer = this.play(session, turnIndex, reply, play);
     session.inFlight = { turnIndex, reply, answer };
@@ -209,7 +246,12 @@ export class SessionStore {
     }
   }
 
-  private async play(session: Session, turnIndex: number, reply: string, play: (request: { token: string; messages: Message[]; reply: string }) => Promise<StepOutcome>): Promise<SessionStepOutcome> {
+  private async play(
+    session: Session,
+    turnIndex: number,
+    reply: string,
+    play: (request: { token: string; messages: Message[]; reply: string }) => Promise<StepOutcome>,
+  ): Promise<SessionStepOutcome> {
     const outcome = await play({ token: session.token, messages: session.messages, reply });
     const result: StepResponse = outcome.response;
     session.token = result.token;

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { parseRunConfig } from "../runner/run-config.js";
 import { simulatorCapacity } from "./simulator-capacity.js";
 
-const llm = (endpoint: Record<string, unknown>) => parseRunConfig({ simulator: { kind: "llm", endpoint: { model: "sim", ...endpoint } } }, "test").simulator;
+const llm = (endpoint: Record<string, unknown>) =>
+  parseRunConfig({ simulator: { kind: "llm", endpoint: { model: "sim", ...endpoint } } }, "test").simulator;
 
 describe("the LLM simulated user's per-endpoint cap in a server", () => {
   it("derives an unset cap from the steps in flight, shared over worker processes and replicas", () => {
@@ -20,7 +21,9 @@ describe("the LLM simulated user's per-endpoint cap in a server", () => {
     const low = simulatorCapacity(llm({ baseUrl: "http://gpu:8000/v1", maxConcurrencyPerEndpoint: 16 }), 64, 1);
     expect(low).toMatchObject({ capPerEndpoint: 16, derived: false });
     expect(low.simulator.kind === "llm" && low.simulator.endpoint.maxConcurrencyPerEndpoint).toBe(16);
-    expect(low.warning).toContain("maxConcurrencyPerEndpoint (16 per replica, 1 replica, 1 process: 16 calls at once) is below the 64 steps expected in flight");
+    expect(low.warning).toContain(
+      "maxConcurrencyPerEndpoint (16 per replica, 1 replica, 1 process: 16 calls at once) is below the 64 steps expected in flight",
+    );
     expect(low.warning).toContain("raise it to 64");
     expect(simulatorCapacity(llm({ baseUrl: "http://gpu:8000/v1", maxConcurrencyPerEndpoint: 32 }), 64, 2).warning).toBeUndefined();
   });

@@ -17,7 +17,8 @@
  * which only an LLM user's replicas and cap matter here. Structural, so the server does not depend
  * on the runner's config module.
  */
-export type CappableSimulator = { kind: "offline" } | { kind: "llm"; endpoint: { baseUrls: readonly string[]; maxConcurrencyPerEndpoint?: number | undefined } };
+export type CappableSimulator =
+  { kind: "offline" } | { kind: "llm"; endpoint: { baseUrls: readonly string[]; maxConcurrencyPerEndpoint?: number | undefined } };
 
 export interface SimulatorCapacity<Simulator extends CappableSimulator> {
   /** The simulator config to build the user from: the cap filled in where it was derived. */
@@ -34,8 +35,13 @@ export interface SimulatorCapacity<Simulator extends CappableSimulator> {
  * The simulator config with its per-endpoint cap set for `stepsInFlight` steps at once over
  * `workers` processes. An offline user is returned as it is.
  */
-export function simulatorCapacity<Simulator extends CappableSimulator>(simulator: Simulator, stepsInFlight: number, workers: number): SimulatorCapacity<Simulator> {
-  if (!Number.isInteger(stepsInFlight) || stepsInFlight < 1) throw new RangeError(`steps in flight must be a positive integer, got ${stepsInFlight}`);
+export function simulatorCapacity<Simulator extends CappableSimulator>(
+  simulator: Simulator,
+  stepsInFlight: number,
+  workers: number,
+): SimulatorCapacity<Simulator> {
+  if (!Number.isInteger(stepsInFlight) || stepsInFlight < 1)
+    throw new RangeError(`steps in flight must be a positive integer, got ${stepsInFlight}`);
   if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive integer, got ${workers}`);
   const llm: CappableSimulator = simulator;
   if (llm.kind !== "llm") return { simulator, capPerEndpoint: null, derived: false };

@@ -20,12 +20,19 @@ describe("HistoryHash", () => {
     const hash = new HistoryHash([opening]);
     expect(hash.digest()).toBe(canonical([opening]));
     expect(hash.append(turn).digest()).toBe(canonical([opening, ...turn]));
-    expect(hash.append([{ role: "assistant", content: "the last reply" }]).digest()).toBe(canonical([opening, ...turn, { role: "assistant", content: "the last reply" }]));
+    expect(hash.append([{ role: "assistant", content: "the last reply" }]).digest()).toBe(
+      canonical([opening, ...turn, { role: "assistant", content: "the last reply" }]),
+    );
     expect(hashHistory([opening, ...turn])).toBe(canonical([opening, ...turn]));
   });
 
   it("tells apart histories that differ only in where a message ends", () => {
-    expect(new HistoryHash([{ role: "user", content: "a" }]).append([{ role: "assistant", content: "b" }]).digest()).not.toBe(hashHistory([{ role: "user", content: 'a","assistant' }, { role: "assistant", content: "b" }]));
+    expect(new HistoryHash([{ role: "user", content: "a" }]).append([{ role: "assistant", content: "b" }]).digest()).not.toBe(
+      hashHistory([
+        { role: "user", content: 'a","assistant' },
+        { role: "assistant", content: "b" },
+      ]),
+    );
     expect(new HistoryHash([]).append([opening]).digest()).toBe(canonical([opening]));
     expect(new HistoryHash([]).digest()).toBe(canonical([]));
   });

@@ -63,7 +63,8 @@ export class StepPool {
   private closed = false;
 
   constructor(private readonly options: StepPoolOptions) {
-    if (!Number.isInteger(options.threads) || options.threads < 1) throw new Error(`a step pool needs at least one thread, got ${options.threads}`);
+    if (!Number.isInteger(options.threads) || options.threads < 1)
+      throw new Error(`a step pool needs at least one thread, got ${options.threads}`);
     this.worker = options.worker ?? defaultWorker();
     for (let index = 0; index < options.threads; index += 1) this.threads.push(this.spawn());
   }
@@ -83,7 +84,13 @@ export class StepPool {
    * result in the body. An aborted signal cancels the steps not yet played.
    */
   run(body: Uint8Array, signal?: AbortSignal): Promise<PlayedBatch> {
-    if (this.closed) return Promise.reject(new EnvironmentError(503, "shutting_down", "this server is shutting down; send the request to another replica or retry", { retryable: true, retryAfterSeconds: 1 }));
+    if (this.closed)
+      return Promise.reject(
+        new EnvironmentError(503, "shutting_down", "this server is shutting down; send the request to another replica or retry", {
+          retryable: true,
+          retryAfterSeconds: 1,
+        }),
+      );
     const thread = this.threads.reduce((least, candidate) => (candidate.pending.size < least.pending.size ? candidate : least));
     const id = this.nextId++;
     // Transferred, not copied; a body that shares its memory (a pooled small buffer) is copied first,
@@ -145,7 +152,13 @@ export class StepPool {
       if ("body" in message) waiting.resolve({ body: message.body, stats: message.stats });
       else if ("requestError" in message) {
         const { status, body, retryAfterSeconds } = message.requestError;
-        waiting.reject(new EnvironmentError(status, body.code, body.error, { retryable: body.retryable, ...(body.issues !== undefined ? { issues: body.issues } : {}), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) }));
+        waiting.reject(
+          new EnvironmentError(status, body.code, body.error, {
+            retryable: body.retryable,
+            ...(body.issues !== undefined ? { issues: body.issues } : {}),
+            ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+          }),
+        );
       } else {
         this.options.log?.(`step pool: a batch failed inside its thread: ${message.crash}`);
         waiting.reject(new EnvironmentError(500, "internal", "internal error while playing the batch"));

@@ -28,7 +28,8 @@ function yieldToTheEventLoop(): void {
   try {
     const threadId = Number(readlinkSync("/proc/thread-self").split("/").pop());
     // Never raise it: a process started with `nice 15` keeps 15 in its threads.
-    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, Math.max(getPriority(threadId), constants.priority.PRIORITY_BELOW_NORMAL));
+    if (Number.isInteger(threadId) && threadId > 0)
+      setPriority(threadId, Math.max(getPriority(threadId), constants.priority.PRIORITY_BELOW_NORMAL));
   } catch {
     // Not Linux, or not permitted.
   }
@@ -40,7 +41,10 @@ let stageTimings: StageTiming[] = [];
 
 // The one CPU-bound simulated user, rebuilt here (a user object cannot cross to a thread).
 const user = new OfflineSimulatedUser();
-if (user.id !== init.simulator) throw new Error(`the step pool's threads play the offline simulated user, but the server runs "${init.simulator}"; start the server without step threads`);
+if (user.id !== init.simulator)
+  throw new Error(
+    `the step pool's threads play the offline simulated user, but the server runs "${init.simulator}"; start the server without step threads`,
+  );
 const environment = new Environment({
   scenarios: init.scenarios,
   user,
@@ -68,11 +72,17 @@ function parseBatch(body: Uint8Array): unknown[] | EnvironmentError {
   } catch (error) {
     return new EnvironmentError(400, "invalid_json", `the body is not valid JSON: ${(error as Error).message}`);
   }
-  if (value === null || typeof value !== "object") return new EnvironmentError(400, "invalid_request", "the request needs a JSON body (Content-Type: application/json)");
+  if (value === null || typeof value !== "object")
+    return new EnvironmentError(400, "invalid_request", "the request needs a JSON body (Content-Type: application/json)");
   const parsed = envelope.safeParse(value);
   if (!parsed.success) {
     const issues = issuesOf(parsed.error.issues);
-    return new EnvironmentError(400, "invalid_request", `invalid request body: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")}`, { issues });
+    return new EnvironmentError(
+      400,
+      "invalid_request",
+      `invalid request body: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")}`,
+      { issues },
+    );
   }
   return parsed.data.steps;
 }
@@ -88,11 +98,19 @@ async function playBatch(id: number, body: Uint8Array): Promise<BatchReply> {
     stageTimings = [];
     const started = performance.now();
     try {
-      if (cancelled.has(id)) throw new EnvironmentError(503, "cancelled", "the step was cancelled (the client went away); the same step may be retried", { retryable: true });
+      if (cancelled.has(id))
+        throw new EnvironmentError(503, "cancelled", "the step was cancelled (the client went away); the same step may be retried", {
+          retryable: true,
+        });
       const parsed = StepRequestSchema.safeParse(item);
       if (!parsed.success) {
         const issues = issuesOf(parsed.error.issues);
-        throw new EnvironmentError(400, "invalid_request", `invalid step ${index}: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")}`, { issues });
+        throw new EnvironmentError(
+          400,
+          "invalid_request",
+          `invalid step ${index}: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")}`,
+          { issues },
+        );
       }
       const outcome = await environment.step(parsed.data);
       results.push({ ok: true, result: outcome.response });
@@ -107,14 +125,18 @@ async function playBatch(id: number, body: Uint8Array): Promise<BatchReply> {
         ...(outcome.finished !== undefined ? { finished: outcome.finished } : {}),
       });
     } catch (error) {
-      const known = EnvironmentError.isInstance(error) ? error : new EnvironmentError(500, "internal", "internal error while playing the step", { cause: error });
+      const known = EnvironmentError.isInstance(error)
+        ? error
+        : new EnvironmentError(500, "internal", "internal error while playing the step", { cause: error });
       results.push({ ok: false, status: known.status, error: known.toBody() });
       stats.push({
         outcome: known.code,
         status: known.status,
         seconds: (performance.now() - started) / 1000,
         stages: stageTimings,
-        ...(known.status >= 500 && known.cause !== undefined ? { internalCause: String((known.cause as Error)?.stack ?? known.cause) } : {}),
+        ...(known.status >= 500 && known.cause !== undefined
+          ? { internalCause: String((known.cause as Error)?.stack ?? known.cause) }
+          : {}),
       });
     }
   }

@@ -45,7 +45,12 @@ export function drawDelta(delta: Delta, rng: Rng): number {
 }
 
 /** Every rubric item that fires, with its drawn value, in rubric order. */
-export function evaluateRubric(rubric: readonly RubricItem[], moves: GradedMoves | ReadonlySet<Move>, phase: "before" | "after", rng: Rng): FiredItem[] {
+export function evaluateRubric(
+  rubric: readonly RubricItem[],
+  moves: GradedMoves | ReadonlySet<Move>,
+  phase: "before" | "after",
+  rng: Rng,
+): FiredItem[] {
   return rubric
     .filter((item) => rubricItemHolds(item, moves, phase))
     .map((item) => ({ id: item.id, value: drawDelta(item.delta, rng), description: item.description }));

@@ -93,7 +93,10 @@ export function lexicalMoveCount(moves: ReadonlySet<Move>): number {
  * function word or punctuation between them.
  */
 export function sentenceShape(reply: string, lexicon: Lexicon): { share: number; tokens: number; longestContentRun: number } {
-  const pieces = lexicon.language === "zh" ? (reply.match(/\p{Script=Han}|[^\p{Script=Han}\s]/gu) ?? []) : (reply.toLowerCase().match(/[a-z][a-z'’]*|[^a-z\s'’]+/g) ?? []);
+  const pieces =
+    lexicon.language === "zh"
+      ? (reply.match(/\p{Script=Han}|[^\p{Script=Han}\s]/gu) ?? [])
+      : (reply.toLowerCase().match(/[a-z][a-z'’]*|[^a-z\s'’]+/g) ?? []);
   const isWord = (piece: string) => (lexicon.language === "zh" ? /^\p{Script=Han}$/u.test(piece) : /^[a-z]/.test(piece));
   let tokens = 0;
   let functionWords = 0;
@@ -122,7 +125,11 @@ export function sentenceShape(reply: string, lexicon: Lexicon): { share: number;
  * sentence sent again with a different word of the user's before it ("bowl batter. Success can be
  * scary." after "mum's. Success can be scary.") is heard as the repeat it is.
  */
-export function nearestEarlierReply(reply: string, previousReplies: readonly string[], topicWords?: { words: ReadonlySet<string>; lexicon: Lexicon }): { index: number; similarity: number } | null {
+export function nearestEarlierReply(
+  reply: string,
+  previousReplies: readonly string[],
+  topicWords?: { words: ReadonlySet<string>; lexicon: Lexicon },
+): { index: number; similarity: number } | null {
   const ownWords = (text: string) => {
     const unquoted = withoutQuotations(text);
     if (topicWords === undefined) return unquoted;
@@ -149,7 +156,13 @@ function restsOnGroundingMove(item: RubricItem, moves: readonly LexicalMove[]): 
  * reply earns; harm (contempt, dismissing, the type's punished act) costs and voids every gain. The rules draw after the
  * rubric, in a fixed order, so the rubric's own draws never move.
  */
-export function applyFitRules(fired: readonly FiredItem[], rubric: readonly RubricItem[], input: FitInput, rng: Rng, rules: FitRules = loadFitRules()): AdjustedItem[] {
+export function applyFitRules(
+  fired: readonly FiredItem[],
+  rubric: readonly RubricItem[],
+  input: FitInput,
+  rng: Rng,
+  rules: FitRules = loadFitRules(),
+): AdjustedItem[] {
   const byId = new Map(rubric.map((item) => [item.id, item]));
   let items: AdjustedItem[] = fired.map((item) => ({ ...item }));
 
@@ -173,7 +186,11 @@ export function applyFitRules(fired: readonly FiredItem[], rubric: readonly Rubr
   const moveCount = lexicalMoveCount(input.moves);
   if (moveCount > rules.scattershot.maxMoves) {
     voidPositives("scattershot");
-    items.push({ id: "scattershot", value: drawDelta(rules.scattershot.delta, rng), description: `a checklist of ${moveCount} moves, not a reply to me` });
+    items.push({
+      id: "scattershot",
+      value: drawDelta(rules.scattershot.delta, rng),
+      description: `a checklist of ${moveCount} moves, not a reply to me`,
+    });
   }
   const shape = sentenceShape(input.reply, input.lexicon);
   const minShare = rules.incoherence.minFunctionWordShare[input.lexicon.language] ?? 0;
@@ -182,21 +199,37 @@ export function applyFitRules(fired: readonly FiredItem[], rubric: readonly Rubr
     voidPositives("incoherent");
     items.push({ id: "incoherent", value: drawDelta(rules.incoherence.delta, rng), description: "a list of keywords, not a sentence" });
   }
-  const nearest = nearestEarlierReply(input.reply, input.previousReplies, input.userWords === undefined ? undefined : { words: input.userWords, lexicon: input.lexicon });
+  const nearest = nearestEarlierReply(
+    input.reply,
+    input.previousReplies,
+    input.userWords === undefined ? undefined : { words: input.userWords, lexicon: input.lexicon },
+  );
   if (nearest !== null && nearest.similarity >= rules.nearRepeat.similarity) {
     voidPositives("near_repeat");
-    items.push({ id: "repeats_itself", value: drawDelta(rules.nearRepeat.delta, rng), description: `I heard this already (${Math.round(nearest.similarity * 100)}% like reply ${nearest.index})` });
+    items.push({
+      id: "repeats_itself",
+      value: drawDelta(rules.nearRepeat.delta, rng),
+      description: `I heard this already (${Math.round(nearest.similarity * 100)}% like reply ${nearest.index})`,
+    });
   }
 
   if (input.accountedShare < 1) {
     const share = input.accountedShare;
-    items = items.map((item) => (item.value > 0 ? { ...item, drawn: item.drawn ?? item.value, value: Math.round(item.value * share), changedBy: "padding" } : item));
+    items = items.map((item) =>
+      item.value > 0 ? { ...item, drawn: item.drawn ?? item.value, value: Math.round(item.value * share), changedBy: "padding" } : item,
+    );
     if (1 - share > rules.padding.costAbove) {
-      items.push({ id: "padding", value: drawDelta(rules.padding.cost, rng), description: `most of this is not about me (${Math.round((1 - share) * 100)}% of it)` });
+      items.push({
+        id: "padding",
+        value: drawDelta(rules.padding.cost, rng),
+        description: `most of this is not about me (${Math.round((1 - share) * 100)}% of it)`,
+      });
     }
   }
-  if (input.harm.has("contempt")) items.push({ id: "contempt", value: drawDelta(rules.harm.contempt, rng), description: "contempt: insulting or mocking me" });
-  if (input.harm.has("dismisses")) items.push({ id: "dismisses", value: drawDelta(rules.harm.dismisses, rng), description: "dismissing or minimising what I feel" });
+  if (input.harm.has("contempt"))
+    items.push({ id: "contempt", value: drawDelta(rules.harm.contempt, rng), description: "contempt: insulting or mocking me" });
+  if (input.harm.has("dismisses"))
+    items.push({ id: "dismisses", value: drawDelta(rules.harm.dismisses, rng), description: "dismissing or minimising what I feel" });
   const harmful = new Set([...rules.harm.rubricItems, "contempt", "dismisses"]);
   if (items.some((item) => harmful.has(item.id) && item.value < 0)) {
     voidPositives("harm");
@@ -209,7 +242,14 @@ export function applyFitRules(fired: readonly FiredItem[], rubric: readonly Rubr
   const rewarded = items.some((item) => item.value > 0 || (item.drawn ?? 0) > 0);
   // Attention is said in sentences: a few of the user's words on their own ("terrified operations") are not listening.
   const saysSomething = shape.tokens >= rules.attention.minTokens && shape.share >= minShare;
-  if (!rewarded && saysSomething && input.groundedInUser && offKey.length === 0 && input.accountedShare >= rules.attention.minAccounted && !items.some((item) => item.value < 0)) {
+  if (
+    !rewarded &&
+    saysSomething &&
+    input.groundedInUser &&
+    offKey.length === 0 &&
+    input.accountedShare >= rules.attention.minAccounted &&
+    !items.some((item) => item.value < 0)
+  ) {
     items.push({ id: "attentive", value: drawDelta(rules.attention.delta, rng), description: "staying with what I actually said" });
   }
   return items;

@@ -11,9 +11,16 @@ import { ScenarioSchema } from "../scenarios/scenario-schema.js";
 import { changeRange, LlmSimulatedUser } from "./llm-user.js";
 import type { AppraisalInput, OpeningInput } from "./simulated-user.js";
 
-
 const scenario = ScenarioSchema.parse(
-  profileToScenario({ id: "p1", player: "* 姓名：李明\n* 年龄：30岁", scene: "李明最近和同事闹了矛盾，同事在会上当众批评了他。", task: "你希望对方用心倾听你的情绪宣泄" }, "rlver"),
+  profileToScenario(
+    {
+      id: "p1",
+      player: "* 姓名：李明\n* 年龄：30岁",
+      scene: "李明最近和同事闹了矛盾，同事在会上当众批评了他。",
+      task: "你希望对方用心倾听你的情绪宣泄",
+    },
+    "rlver",
+  ),
 );
 const appraisalInput = (preset: string): AppraisalInput => ({
   scenario,
@@ -27,7 +34,8 @@ const appraisalInput = (preset: string): AppraisalInput => ({
   seed: 1,
   dialogueId: "d1",
 });
-const appraisal = (change: number | string) => JSON.stringify({ understanding: "u", addressedHiddenIntention: "partial", innerReaction: "r", change, reasons: ["x"] });
+const appraisal = (change: number | string) =>
+  JSON.stringify({ understanding: "u", addressedHiddenIntention: "partial", innerReaction: "r", change, reasons: ["x"] });
 // The project's JSON prompts (the `aeb-json` pack), whatever pack each preset would pick by default: the bound is the preset's.
 const user = (model: ChatModel) => new LlmSimulatedUser(model, { fused: false, maxOutputRetries: 1, promptPack: "aeb-json" });
 
@@ -50,15 +58,26 @@ describe("the simulator's change bound comes from the preset", () => {
 
   it("aeb-plus: an answer outside +-10 is sent back, then an error; never clamped or defaulted", async () => {
     const model = scriptedChatModel([appraisal(15)]);
-    await expect(user(model).appraise(appraisalInput("aeb-plus"))).rejects.toThrow(/appraisal output unusable after 2 tries: "change" must be an integer from -10 to 10, got 15/);
+    await expect(user(model).appraise(appraisalInput("aeb-plus"))).rejects.toThrow(
+      /appraisal output unusable after 2 tries: "change" must be an integer from -10 to 10, got 15/,
+    );
     expect(model.calls).toHaveLength(2);
   });
 
   it("a change that is not an integer, or missing, is still an error under every preset", async () => {
     for (const preset of ["rlver", "sage"]) {
-      await expect(user(scriptedChatModel([appraisal("a lot")])).appraise(appraisalInput(preset)), preset).rejects.toThrow(/unusable after 2 tries/);
-      await expect(user(scriptedChatModel([appraisal(2.5)])).appraise(appraisalInput(preset)), preset).rejects.toThrow(/unusable after 2 tries/);
-      await expect(user(scriptedChatModel([JSON.stringify({ understanding: "u", addressedHiddenIntention: "no", innerReaction: "r" })])).appraise(appraisalInput(preset)), preset).rejects.toThrow(/change/);
+      await expect(user(scriptedChatModel([appraisal("a lot")])).appraise(appraisalInput(preset)), preset).rejects.toThrow(
+        /unusable after 2 tries/,
+      );
+      await expect(user(scriptedChatModel([appraisal(2.5)])).appraise(appraisalInput(preset)), preset).rejects.toThrow(
+        /unusable after 2 tries/,
+      );
+      await expect(
+        user(scriptedChatModel([JSON.stringify({ understanding: "u", addressedHiddenIntention: "no", innerReaction: "r" })])).appraise(
+          appraisalInput(preset),
+        ),
+        preset,
+      ).rejects.toThrow(/change/);
     }
   });
 

@@ -5,13 +5,29 @@ import type { Preset } from "../core/preset.js";
 import { deriveSeed } from "../core/random.js";
 import type { ChatModel } from "../llm/chat-model.js";
 import { askForJson, askWithCorrection, StructuredOutputError, type ParsedAnswer } from "../llm/structured-output.js";
-import { defaultPackFor, loadPromptPack, packLanguage, type PackLanguage, type PromptPack, type PromptPackRef, type StageTemplates } from "../prompts/prompt-pack.js";
+import {
+  defaultPackFor,
+  loadPromptPack,
+  packLanguage,
+  type PackLanguage,
+  type PromptPack,
+  type PromptPackRef,
+  type StageTemplates,
+} from "../prompts/prompt-pack.js";
 import { fillPrompt, loadPromptTemplate } from "../prompts/prompt-templates.js";
 import type { Language } from "../lexicon/lexicon.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { packTrait, partsOf, stageValues, taggedMessages, type PromptCall } from "./pack-prompts.js";
 import { personaFlags } from "./persona-check.js";
-import { SimulatedUserError, type Appraisal, type AppraisalInput, type OpeningInput, type ReplyInput, type SimulatedUser, type UserReply } from "./simulated-user.js";
+import {
+  SimulatedUserError,
+  type Appraisal,
+  type AppraisalInput,
+  type OpeningInput,
+  type ReplyInput,
+  type SimulatedUser,
+  type UserReply,
+} from "./simulated-user.js";
 import { normaliseTargetCompletion, readChange, readTaggedSections } from "./tagged-output.js";
 
 export { dialogueAsData } from "./pack-prompts.js";
@@ -23,7 +39,16 @@ export { dialogueAsData } from "./pack-prompts.js";
  */
 export const EMOTION_SCALE_SPAN = 100;
 
-const IntegerLike = z.union([z.number(), z.string().trim().regex(/^[+-−]?\d+$/u).transform((text) => Number(text.replace("−", "-")))]).pipe(z.number().int());
+const IntegerLike = z
+  .union([
+    z.number(),
+    z
+      .string()
+      .trim()
+      .regex(/^[+-−]?\d+$/u)
+      .transform((text) => Number(text.replace("−", "-"))),
+  ])
+  .pipe(z.number().int());
 
 const AppraisalFields = {
   understanding: z.string().min(1),
@@ -103,7 +128,9 @@ export class LlmSimulatedUser implements SimulatedUser {
     }
     if (problems.size > 0) {
       const listed = [...problems].slice(0, 5);
-      throw new ConfigError(`the simulator's prompt pack cannot play these scenarios:\n${listed.map((problem) => `  - ${problem}`).join("\n")}${problems.size > listed.length ? `\n  (${problems.size - listed.length} more)` : ""}`);
+      throw new ConfigError(
+        `the simulator's prompt pack cannot play these scenarios:\n${listed.map((problem) => `  - ${problem}`).join("\n")}${problems.size > listed.length ? `\n  (${problems.size - listed.length} more)` : ""}`,
+      );
     }
   }
 
@@ -121,7 +148,9 @@ export class LlmSimulatedUser implements SimulatedUser {
     const call: PromptCall = { stage: this.options.fused ? "fused" : "analyst", pack, language, input, emotion: input.emotion, range };
     if (pack.manifest.format === "tagged") return this.appraiseTagged(pack, language, call);
     if (this.options.fused) {
-      const output = await this.askJson(language.fused as StageTemplates, call, FusedOutputSchema, "fused", (value) => checkRange(value.change, range));
+      const output = await this.askJson(language.fused as StageTemplates, call, FusedOutputSchema, "fused", (value) =>
+        checkRange(value.change, range),
+      );
       const flags = personaFlags(output.reply, input.scenario.language);
       return {
         simulatorDelta: output.change,
@@ -131,17 +160,34 @@ export class LlmSimulatedUser implements SimulatedUser {
         memory: input.memory,
       };
     }
-    const output = await this.askJson(language.analyst, call, AppraisalOutputSchema, "appraisal", (value) => checkRange(value.change, range));
-    return { simulatorDelta: output.change, hid: output.addressedHiddenIntention, details: jsonAppraisalDetails(output), memory: input.memory };
+    const output = await this.askJson(language.analyst, call, AppraisalOutputSchema, "appraisal", (value) =>
+      checkRange(value.change, range),
+    );
+    return {
+      simulatorDelta: output.change,
+      hid: output.addressedHiddenIntention,
+      details: jsonAppraisalDetails(output),
+      memory: input.memory,
+    };
   }
 
   async reply(input: ReplyInput): Promise<UserReply> {
     const pack = this.packFor(input.scenario);
     const language = packLanguage(pack, input.scenario.language);
-    const call: PromptCall = { stage: "actor", pack, language, input, emotion: input.emotionAfter, range: changeRange(input.preset), appraisal: input.appraisal.details };
+    const call: PromptCall = {
+      stage: "actor",
+      pack,
+      language,
+      input,
+      emotion: input.emotionAfter,
+      range: changeRange(input.preset),
+      appraisal: input.appraisal.details,
+    };
     if (pack.manifest.format === "tagged") {
       const { actor } = pack.manifest;
-      const sections = await this.askTagged(language, language.actor, call, "reply", (text) => readTaggedSections(text, actor.fields, actor.optional));
+      const sections = await this.askTagged(language, language.actor, call, "reply", (text) =>
+        readTaggedSections(text, actor.fields, actor.optional),
+      );
       const text = sections[actor.reply] as string;
       // Free-text packs have no leave field: a goodbye ends the dialogue through the preset's end rules, as in SAGE.
       return { text, left: false, flags: personaFlags(text, input.scenario.language) };
@@ -171,7 +217,12 @@ export class LlmSimulatedUser implements SimulatedUser {
       simulatorDelta: output.change,
       ...(hid !== undefined ? { hid } : {}),
       // The raw sections are kept (the paper's TargetCompletion text among them), beside the number read from them.
-      details: { pack: pack.name, ...output.sections, change: output.change, ...(hid !== undefined ? { hidFrom: analyst.hid?.field } : {}) },
+      details: {
+        pack: pack.name,
+        ...output.sections,
+        change: output.change,
+        ...(hid !== undefined ? { hidFrom: analyst.hid?.field } : {}),
+      },
       memory: call.input.memory,
     };
   }
@@ -213,14 +264,25 @@ export class LlmSimulatedUser implements SimulatedUser {
   }
 
   /** One structured (JSON) call; an answer still unusable after the retries ends the dialogue as `error`. */
-  private async askJson<T>(stage: StageTemplates, call: PromptCall, schema: z.ZodType<T>, stageName: string, check: (value: T) => string | null): Promise<T> {
+  private async askJson<T>(
+    stage: StageTemplates,
+    call: PromptCall,
+    schema: z.ZodType<T>,
+    stageName: string,
+    check: (value: T) => string | null,
+  ): Promise<T> {
     const { input } = call;
     const values = stageValues(stage, call);
     return this.unusableAsUserError(stageName, () =>
       askForJson(this.model, {
         system: fillPrompt(stage.template, values),
         // A pack's user template carries the conversation and this turn's state after a system message that stays the same all dialogue.
-        instruction: stage.user !== undefined ? fillPrompt(stage.user, values) : input.scenario.language === "zh" ? "请只输出 JSON 对象。" : "Answer with the JSON object only.",
+        instruction:
+          stage.user !== undefined
+            ? fillPrompt(stage.user, values)
+            : input.scenario.language === "zh"
+              ? "请只输出 JSON 对象。"
+              : "Answer with the JSON object only.",
         schema,
         name: `aeb_simulator_${stageName}`,
         ...this.sampling(call.pack, input, stageName),
@@ -230,7 +292,14 @@ export class LlmSimulatedUser implements SimulatedUser {
   }
 
   /** One free-text call read as tagged sections, with the pack's corrective message on an unusable answer. */
-  private async askTagged<T>(language: PackLanguage, stage: StageTemplates, call: PromptCall, stageName: string, read: (text: string) => ParsedAnswer<T>, check?: (value: T) => string | null): Promise<T> {
+  private async askTagged<T>(
+    language: PackLanguage,
+    stage: StageTemplates,
+    call: PromptCall,
+    stageName: string,
+    read: (text: string) => ParsedAnswer<T>,
+    check?: (value: T) => string | null,
+  ): Promise<T> {
     return this.unusableAsUserError(stageName, () =>
       askWithCorrection(this.model, {
         messages: taggedMessages(stage, call),
@@ -258,7 +327,8 @@ export class LlmSimulatedUser implements SimulatedUser {
     try {
       return await ask();
     } catch (error) {
-      if (error instanceof StructuredOutputError) throw new SimulatedUserError(`simulator ${stageName} output unusable after ${error.tries} tries: ${error.lastProblem}`);
+      if (error instanceof StructuredOutputError)
+        throw new SimulatedUserError(`simulator ${stageName} output unusable after ${error.tries} tries: ${error.lastProblem}`);
       throw error;
     }
   }
@@ -285,7 +355,9 @@ export function changeRange(preset: Preset): { min: number; max: number; bound: 
 }
 
 function checkRange(change: number, range: { bound: number | null }): string | null {
-  return range.bound !== null && Math.abs(change) > range.bound ? `"change" must be an integer from ${-range.bound} to ${range.bound}, got ${change}` : null;
+  return range.bound !== null && Math.abs(change) > range.bound
+    ? `"change" must be an integer from ${-range.bound} to ${range.bound}, got ${change}`
+    : null;
 }
 
 function jsonAppraisalDetails(output: z.infer<typeof AppraisalOutputSchema>): Record<string, unknown> {

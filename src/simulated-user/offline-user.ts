@@ -46,26 +46,40 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const { scenario, turnIndex } = input;
     const lexicon = loadLexicon(scenario.language);
     const lastUser = [...input.history].reverse().find((turn) => turn.role === "user")?.content ?? "";
-    const everythingSaid = [...input.history.filter((turn) => turn.role === "user").map((turn) => turn.content), ...scenario.cues.keywords].join(" ");
+    const everythingSaid = [
+      ...input.history.filter((turn) => turn.role === "user").map((turn) => turn.content),
+      ...scenario.cues.keywords,
+    ].join(" ");
     const phase = turnIndex < input.manipulationTurn ? "before" : "after";
     const rubric = rubricOf(scenario);
     const punishedActs = punishedActsOf(rubric, phase);
-    const reading = readReply(input.agentReply, { lexicon, userSaid: everythingSaid, lastUser: `${lastUser} ${scenario.cues.keywords.join(" ")}`, suspect: new Set(punishedActs.flat()), punishedActs });
+    const reading = readReply(input.agentReply, {
+      lexicon,
+      userSaid: everythingSaid,
+      lastUser: `${lastUser} ${scenario.cues.keywords.join(" ")}`,
+      suspect: new Set(punishedActs.flat()),
+      punishedActs,
+    });
     const { moves, confidentMoves, possibleMoves } = reading;
     const rng = createRng(deriveSeed(input.seed, turnIndex, "appraise"));
     const previousReplies = input.history.filter((turn) => turn.role === "assistant").map((turn) => turn.content);
-    const fired = applyFitRules(evaluateRubric(rubric, { heard: moves, confident: confidentMoves, possible: possibleMoves }, phase, rng), rubric, {
-      reply: input.agentReply,
-      moves: confidentMoves,
-      groundedInUser: reading.groundedInUser,
-      offKey: offKeyMovesOf(scenario, phase),
-      previousReplies,
-      userWords: contentWords(everythingSaid, lexicon),
-      lexicon,
-      harm: reading.harm,
-      accountedShare: reading.accountedShare,
-      halfHeardHarm: reading.halfHeardHarm,
-    }, rng);
+    const fired = applyFitRules(
+      evaluateRubric(rubric, { heard: moves, confident: confidentMoves, possible: possibleMoves }, phase, rng),
+      rubric,
+      {
+        reply: input.agentReply,
+        moves: confidentMoves,
+        groundedInUser: reading.groundedInUser,
+        offKey: offKeyMovesOf(scenario, phase),
+        previousReplies,
+        userWords: contentWords(everythingSaid, lexicon),
+        lexicon,
+        harm: reading.harm,
+        accountedShare: reading.accountedShare,
+        halfHeardHarm: reading.halfHeardHarm,
+      },
+      rng,
+    );
     const drift = driftOf(scenario);
     const itemsTotal = fired.length === 0 ? UNMOVED_DELTA : fired.reduce((sum, item) => sum + item.value, 0);
     const simulatorDelta = itemsTotal + drift;

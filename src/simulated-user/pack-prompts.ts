@@ -48,8 +48,16 @@ function formatPersona(scenario: Scenario): string {
 }
 
 function formatRubric(rubric: readonly RubricItem[], language: string): string {
-  const phase = (item: RubricItem) => (item.phase === "any" ? "" : language === "zh" ? (item.phase === "before" ? "（转变之前）" : "（转变之后）") : ` (${item.phase} the shift)`);
-  const amount = (item: RubricItem) => (typeof item.delta === "number" ? `${item.delta > 0 ? "+" : ""}${item.delta}` : `${item.delta[0]} to ${item.delta[1]}`);
+  const phase = (item: RubricItem) =>
+    item.phase === "any"
+      ? ""
+      : language === "zh"
+        ? item.phase === "before"
+          ? "（转变之前）"
+          : "（转变之后）"
+        : ` (${item.phase} the shift)`;
+  const amount = (item: RubricItem) =>
+    typeof item.delta === "number" ? `${item.delta > 0 ? "+" : ""}${item.delta}` : `${item.delta[0]} to ${item.delta[1]}`;
   return rubric.map((item) => `- ${item.description}${phase(item)}: ${amount(item)}`).join("\n");
 }
 
@@ -71,7 +79,9 @@ const STATE_RANGES: ReadonlyArray<{ state: EmotionState; from: number; to: numbe
 })();
 
 function formatStateScale(states: Readonly<Record<string, string>>): string {
-  return STATE_RANGES.map(({ state, from, to }) => `- ${state} (${from === to ? from : `${from}-${to}`}): ${states[state] ?? state}`).join("\n");
+  return STATE_RANGES.map(({ state, from, to }) => `- ${state} (${from === to ? from : `${from}-${to}`}): ${states[state] ?? state}`).join(
+    "\n",
+  );
 }
 
 /** The parts of the simulator's prompt that depend on the scenario alone. */
@@ -103,7 +113,9 @@ export function partsOf(scenario: Scenario): ScenarioPromptParts {
 export function packTrait(pack: PromptPack, language: PackLanguage, scenario: Scenario): string {
   const trait = language.traits?.[scenario.type];
   if (trait === undefined) {
-    throw new ConfigError(`prompt pack ${pack.name} has no trait text for type "${scenario.type}" in ${pack.dir}/${language.language}/traits.yaml (scenario ${scenario.id})`);
+    throw new ConfigError(
+      `prompt pack ${pack.name} has no trait text for type "${scenario.type}" in ${pack.dir}/${language.language}/traits.yaml (scenario ${scenario.id})`,
+    );
   }
   return trait;
 }
@@ -142,7 +154,9 @@ const VALUES: Record<PlaceholderName, ValueOf> = {
   background: ({ input }) => input.scenario.background,
   scene: ({ input, language }) => {
     const { background, hiddenIntention } = input.scenario;
-    return background.includes(hiddenIntention.text) ? background : `${background.trimEnd()}\n\n${language.strings.hiddenIntentionLabel}: ${hiddenIntention.text}`;
+    return background.includes(hiddenIntention.text)
+      ? background
+      : `${background.trimEnd()}\n\n${language.strings.hiddenIntentionLabel}: ${hiddenIntention.text}`;
   },
   topic: ({ input }) => input.scenario.topic,
   hiddenIntention: ({ input }) => input.scenario.hiddenIntention.text,
@@ -162,11 +176,17 @@ const VALUES: Record<PlaceholderName, ValueOf> = {
   state: ({ emotion }) => emotionState(emotion),
   stateDescription: ({ emotion, language }) => (language.strings.states as Record<string, string>)[emotionState(emotion)] as string,
   stateScale: ({ language }) => formatStateScale(language.strings.states as Record<string, string>),
-  phaseNote: ({ input, language }) => (input.turnIndex < input.manipulationTurn ? language.strings.phaseBefore : language.strings.phaseAfter) as string,
-  dialogue: (call) => (call.pack.manifest.dialogueStyle === "aeb" ? dialogueAsData(call.input.history, call.input.agentReply) : dialogueText(call, fullHistory(call))),
+  phaseNote: ({ input, language }) =>
+    (input.turnIndex < input.manipulationTurn ? language.strings.phaseBefore : language.strings.phaseAfter) as string,
+  dialogue: (call) =>
+    call.pack.manifest.dialogueStyle === "aeb"
+      ? dialogueAsData(call.input.history, call.input.agentReply)
+      : dialogueText(call, fullHistory(call)),
   context: (call) => {
     const earlier = fullHistory(call).slice(0, -2);
-    return earlier.length === 0 && call.language.strings.emptyContext !== undefined ? call.language.strings.emptyContext : dialogueText(call, earlier);
+    return earlier.length === 0 && call.language.strings.emptyContext !== undefined
+      ? call.language.strings.emptyContext
+      : dialogueText(call, earlier);
   },
   latest: (call) => dialogueText(call, fullHistory(call).slice(-2)),
   minChange: ({ range }) => range.min,
@@ -183,7 +203,8 @@ function appraisalValue(value: unknown): string {
 export function stageValues(stage: StageTemplates, call: PromptCall): Record<string, string | number> {
   const values: Record<string, string | number> = {};
   for (const placeholder of stage.placeholders) {
-    if (placeholder.startsWith("appraisal.")) values[placeholder] = appraisalValue(call.appraisal?.[placeholder.slice("appraisal.".length)]);
+    if (placeholder.startsWith("appraisal."))
+      values[placeholder] = appraisalValue(call.appraisal?.[placeholder.slice("appraisal.".length)]);
     else values[placeholder] = VALUES[placeholder as PlaceholderName](call);
   }
   return values;
@@ -196,5 +217,8 @@ export function stageValues(stage: StageTemplates, call: PromptCall): Record<str
  */
 export function taggedMessages(stage: StageTemplates, call: PromptCall): ChatMessage[] {
   const values = stageValues(stage, call);
-  return [...(stage.system !== undefined ? [{ role: "system" as const, content: fillPrompt(stage.system, values) }] : []), { role: "user", content: fillPrompt(stage.template, values) }];
+  return [
+    ...(stage.system !== undefined ? [{ role: "system" as const, content: fillPrompt(stage.system, values) }] : []),
+    { role: "user", content: fillPrompt(stage.template, values) },
+  ];
 }

@@ -184,9 +184,23 @@ export function readReply(
       if (clauseReading.knownShare < thresholds.minKnownShare) continue;
       clauseBest.set(clauseReading.best, Math.max(clauseBest.get(clauseReading.best) ?? 0, clauseReading.probability));
     }
-    const read: ReadSentence = { text: sentence.text, kind: "unaccounted", moves: [], confident: [], harm: [], heard: reading.best, probability: Math.round(reading.probability * 1000) / 1000, grounding, size, quoted };
+    const read: ReadSentence = {
+      text: sentence.text,
+      kind: "unaccounted",
+      moves: [],
+      confident: [],
+      harm: [],
+      heard: reading.best,
+      probability: Math.round(reading.probability * 1000) / 1000,
+      grounding,
+      size,
+      quoted,
+    };
     sentences.push(read);
-    if (ownSize === 0 || (sentence.quotes && own.size === 0 && !reading.ranked.some((entry) => isMove(entry.label) && entry.probability >= thresholds.heard))) {
+    if (
+      ownSize === 0 ||
+      (sentence.quotes && own.size === 0 && !reading.ranked.some((entry) => isMove(entry.label) && entry.probability >= thresholds.heard))
+    ) {
       read.reason = "bare_quote";
       continue;
     }
@@ -205,7 +219,11 @@ export function readReply(
     // The user's own words said back with nothing around them ("terrified operations") are a list too, however short.
     const ownContent = [...contentWords(sentence.own, lexicon)];
     const bareEcho = shape.share === 0 && ownContent.length > 0 && ownContent.every((word) => userWords.has(word));
-    if (bareEcho || (shape.words >= list.minWords && shape.share < (list.minFunctionWordShare[lexicon.language] ?? 0)) || (shape.share === 0 && shape.words >= (list.bareWords[lexicon.language] ?? Number.POSITIVE_INFINITY))) {
+    if (
+      bareEcho ||
+      (shape.words >= list.minWords && shape.share < (list.minFunctionWordShare[lexicon.language] ?? 0)) ||
+      (shape.share === 0 && shape.words >= (list.bareWords[lexicon.language] ?? Number.POSITIVE_INFINITY))
+    ) {
       if (read.kind !== "harm") read.reason = "keyword_list";
       continue;
     }
@@ -217,7 +235,11 @@ export function readReply(
     }
     if (heard) {
       for (const entry of reading.ranked) {
-        if (isMove(entry.label) && (entry.label === reading.best ? entry.probability >= thresholds.heard : entry.probability >= thresholds.secondMove)) read.moves.push(entry.label);
+        if (
+          isMove(entry.label) &&
+          (entry.label === reading.best ? entry.probability >= thresholds.heard : entry.probability >= thresholds.secondMove)
+        )
+          read.moves.push(entry.label);
         if (isMove(entry.label) && entry.probability >= thresholds.confident) read.confident.push(entry.label);
         if (isMove(entry.label) && entry.probability >= thresholds.possible) possibleMoves.add(entry.label);
       }
@@ -252,7 +274,11 @@ export function readReply(
     for (const move of read.confident) confidentMoves.add(move);
     const harmMass = probabilityOf("contempt") + probabilityOf("dismisses");
     if (read.harm.length === 0 && (harmMass >= (echo ? thresholds.echoHarm : thresholds.suspect) || punishedMass >= thresholds.suspect)) {
-      if (halfHeardHarm === null && (harmMass >= (echo ? thresholds.echoHarm : thresholds.voidsTurn) || punishedMass >= thresholds.voidsTurn)) halfHeardHarm = sentence.text;
+      if (
+        halfHeardHarm === null &&
+        (harmMass >= (echo ? thresholds.echoHarm : thresholds.voidsTurn) || punishedMass >= thresholds.voidsTurn)
+      )
+        halfHeardHarm = sentence.text;
       // What it is for sure still counts against it; nothing in it pays.
       read.moves = read.moves.filter((move) => read.confident.includes(move) && (context.suspect?.has(move) ?? false));
       if (read.moves.length === 0) {
@@ -265,7 +291,8 @@ export function readReply(
       moves.add(move);
       possibleMoves.add(move);
     }
-    const groundedContent = grounding.length >= thresholds.grounded.minShared && grounding.length >= thresholds.grounded.minShare * own.size;
+    const groundedContent =
+      grounding.length >= thresholds.grounded.minShared && grounding.length >= thresholds.grounded.minShare * own.size;
     if (read.harm.length > 0) read.kind = "harm";
     else if (read.moves.length > 0) read.kind = "move";
     else if (groundedContent) read.kind = "grounded";
@@ -285,7 +312,9 @@ export function readReply(
     detected.push({ move: "grounded", evidence: [...ownSharedLast].slice(0, 5).join(", ") });
   }
   const total = sentences.reduce((sum, sentence) => sum + sentence.size, 0);
-  const accounted = sentences.filter((sentence) => sentence.kind !== "unaccounted").reduce((sum, sentence) => sum + sentence.size - sentence.quoted, 0);
+  const accounted = sentences
+    .filter((sentence) => sentence.kind !== "unaccounted")
+    .reduce((sum, sentence) => sum + sentence.size - sentence.quoted, 0);
   return {
     sentences,
     moves,

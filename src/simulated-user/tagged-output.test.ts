@@ -5,21 +5,32 @@ const FIELDS = ["Content", "TargetCompletion", "Activity", "Analyse", "Change"];
 
 describe("readTaggedSections", () => {
   it("reads SAGE's format, with the text under each header up to the next", () => {
-    const answer = "Content:\n[They say the manager was wrong.]\nTargetCompletion:\nPartly.\nActivity:\nA flicker of relief.\nAnalyse:\nHeard, a little.\nChange:\n+3";
+    const answer =
+      "Content:\n[They say the manager was wrong.]\nTargetCompletion:\nPartly.\nActivity:\nA flicker of relief.\nAnalyse:\nHeard, a little.\nChange:\n+3";
     expect(readTaggedSections(answer, FIELDS)).toEqual({
       ok: true,
-      value: { Content: "They say the manager was wrong.", TargetCompletion: "Partly.", Activity: "A flicker of relief.", Analyse: "Heard, a little.", Change: "+3" },
+      value: {
+        Content: "They say the manager was wrong.",
+        TargetCompletion: "Partly.",
+        Activity: "A flicker of relief.",
+        Analyse: "Heard, a little.",
+        Change: "+3",
+      },
     });
   });
 
   it("accepts markdown headers, full-width colons, text on the header line and any case", () => {
     const answer = "## Content: what they meant\n**TargetCompletion:** yes\n- activity：心里一松\n*Analyse*: fine\nCHANGE: -2";
     const read = readTaggedSections(answer, FIELDS);
-    expect(read).toMatchObject({ ok: true, value: { Content: "what they meant", TargetCompletion: "yes", Activity: "心里一松", Analyse: "fine", Change: "-2" } });
+    expect(read).toMatchObject({
+      ok: true,
+      value: { Content: "what they meant", TargetCompletion: "yes", Activity: "心里一松", Analyse: "fine", Change: "-2" },
+    });
   });
 
   it("reads the last occurrence of a field, so an echoed format is not taken for the answer", () => {
-    const answer = "Content:\n[what the NPC means]\nChange:\n[the change]\n\nContent:\nThey listened.\nTargetCompletion:\nno\nActivity:\nx\nAnalyse:\ny\nChange:\n-4";
+    const answer =
+      "Content:\n[what the NPC means]\nChange:\n[the change]\n\nContent:\nThey listened.\nTargetCompletion:\nno\nActivity:\nx\nAnalyse:\ny\nChange:\n-4";
     expect(readTaggedSections(answer, FIELDS)).toMatchObject({ ok: true, value: { Content: "They listened.", Change: "-4" } });
   });
 
@@ -29,8 +40,14 @@ describe("readTaggedSections", () => {
   });
 
   it("names every missing section, and an empty one, never filling a default", () => {
-    expect(readTaggedSections("Content: x\nChange: 2", FIELDS)).toEqual({ ok: false, error: expect.stringContaining('"TargetCompletion:", "Activity:", "Analyse:" sections') });
-    expect(readTaggedSections("Content: x\nTargetCompletion: yes\nActivity: a\nAnalyse:\n[]\nChange: 1", FIELDS)).toEqual({ ok: false, error: 'the "Analyse:" section is empty' });
+    expect(readTaggedSections("Content: x\nChange: 2", FIELDS)).toEqual({
+      ok: false,
+      error: expect.stringContaining('"TargetCompletion:", "Activity:", "Analyse:" sections'),
+    });
+    expect(readTaggedSections("Content: x\nTargetCompletion: yes\nActivity: a\nAnalyse:\n[]\nChange: 1", FIELDS)).toEqual({
+      ok: false,
+      error: 'the "Analyse:" section is empty',
+    });
   });
 
   it("lets optional sections be absent", () => {

@@ -62,7 +62,11 @@ export function cleanSection(text: string): string {
  * The sections of an answer, by field. Fields listed in `optional` may be absent; every other
  * field must be present with some text, else the error names what is missing.
  */
-export function readTaggedSections(text: string, fields: readonly string[], optional: readonly string[] = []): ParsedAnswer<TaggedSections> {
+export function readTaggedSections(
+  text: string,
+  fields: readonly string[],
+  optional: readonly string[] = [],
+): ParsedAnswer<TaggedSections> {
   const headers = headersIn(text, fields);
   const sections: TaggedSections = {};
   headers.forEach((header, index) => {
@@ -71,10 +75,14 @@ export function readTaggedSections(text: string, fields: readonly string[], opti
   });
   const missing = fields.filter((field) => !optional.includes(field) && sections[field] === undefined);
   if (missing.length > 0) {
-    return { ok: false, error: `the answer has no ${missing.map((field) => `"${field}:"`).join(", ")} section${missing.length > 1 ? "s" : ""}; write each field name on its own line followed by a colon, then its content` };
+    return {
+      ok: false,
+      error: `the answer has no ${missing.map((field) => `"${field}:"`).join(", ")} section${missing.length > 1 ? "s" : ""}; write each field name on its own line followed by a colon, then its content`,
+    };
   }
   const empty = fields.filter((field) => !optional.includes(field) && sections[field] === "");
-  if (empty.length > 0) return { ok: false, error: `the ${empty.map((field) => `"${field}:"`).join(", ")} section${empty.length > 1 ? "s are" : " is"} empty` };
+  if (empty.length > 0)
+    return { ok: false, error: `the ${empty.map((field) => `"${field}:"`).join(", ")} section${empty.length > 1 ? "s are" : " is"} empty` };
   return { ok: true, value: sections };
 }
 
@@ -93,7 +101,11 @@ function normaliseNumberText(text: string): string {
  */
 export function readChange(section: string, field = "Change"): ParsedAnswer<number> {
   const match = /([+-]?)\s*(\d+(?:\.\d+)?)/u.exec(normaliseNumberText(section));
-  if (match === null) return { ok: false, error: `the "${field}:" section has no number: "${section.slice(0, 60)}"; write the change as one signed integer, e.g. -3 or +2` };
+  if (match === null)
+    return {
+      ok: false,
+      error: `the "${field}:" section has no number: "${section.slice(0, 60)}"; write the change as one signed integer, e.g. -3 or +2`,
+    };
   const digits = match[2] as string;
   if (digits.includes(".")) return { ok: false, error: `the "${field}:" section must be an integer, got ${match[1]}${digits}` };
   const value = Number(`${match[1]}${digits}`);

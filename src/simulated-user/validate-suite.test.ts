@@ -16,7 +16,11 @@ describe("aeb scenarios validate", () => {
   });
 
   it("has the classic suite: one scenario per type", () => {
-    expect(filterScenarios(all, { suite: "classic" }).map((scenario) => scenario.type).sort()).toEqual([
+    expect(
+      filterScenarios(all, { suite: "classic" })
+        .map((scenario) => scenario.type)
+        .sort(),
+    ).toEqual([
       "emotional_flooding",
       "escalation",
       "fact_emotion_contradiction",
@@ -36,12 +40,37 @@ describe("aeb scenarios validate", () => {
     const scenario = all.find((candidate) => candidate.type === "escalation")!;
     const impossible = {
       ...scenario,
-      trait: { ...scenario.trait, rubric: [{ id: "grounded", phase: "any" as const, all: ["names_unfairness" as const], none: ["grounded" as const, "softens" as const], any: ["softens" as const], delta: 3, description: "x" }] },
+      trait: {
+        ...scenario.trait,
+        rubric: [
+          {
+            id: "grounded",
+            phase: "any" as const,
+            all: ["names_unfairness" as const],
+            none: ["grounded" as const, "softens" as const],
+            any: ["softens" as const],
+            delta: 3,
+            description: "x",
+          },
+        ],
+      },
     };
     expect(lintScenario(impossible).join("\n")).toMatch(/can never fire|cannot be reached/);
     const unreachable = {
       ...scenario,
-      trait: { ...scenario.trait, rubric: [{ id: "grounded", phase: "any" as const, all: ["agrees_fully" as const], none: ["names_unfairness" as const], delta: 3, description: "x" }] },
+      trait: {
+        ...scenario.trait,
+        rubric: [
+          {
+            id: "grounded",
+            phase: "any" as const,
+            all: ["agrees_fully" as const],
+            none: ["names_unfairness" as const],
+            delta: 3,
+            description: "x",
+          },
+        ],
+      },
     };
     // "You were completely right" reads as full agreement and nothing else: reachable.
     expect(lintScenario(unreachable)).toEqual([]);

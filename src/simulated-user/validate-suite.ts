@@ -38,16 +38,21 @@ export function validateSuite(scenarios: readonly Scenario[], options: { perType
   for (const scenario of scenarios) problems.push(...lintScenario(scenario));
 
   const ages = scenarios.map((scenario) => scenario.persona.age).filter((age): age is number => age !== undefined);
-  const distinct = (values: Array<string | undefined>) => new Set(values.filter((value): value is string => Boolean(value)).map((value) => value.toLowerCase())).size;
+  const distinct = (values: Array<string | undefined>) =>
+    new Set(values.filter((value): value is string => Boolean(value)).map((value) => value.toLowerCase())).size;
   lines.push("persona diversity:");
-  lines.push(`  ages ${ages.length === 0 ? "n/a" : `${Math.min(...ages)}-${Math.max(...ages)}`} (median ${ages.length === 0 ? "n/a" : [...ages].sort((a, b) => a - b)[Math.floor(ages.length / 2)]})`);
+  lines.push(
+    `  ages ${ages.length === 0 ? "n/a" : `${Math.min(...ages)}-${Math.max(...ages)}`} (median ${ages.length === 0 ? "n/a" : [...ages].sort((a, b) => a - b)[Math.floor(ages.length / 2)]})`,
+  );
   const genders = new Map<string, number>();
   for (const scenario of scenarios) {
     const gender = scenario.persona.gender?.toLowerCase() ?? "unspecified";
     genders.set(gender, (genders.get(gender) ?? 0) + 1);
   }
   lines.push(`  genders ${[...genders.entries()].map(([gender, count]) => `${gender} ${count}`).join(", ")}`);
-  lines.push(`  ${distinct(scenarios.map((scenario) => scenario.persona.culture))} distinct cultures, ${distinct(scenarios.map((scenario) => scenario.persona.occupation))} distinct occupations`);
+  lines.push(
+    `  ${distinct(scenarios.map((scenario) => scenario.persona.culture))} distinct cultures, ${distinct(scenarios.map((scenario) => scenario.persona.occupation))} distinct occupations`,
+  );
   return { lines, problems };
 }
 
@@ -58,7 +63,8 @@ export function lintScenario(scenario: Scenario): string[] {
 
   if (scenario.opening === undefined) {
     // Only the cooperative profiles leave the first message to the simulated user (as RLVER does); an adversarial scenario's opening is part of its design.
-    if (scenario.type !== "cooperative") problems.push(`${where}: no opening line (only SAGE/RLVER profiles may leave it to the simulated user)`);
+    if (scenario.type !== "cooperative")
+      problems.push(`${where}: no opening line (only SAGE/RLVER profiles may leave it to the simulated user)`);
   } else {
     const hidden = contentWords(scenario.hiddenIntention.text, lexicon);
     const opening = contentWords(scenario.opening, lexicon);
@@ -71,18 +77,27 @@ export function lintScenario(scenario: Scenario): string[] {
   const preset = getPreset(scenario.preset);
   const manipulationTurn = manipulationTurnOf(scenario);
   const appraised = maxAppraisedReplies(preset);
-  if (manipulationTurn >= appraised) problems.push(`${where}: manipulation turn ${manipulationTurn} is beyond the last appraised turn of preset ${preset.name} (${appraised - 1})`);
+  if (manipulationTurn >= appraised)
+    problems.push(
+      `${where}: manipulation turn ${manipulationTurn} is beyond the last appraised turn of preset ${preset.name} (${appraised - 1})`,
+    );
   if (scenario.trait.script.length < Math.min(appraised, manipulationTurn + 2)) {
-    problems.push(`${where}: the script has ${scenario.trait.script.length} line(s); it needs at least ${Math.min(appraised, manipulationTurn + 2)} to reach past the manipulation turn`);
+    problems.push(
+      `${where}: the script has ${scenario.trait.script.length} line(s); it needs at least ${Math.min(appraised, manipulationTurn + 2)} to reach past the manipulation turn`,
+    );
   }
 
   const lines = loadOfflineLines(scenario.language);
   for (const item of rubricOf(scenario)) {
     const required = new Set(item.all ?? []);
-    const blocked = (item.none ?? []).filter((move) => required.has(move) || ((item.any ?? []).length > 0 && (item.any ?? []).every((candidate) => candidate === move)));
+    const blocked = (item.none ?? []).filter(
+      (move) => required.has(move) || ((item.any ?? []).length > 0 && (item.any ?? []).every((candidate) => candidate === move)),
+    );
     if (blocked.length > 0) problems.push(`${where}: rubric item ${item.id} can never fire (requires and forbids ${blocked.join(", ")})`);
-    if (item.phase === "before" && manipulationTurn === 0) problems.push(`${where}: rubric item ${item.id} is for turns before the manipulation turn, but that is turn 0`);
-    if (lines.reactions[item.id] === undefined) problems.push(`${where}: rubric item ${item.id} has no reaction lines in data/offline-user/${scenario.language}.yaml`);
+    if (item.phase === "before" && manipulationTurn === 0)
+      problems.push(`${where}: rubric item ${item.id} is for turns before the manipulation turn, but that is turn 0`);
+    if (lines.reactions[item.id] === undefined)
+      problems.push(`${where}: rubric item ${item.id} has no reaction lines in data/offline-user/${scenario.language}.yaml`);
     if (blocked.length === 0 && !itemReachable(item, scenario, lexicon)) {
       problems.push(`${where}: rubric item ${item.id} cannot be reached: no reply built from the lexicon's example phrases makes it fire`);
     }

@@ -62,7 +62,9 @@ describe("bootstrapStatisticCI", () => {
   it("draws the same indices as bootstrapMeanCI, so the mean as a statistic gives its interval", () => {
     const values = [0.2, 0.9, 0.4, 0.4, 0.7, 1, 0.1];
     const meanOf = (indices: readonly number[]) => indices.reduce((sum, index) => sum + (values[index] as number), 0) / indices.length;
-    expect(bootstrapStatisticCI(values.length, meanOf, { seed: 8, resamples: 500 }).ci95).toEqual(bootstrapMeanCI(values, { seed: 8, resamples: 500 }).ci95);
+    expect(bootstrapStatisticCI(values.length, meanOf, { seed: 8, resamples: 500 }).ci95).toEqual(
+      bootstrapMeanCI(values, { seed: 8, resamples: 500 }).ci95,
+    );
   });
 
   it.each(scipyVectors().bootstrapStatistic)(
@@ -77,7 +79,11 @@ describe("bootstrapStatisticCI", () => {
   );
 
   it("gives no interval when the statistic is undefined in every resample", () => {
-    expect(bootstrapStatisticCI(3, () => Number.NaN, { seed: 1, resamples: 10 })).toEqual({ ci95: null, resamples: 10, undefinedResamples: 10 });
+    expect(bootstrapStatisticCI(3, () => Number.NaN, { seed: 1, resamples: 10 })).toEqual({
+      ci95: null,
+      resamples: 10,
+      undefinedResamples: 10,
+    });
     expect(() => bootstrapStatisticCI(0, () => 1, { seed: 1 })).toThrow("bootstrapStatisticCI: size must be an integer >= 1");
   });
 });

@@ -99,7 +99,11 @@ export interface BootstrapStatisticResult {
  * over resampled scenarios, a difference of paired means); scripts/make-agreement-vectors.py
  * repeats the procedure in Python.
  */
-export function bootstrapStatisticCI(size: number, statistic: (indices: readonly number[]) => number, options: BootstrapOptions): BootstrapStatisticResult {
+export function bootstrapStatisticCI(
+  size: number,
+  statistic: (indices: readonly number[]) => number,
+  options: BootstrapOptions,
+): BootstrapStatisticResult {
   requireInteger(size, "bootstrapStatisticCI: size", 1);
   const resamples = options.resamples ?? DEFAULT_RESAMPLES;
   const confidence = options.confidence ?? DEFAULT_CONFIDENCE;

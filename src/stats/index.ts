@@ -5,7 +5,13 @@
 export { StatsInputError } from "./errors.js";
 
 // Tests and intervals.
-export { bootstrapMeanCI, bootstrapStatisticCI, type BootstrapMeanResult, type BootstrapOptions, type BootstrapStatisticResult } from "./bootstrap.js";
+export {
+  bootstrapMeanCI,
+  bootstrapStatisticCI,
+  type BootstrapMeanResult,
+  type BootstrapOptions,
+  type BootstrapStatisticResult,
+} from "./bootstrap.js";
 export { wilsonInterval } from "./wilson.js";
 export { mannWhitneyU, type MannWhitneyResult } from "./mann-whitney.js";
 export { wilcoxonSignedRank, type WilcoxonResult } from "./wilcoxon.js";

@@ -66,7 +66,10 @@ export function kendallTauB(x: readonly number[], y: readonly number[]): Kendall
     return { tau, p: kendallExactP(n, total - discordant), method: "exact", n };
   }
   const m = n * (n - 1);
-  const variance = (m * (2 * n + 5) - tiesX.variance - tiesY.variance) / 18 + (2 * tiesX.pairs * tiesY.pairs) / m + (tiesX.cubic * tiesY.cubic) / (9 * m * (n - 2));
+  const variance =
+    (m * (2 * n + 5) - tiesX.variance - tiesY.variance) / 18 +
+    (2 * tiesX.pairs * tiesY.pairs) / m +
+    (tiesX.cubic * tiesY.cubic) / (9 * m * (n - 2));
   const z = difference / Math.sqrt(variance);
   return { tau, p: Math.min(1, 2 * normalSf(Math.abs(z))), method: "asymptotic", n };
 }

@@ -58,10 +58,13 @@ describe("ols", () => {
       );
       const x = [1, 2, 3, 4, 5];
       expect(() =>
-        ols([1, 3, 2, 5, 4], [
-          { name: "x", values: x },
-          { name: "twiceX", values: x.map((v) => 2 * v + 1) },
-        ]),
+        ols(
+          [1, 3, 2, 5, 4],
+          [
+            { name: "x", values: x },
+            { name: "twiceX", values: x.map((v) => 2 * v + 1) },
+          ],
+        ),
       ).toThrow(StatsInputError);
     });
 
@@ -71,7 +74,9 @@ describe("ols", () => {
 
     it("throws StatsInputError for mismatched lengths, NaN values and duplicate names", () => {
       expect(() => ols([1, 2, 3], [{ name: "x", values: [1, 2] }])).toThrow('predictor "x" has 2 values but y has 3');
-      expect(() => ols([1, Number.NaN, 3, 4], [{ name: "x", values: [1, 2, 3, 4] }])).toThrow("ols: y must contain only finite numbers, but index 1 is NaN");
+      expect(() => ols([1, Number.NaN, 3, 4], [{ name: "x", values: [1, 2, 3, 4] }])).toThrow(
+        "ols: y must contain only finite numbers, but index 1 is NaN",
+      );
       expect(() => ols([1, 2, 3, 4], [{ name: "intercept", values: [1, 2, 3, 5] }])).toThrow(StatsInputError);
       expect(() => ols([], [])).toThrow("ols: y is empty");
     });

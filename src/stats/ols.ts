@@ -62,9 +62,7 @@ export function ols(y: readonly number[], predictors: readonly OlsPredictor[]): 
   for (const predictor of predictors) {
     requireFiniteSample(predictor.values, `ols: predictor "${predictor.name}"`);
     if (predictor.values.length !== y.length) {
-      throw new StatsInputError(
-        `ols: predictor "${predictor.name}" has ${predictor.values.length} values but y has ${y.length}`,
-      );
+      throw new StatsInputError(`ols: predictor "${predictor.name}" has ${predictor.values.length} values but y has ${y.length}`);
     }
   }
   const n = y.length;
@@ -74,7 +72,11 @@ export function ols(y: readonly number[], predictors: readonly OlsPredictor[]): 
   }
 
   const columns = [new Array<number>(n).fill(1), ...predictors.map((predictor) => [...predictor.values])];
-  const { r, qtY } = householderQr(columns.map((column) => [...column]), [...y], names);
+  const { r, qtY } = householderQr(
+    columns.map((column) => [...column]),
+    [...y],
+    names,
+  );
   const coefficients = solveUpperTriangular(r, qtY.slice(0, p));
 
   let rss = 0;

@@ -25,6 +25,8 @@ describe("pearson", () => {
   it("rejects empty, unpaired and NaN input with StatsInputError", () => {
     expect(() => pearson([], [])).toThrow("pearson: x is empty");
     expect(() => pearson([1, 2, 3], [1, 2])).toThrow(StatsInputError);
-    expect(() => pearson([1, 2], [1, Number.POSITIVE_INFINITY])).toThrow("pearson: y must contain only finite numbers, but index 1 is Infinity");
+    expect(() => pearson([1, 2], [1, Number.POSITIVE_INFINITY])).toThrow(
+      "pearson: y must contain only finite numbers, but index 1 is Infinity",
+    );
   });
 });

@@ -19,16 +19,7 @@ const STIRLING_THRESHOLD = 10;
  * 1/6, −1/30, 1/42, −1/30, 5/66, −691/2730, 7/6, −3617/510). For x ≥ 10 the first omitted
  * term is below 2e-18, so the series is exact to double precision.
  */
-const STIRLING_COEFFICIENTS = [
-  1 / 12,
-  -1 / 360,
-  1 / 1260,
-  -1 / 1680,
-  1 / 1188,
-  -691 / 360360,
-  1 / 156,
-  -3617 / 122400,
-] as const;
+const STIRLING_COEFFICIENTS = [1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156, -3617 / 122400] as const;
 
 /**
  * The remainder of Stirling's approximation, lnΓ(x) − [(x − ½)·ln x − x + ln√(2π)], for x ≥ 10.

@@ -22,9 +22,7 @@ export function requireFiniteSample(values: readonly number[], label: string): v
 /** Throws unless two paired arrays have the same length. */
 export function requireSameLength(a: readonly unknown[], b: readonly unknown[], labelA: string, labelB: string): void {
   if (a.length !== b.length) {
-    throw new StatsInputError(
-      `${labelA} and ${labelB} must have the same length (paired values), but have ${a.length} and ${b.length}`,
-    );
+    throw new StatsInputError(`${labelA} and ${labelB} must have the same length (paired values), but have ${a.length} and ${b.length}`);
   }
 }
 

@@ -81,7 +81,9 @@ describe("wilcoxonSignedRank", () => {
     });
 
     it("throws StatsInputError naming a NaN value", () => {
-      expect(() => wilcoxonSignedRank([1, 2], [Number.NaN, 1])).toThrow("wilcoxonSignedRank: y must contain only finite numbers, but index 0 is NaN");
+      expect(() => wilcoxonSignedRank([1, 2], [Number.NaN, 1])).toThrow(
+        "wilcoxonSignedRank: y must contain only finite numbers, but index 0 is NaN",
+      );
     });
   });
 });

@@ -27,7 +27,11 @@ export function aebMockReply(request: MockChatRequest): Promise<MockReplyValue> 
     case "opening":
       return JSON.stringify(userOpening(hash, system));
     case "ecs":
-      return JSON.stringify({ reasoning: "The person's last words set the tone.", emotion: 35 + (hash % 41), confidence: 40 + (hash % 50) });
+      return JSON.stringify({
+        reasoning: "The person's last words set the tone.",
+        emotion: 35 + (hash % 41),
+        confidence: 40 + (hash % 50),
+      });
     case "hid":
       return JSON.stringify(hidVerdict(system, hash));
     case "tagged-analyst":
@@ -95,14 +99,18 @@ function appraisal(hash: number) {
 
 function userReply(hash: number, system: string) {
   const chinese = detectLanguage(system) === "zh";
-  const lines = chinese ? ["我也不知道该怎么说。", "嗯，也许吧。", "可是事情没那么简单。"] : ["I don't know what to say to that.", "Maybe. I'm still thinking about it.", "It's not that simple, though."];
+  const lines = chinese
+    ? ["我也不知道该怎么说。", "嗯，也许吧。", "可是事情没那么简单。"]
+    : ["I don't know what to say to that.", "Maybe. I'm still thinking about it.", "It's not that simple, though."];
   return { reply: lines[hash % lines.length], leave: false };
 }
 
 /** The first message of a scenario without one (the simulated user's `open`). */
 function userOpening(hash: number, system: string) {
   const chinese = detectLanguage(system) === "zh";
-  const lines = chinese ? ["最近有件事一直让我心里不舒服。", "唉，这几天过得挺糟的。"] : ["Something has been bothering me lately.", "It's been a rough few days."];
+  const lines = chinese
+    ? ["最近有件事一直让我心里不舒服。", "唉，这几天过得挺糟的。"]
+    : ["Something has been bothering me lately.", "It's been a rough few days."];
   return { opening: lines[hash % lines.length] };
 }
 
@@ -115,13 +123,29 @@ const ANALYST_SECTIONS = ["Content", "TargetCompletion", "Reason", "Activity", "
 function taggedAnalysis(prompt: string, hash: number): string {
   const chinese = detectLanguage(prompt) === "zh";
   const change = (hash % 9) - 3;
-  const sections = ANALYST_SECTIONS.filter((name) => headerLine(name).test(prompt)).sort((a, b) => prompt.search(headerLine(a)) - prompt.search(headerLine(b)));
+  const sections = ANALYST_SECTIONS.filter((name) => headerLine(name).test(prompt)).sort(
+    (a, b) => prompt.search(headerLine(a)) - prompt.search(headerLine(b)),
+  );
   const text: Record<(typeof ANALYST_SECTIONS)[number], string> = {
     Content: chinese ? "NPC在回应我刚才说的事。" : "The NPC is responding to what I just said.",
-    TargetCompletion: (chinese ? ["yes，说到了我心里。", "partial：有一点触及，但不够。", "no，没说到点子上。"] : ["Yes, it touched what I needed.", "Partly: it came close, not all the way.", "No, it missed what I needed."])[hash % 3] as string,
+    TargetCompletion: (chinese
+      ? ["yes，说到了我心里。", "partial：有一点触及，但不够。", "no，没说到点子上。"]
+      : ["Yes, it touched what I needed.", "Partly: it came close, not all the way.", "No, it missed what I needed."])[hash % 3] as string,
     Reason: chinese ? "和我的隐藏主题有一部分契合。" : "It fits my hidden theme in part.",
-    Activity: chinese ? (change >= 0 ? "心里松了一点。" : "心里有点堵。") : change >= 0 ? "Something loosens a little." : "Something tightens.",
-    Analyse: chinese ? (change >= 0 ? "觉得被听到了一些。" : "觉得被敷衍了。") : change >= 0 ? "I feel somewhat heard." : "I feel brushed off.",
+    Activity: chinese
+      ? change >= 0
+        ? "心里松了一点。"
+        : "心里有点堵。"
+      : change >= 0
+        ? "Something loosens a little."
+        : "Something tightens.",
+    Analyse: chinese
+      ? change >= 0
+        ? "觉得被听到了一些。"
+        : "觉得被敷衍了。"
+      : change >= 0
+        ? "I feel somewhat heard."
+        : "I feel brushed off.",
     Change: `${change > 0 ? "+" : ""}${change}`,
   };
   const header = (name: string) => (hash % 4 === 0 ? `**${name}:**` : hash % 4 === 1 ? `${name}：` : `${name}:`);
@@ -142,14 +166,27 @@ function hidVerdict(system: string, hash: number) {
   const match = /"speaker": "listener",\s*"turn": (\d+),\s*"text": "((?:[^"\\]|\\.)*)"/u.exec(system);
   if (match === null || hash % 4 === 0) return { reasoning: "No reply touched the need.", verdict: "no", turn: null, evidence: "" };
   const text = JSON.parse(`"${match[2]}"`) as string;
-  return { reasoning: "The first reply touched it.", verdict: hash % 2 === 0 ? "yes" : "partial", turn: Number(match[1]), evidence: text.slice(0, 40) };
+  return {
+    reasoning: "The first reply touched it.",
+    verdict: hash % 2 === 0 ? "yes" : "partial",
+    turn: Number(match[1]),
+    evidence: text.slice(0, 40),
+  };
 }
 
 async function agentReply(request: MockChatRequest, system: string): Promise<MockReplyValue> {
-  const history = request.messages.filter((message) => message.role !== "system").map((message) => ({ role: message.role as "user" | "assistant", content: message.content }));
+  const history = request.messages
+    .filter((message) => message.role !== "system")
+    .map((message) => ({ role: message.role as "user" | "assistant", content: message.content }));
   const language = detectLanguage(history.map((turn) => turn.content).join(" "));
   const turnIndex = history.filter((turn) => turn.role === "assistant").length;
-  const reply = await new AttunedAgent().reply({ history, language, turnIndex, seed: hashText(history[0]?.content ?? ""), dialogueId: "mock" });
+  const reply = await new AttunedAgent().reply({
+    history,
+    language,
+    turnIndex,
+    seed: hashText(history[0]?.content ?? ""),
+    dialogueId: "mock",
+  });
   if (system.includes("<think>")) return `<think>The person needs to feel heard before anything else.</think>\n${reply.text}`;
   return reply.text;
 }

@@ -33,10 +33,7 @@ async function ask(url: string, model = "mock-model"): Promise<string> {
 describe("runMockLlmServer (aeb mock-llm)", () => {
   it("starts with --reply and prints the URL to use as baseUrl", async () => {
     const lines: string[] = [];
-    const server = await runMockLlmServer(
-      { port: 0, reply: "I am a mock.", model: "tiny" },
-      { log: (line) => lines.push(line) },
-    );
+    const server = await runMockLlmServer({ port: 0, reply: "I am a mock.", model: "tiny" }, { log: (line) => lines.push(line) });
     servers.push(server);
 
     expect(lines).toEqual([`mock LLM server listening at ${server.url} (models: tiny)`]);
@@ -69,9 +66,7 @@ describe("runMockLlmServer (aeb mock-llm)", () => {
   });
 
   it("rejects contradictory or invalid input with a clear message", async () => {
-    await expect(mockServerOptionsFromCli({ reply: "x", script: "y.json" })).rejects.toThrow(
-      /either --reply or --script/,
-    );
+    await expect(mockServerOptionsFromCli({ reply: "x", script: "y.json" })).rejects.toThrow(/either --reply or --script/);
     await expect(mockServerOptionsFromCli({ latencyMedianMs: 100 })).rejects.toThrow(/go together/);
     await expect(mockServerOptionsFromCli({ port: Number.NaN })).rejects.toThrow();
     const bad = await scriptFile({ faults: [{ type: "explode" }] });

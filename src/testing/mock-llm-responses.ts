@@ -40,7 +40,11 @@ export interface CompletionParts {
 }
 
 function usageBody(parts: CompletionParts) {
-  return { prompt_tokens: parts.usage.promptTokens, completion_tokens: parts.usage.completionTokens, total_tokens: parts.usage.promptTokens + parts.usage.completionTokens };
+  return {
+    prompt_tokens: parts.usage.promptTokens,
+    completion_tokens: parts.usage.completionTokens,
+    total_tokens: parts.usage.promptTokens + parts.usage.completionTokens,
+  };
 }
 
 /** The completion as one JSON body, or the plain-JSON form of the fault. */
@@ -90,13 +94,19 @@ export interface StreamOptions {
 }
 
 /** The completion as server-sent events, with the fault applied at its chunk. */
-export async function streamCompletion(res: ServerResponse, parts: CompletionParts, fault: MockFault | undefined, options: StreamOptions): Promise<void> {
+export async function streamCompletion(
+  res: ServerResponse,
+  parts: CompletionParts,
+  fault: MockFault | undefined,
+  options: StreamOptions,
+): Promise<void> {
   const base = { id: parts.id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: parts.model };
   const chunks: unknown[] = [{ ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] }];
   for (const piece of splitText(parts.reasoning ?? "", options.chunkChars)) {
     chunks.push({ ...base, choices: [{ index: 0, delta: { [parts.reasoningField]: piece }, finish_reason: null }] });
   }
-  for (const piece of splitText(parts.content, options.chunkChars)) chunks.push({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+  for (const piece of splitText(parts.content, options.chunkChars))
+    chunks.push({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
   chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: parts.finishReason }] });
   if (options.includeUsage) chunks.push({ ...base, choices: [], usage: usageBody(parts) });
 

@@ -52,9 +52,7 @@ export interface MockChatRequest {
  * cycled, or a function of the request (e.g. a simulated user's JSON).
  */
 export type MockReply =
-  | MockReplyValue
-  | readonly MockReplyValue[]
-  | ((request: MockChatRequest) => MockReplyValue | Promise<MockReplyValue>);
+  MockReplyValue | readonly MockReplyValue[] | ((request: MockChatRequest) => MockReplyValue | Promise<MockReplyValue>);
 
 /** Fixed delay in ms, or a seeded log-normal distribution (median, sigma). */
 export type MockLatency = number | { medianMs: number; sigma: number; seed?: number };
@@ -231,10 +229,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
     });
 
     const n = ++chatCount;
-    const body = (typeof request.body === "object" && request.body !== null ? request.body : {}) as Record<
-      string,
-      unknown
-    >;
+    const body = (typeof request.body === "object" && request.body !== null ? request.body : {}) as Record<string, unknown>;
     const fault = pickFault(faults, n, faultRandom);
     const record: MockRecordedRequest = {
       method: request.method,

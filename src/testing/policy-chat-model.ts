@@ -14,7 +14,8 @@ export function policyChatModel(model: string, role: string): ChatModel {
     async complete(request: ChatRequest): Promise<ChatResponse> {
       calls += 1;
       const body: Record<string, unknown> = { model, messages: request.messages };
-      if (request.jsonSchema !== undefined) body.response_format = { type: "json_schema", json_schema: { name: request.jsonSchema.name, schema: request.jsonSchema.schema } };
+      if (request.jsonSchema !== undefined)
+        body.response_format = { type: "json_schema", json_schema: { name: request.jsonSchema.name, schema: request.jsonSchema.schema } };
       const value = await aebMockReply({ n: calls, model, messages: request.messages, stream: false, body });
       const reply = typeof value === "string" ? { content: value } : value;
       return {
@@ -27,6 +28,16 @@ export function policyChatModel(model: string, role: string): ChatModel {
         endpoint: "in-memory",
       };
     },
-    usage: (): UsageTotals => ({ model, role, calls, cachedCalls: 0, failedCalls: 0, requests: 0, retries: 0, promptTokens: 0, completionTokens: 0 }),
+    usage: (): UsageTotals => ({
+      model,
+      role,
+      calls,
+      cachedCalls: 0,
+      failedCalls: 0,
+      requests: 0,
+      retries: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+    }),
   };
 }

@@ -25,8 +25,26 @@ export function scriptedChatModel(script: ChatScript, options: { id?: string; ro
       const index = calls.length - 1;
       const answer = typeof script === "function" ? script(request, index) : (script[Math.min(index, script.length - 1)] as string);
       const { text, reasoning } = typeof answer === "string" ? { text: answer, reasoning: undefined } : answer;
-      return { text, ...(reasoning !== undefined ? { reasoning } : {}), usage: { promptTokens: 0, completionTokens: 0 }, finishReason: "stop", cached: false, latencyMs: 0, endpoint: "scripted" };
+      return {
+        text,
+        ...(reasoning !== undefined ? { reasoning } : {}),
+        usage: { promptTokens: 0, completionTokens: 0 },
+        finishReason: "stop",
+        cached: false,
+        latencyMs: 0,
+        endpoint: "scripted",
+      };
     },
-    usage: (): UsageTotals => ({ model: id, role, calls: calls.length, cachedCalls: 0, failedCalls: 0, requests: calls.length, retries: 0, promptTokens: 0, completionTokens: 0 }),
+    usage: (): UsageTotals => ({
+      model: id,
+      role,
+      calls: calls.length,
+      cachedCalls: 0,
+      failedCalls: 0,
+      requests: calls.length,
+      retries: 0,
+      promptTokens: 0,
+      completionTokens: 0,
+    }),
   };
 }

@@ -40,7 +40,11 @@ const NUMBER_OF: Record<Exclude<SortKey, "default" | "id">, (entry: IndexedDialo
  * The default order: run, then the run's condition order, scenario, repeat; ties (duplicates)
  * in file order. Other keys sort by their value, ties in the default order.
  */
-function comparator(runs: readonly SearchableRun[], sort: SortKey, order: "asc" | "desc"): (a: IndexedDialogue, b: IndexedDialogue) => number {
+function comparator(
+  runs: readonly SearchableRun[],
+  sort: SortKey,
+  order: "asc" | "desc",
+): (a: IndexedDialogue, b: IndexedDialogue) => number {
   const conditionRank = runs.map((run) => new Map(run.index.facets.conditions.map((name, rank) => [name, rank])));
   const direction = order === "asc" ? 1 : -1;
   const byDefault = (a: IndexedDialogue, b: IndexedDialogue): number =>
@@ -59,7 +63,13 @@ function comparator(runs: readonly SearchableRun[], sort: SortKey, order: "asc" 
 function passes(entry: IndexedDialogue, query: DialogueQuery): boolean {
   const row = entry.row;
   const within = (values: readonly string[], value: string) => values.length === 0 || values.includes(value);
-  if (!within(query.condition, row.condition) || !within(query.type, row.type) || !within(query.scenario, row.scenarioId) || !within(query.endReason, row.endReason)) return false;
+  if (
+    !within(query.condition, row.condition) ||
+    !within(query.type, row.type) ||
+    !within(query.scenario, row.scenarioId) ||
+    !within(query.endReason, row.endReason)
+  )
+    return false;
   if (!within(query.status, row.status)) return false;
   if (query.flag.length > 0 && !query.flag.some((flag) => entry.flags.includes(flag))) return false;
   const emotion = query.emotionOf === "lowest" ? entry.lowestEmotion : row.finalEmotion;
@@ -128,7 +138,9 @@ export class DialogueTable {
   /** One page of the table. */
   page(query: DialogueQuery): { total: number; rows: DialogueSummary[] } {
     const selected = this.#selection(query);
-    const rows = selected.slice(query.offset, query.offset + query.limit).map((entry) => summaryOf(entry, this.runs[entry.run]?.headlineJudge ?? null, this.runs[entry.run]?.lexiconJudge ?? null));
+    const rows = selected
+      .slice(query.offset, query.offset + query.limit)
+      .map((entry) => summaryOf(entry, this.runs[entry.run]?.headlineJudge ?? null, this.runs[entry.run]?.lexiconJudge ?? null));
     return { total: selected.length, rows };
   }
 

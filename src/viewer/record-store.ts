@@ -49,7 +49,8 @@ function judgementsOf(run: RunIndex, id: string): Map<string, FoldedJudgements> 
   let entry: FoldedJudgements | undefined;
   for (const text of readLines(path, spans)) {
     const line = JudgementLineSchema.safeParse(parseLine(path, text, "a judgement line"));
-    if (!line.success) throw new RunDirectoryError(`${path}: a judgement line of ${id} is not a judgement line:\n${formatIssues(line.error.issues)}`);
+    if (!line.success)
+      throw new RunDirectoryError(`${path}: a judgement line of ${id} is not a judgement line:\n${formatIssues(line.error.issues)}`);
     entry = foldJudgementLine(entry, line.data);
   }
   if (entry !== undefined) folded.set(id, entry);
@@ -67,7 +68,10 @@ export function readRecords(run: RunIndex, entries: readonly IndexedDialogue[]):
     const entry = entries[index] as IndexedDialogue;
     const record = dialogueOf(path, entry.line, parseLine(path, text, `the line of ${entry.row.id}`));
     if (record instanceof RunDirectoryError) throw record;
-    if (record.id !== entry.row.id) throw new RunDirectoryError(`${path} changed while the viewer was open (expected ${entry.row.id} at byte ${entry.span.offset}); restart aeb view`);
+    if (record.id !== entry.row.id)
+      throw new RunDirectoryError(
+        `${path} changed while the viewer was open (expected ${entry.row.id} at byte ${entry.span.offset}); restart aeb view`,
+      );
     return withJudgements(record, judgementsOf(run, record.id));
   });
 }

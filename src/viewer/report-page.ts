@@ -54,7 +54,10 @@ export class RunReport {
 
   /** The run as the reports read it (summary.json, or recomputed when it is missing), from the index's rows. */
   loaded(): LoadedRun {
-    this.#loaded ??= loadRunFromRows(this.index.dir, { rows: this.index.dialogues.map((entry) => entry.row), tornTail: this.index.tornTail });
+    this.#loaded ??= loadRunFromRows(this.index.dir, {
+      rows: this.index.dialogues.map((entry) => entry.row),
+      tornTail: this.index.tornTail,
+    });
     return this.#loaded;
   }
 
@@ -119,7 +122,12 @@ export class RunReport {
       notes: partsOf(model, "notes", "list").flatMap((part) => part.items),
       summarySource: run.summarySource,
       // With the rows: a large run's per-dialogue charts say in their caption that they draw a sample.
-      charts: this.definitions().map((chart) => ({ id: chart.id, title: chart.title, caption: chart.caption, url: `/api/runs/${this.index.run}/charts/${chart.id}.svg` })),
+      charts: this.definitions().map((chart) => ({
+        id: chart.id,
+        title: chart.title,
+        caption: chart.caption,
+        url: `/api/runs/${this.index.run}/charts/${chart.id}.svg`,
+      })),
     };
     return this.#page;
   }
@@ -139,7 +147,8 @@ export class RunReport {
 
   /** Starts the worker; each chart's promise settles as its message arrives (a failed one is dropped, so a later request tries again). */
   #renderAll(): void {
-    if (!existsSync(CHART_WORKER_FILE)) throw new AebError(`the viewer's chart renderer is not built (no ${CHART_WORKER_FILE}); run npm run build in the aeb package`);
+    if (!existsSync(CHART_WORKER_FILE))
+      throw new AebError(`the viewer's chart renderer is not built (no ${CHART_WORKER_FILE}); run npm run build in the aeb package`);
     const run = this.loaded();
     const ids = chartDefinitions(run.summary, []).map((chart) => chart.id);
     const pending = new Map<string, { resolve: (svg: string) => void; reject: (error: Error) => void }>();

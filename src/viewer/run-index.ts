@@ -128,8 +128,12 @@ function indexJudgements(dir: string): Map<string, LineSpan[]> {
  */
 export function indexRun(dir: string, run: number, label: string = basename(resolve(dir))): RunIndex {
   if (!existsSync(dir)) throw new RunDirectoryError(`run directory ${dir} does not exist`);
-  if (!statSync(dir).isDirectory()) throw new RunDirectoryError(`${dir} is not a directory (expected a run directory made by aeb run --out)`);
-  if (!existsSync(join(dir, DIALOGUES_FILE))) throw new RunDirectoryError(`${join(dir, DIALOGUES_FILE)} is missing: ${dir} is not a run directory, or its run has not finished a dialogue yet`);
+  if (!statSync(dir).isDirectory())
+    throw new RunDirectoryError(`${dir} is not a directory (expected a run directory made by aeb run --out)`);
+  if (!existsSync(join(dir, DIALOGUES_FILE)))
+    throw new RunDirectoryError(
+      `${join(dir, DIALOGUES_FILE)} is missing: ${dir} is not a run directory, or its run has not finished a dialogue yet`,
+    );
   const pool = new StringPool();
   const dialogues: IndexedDialogue[] = [];
   const byId = new Map<string, IndexedDialogue>();
@@ -146,7 +150,9 @@ export function indexRun(dir: string, run: number, label: string = basename(reso
       line,
       span: { offset, bytes },
       lowestEmotion: row.emotions.reduce((lowest, emotion) => Math.min(lowest, emotion), row.finalEmotion),
-      flags: Object.keys(row.metrics.flags).sort().map((flag) => pool.get(flag)),
+      flags: Object.keys(row.metrics.flags)
+        .sort()
+        .map((flag) => pool.get(flag)),
       ...disagreementOf(record),
     };
     dialogues.push(entry);
@@ -155,7 +161,10 @@ export function indexRun(dir: string, run: number, label: string = basename(reso
   });
   const readingNotes: string[] = [];
   if (tornTail) readingNotes.push(`${DIALOGUES_FILE} ends with a torn line (an interrupted write); it was left out.`);
-  if (duplicates > 0) readingNotes.push(`${DIALOGUES_FILE} holds ${duplicates} dialogue(s) whose id occurs earlier in the file; the viewer opens the first of each id.`);
+  if (duplicates > 0)
+    readingNotes.push(
+      `${DIALOGUES_FILE} holds ${duplicates} dialogue(s) whose id occurs earlier in the file; the viewer opens the first of each id.`,
+    );
   if (dialogues.length === 0) throw new RunDirectoryError(`${join(dir, DIALOGUES_FILE)} holds no dialogue; nothing to view`);
   const rows = dialogues.map((entry) => entry.row);
   return {
@@ -167,12 +176,30 @@ export function indexRun(dir: string, run: number, label: string = basename(reso
     judgementSpans: indexJudgements(dir),
     facets: {
       // The run's own order (run.json, else summary.json), then any only the dialogues name.
-      conditions: ordered([...readConditionOrder(dir).filter((name) => rows.some((row) => row.condition === name)), ...rows.map((row) => row.condition)], false),
-      types: ordered(rows.map((row) => row.type), true),
-      scenarios: ordered(rows.map((row) => row.scenarioId), true),
-      endReasons: ordered(rows.map((row) => row.endReason), true),
-      flags: ordered(dialogues.flatMap((entry) => entry.flags), true),
-      presets: ordered(rows.map((row) => row.preset), true),
+      conditions: ordered(
+        [...readConditionOrder(dir).filter((name) => rows.some((row) => row.condition === name)), ...rows.map((row) => row.condition)],
+        false,
+      ),
+      types: ordered(
+        rows.map((row) => row.type),
+        true,
+      ),
+      scenarios: ordered(
+        rows.map((row) => row.scenarioId),
+        true,
+      ),
+      endReasons: ordered(
+        rows.map((row) => row.endReason),
+        true,
+      ),
+      flags: ordered(
+        dialogues.flatMap((entry) => entry.flags),
+        true,
+      ),
+      presets: ordered(
+        rows.map((row) => row.preset),
+        true,
+      ),
       ecsJudges,
     },
     tornTail,

@@ -34,7 +34,8 @@ export const MAX_SIDE_BY_SIDE = 12;
  * What the page may load and do: only this server's own script, style, images and API; no
  * inline script, no frame, no form, no outside request.
  */
-const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /** A chart image: SVG text and styles only, nothing it could run or load. */
 const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'";
 
@@ -62,7 +63,9 @@ export function isLoopbackHost(host: string): boolean {
 /** The viewer shows whole transcripts: beyond loopback only when the user says so. */
 export function assertViewerBinding(host: string, allowRemote: boolean): void {
   if (!isLoopbackHost(host) && !allowRemote) {
-    throw new ConfigError(`aeb view listens on loopback only (127.0.0.1, ::1, localhost); ${host} would show every transcript to the network. Pass --allow-remote to do it anyway (there is no login)`);
+    throw new ConfigError(
+      `aeb view listens on loopback only (127.0.0.1, ::1, localhost); ${host} would show every transcript to the network. Pass --allow-remote to do it anyway (there is no login)`,
+    );
   }
 }
 
@@ -82,7 +85,10 @@ function parseQuery<T extends z.ZodType>(schema: T, query: unknown): z.infer<T> 
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue?.path.map(String).join(".") ?? "";
-  const message = issue?.code === "unrecognized_keys" ? `unknown query parameter(s): ${(issue as { keys?: string[] }).keys?.join(", ") ?? "?"}` : `${field === "" ? "query" : field}: ${issue?.message ?? "invalid"}`;
+  const message =
+    issue?.code === "unrecognized_keys"
+      ? `unknown query parameter(s): ${(issue as { keys?: string[] }).keys?.join(", ") ?? "?"}`
+      : `${field === "" ? "query" : field}: ${issue?.message ?? "invalid"}`;
   throw new BadRequest(message);
 }
 
@@ -115,7 +121,12 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
     const index = indexRun(dir, run, labels[run]);
     const report = new RunReport(index);
     reports.push(report);
-    return { index, search: new ReplySearch(index), headlineJudge: report.headlineJudge(), lexiconJudge: Object.keys(report.heuristicJudges())[0] ?? null };
+    return {
+      index,
+      search: new ReplySearch(index),
+      headlineJudge: report.headlineJudge(),
+      lexiconJudge: Object.keys(report.heuristicJudges())[0] ?? null,
+    };
   });
   const facets = mergedFacets(runs);
   const table = new DialogueTable(runs);
@@ -126,7 +137,9 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
   app.addHook("onRequest", async (request, reply) => {
     // Loopback only: refuse a Host that is not this machine (DNS rebinding).
     if (allowedHosts !== null && !allowedHosts.has(hostName(request.headers.host).toLowerCase())) {
-      await reply.code(421).send({ error: "this viewer answers only requests addressed to this machine (Host 127.0.0.1, localhost or [::1])" } satisfies ErrorBody);
+      await reply.code(421).send({
+        error: "this viewer answers only requests addressed to this machine (Host 127.0.0.1, localhost or [::1])",
+      } satisfies ErrorBody);
     }
   });
   app.addHook("onSend", async (_request, reply, payload) => {
@@ -142,10 +155,13 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
     // A run directory that changed under the viewer: say so (the message names the file).
     if (AebError.isInstance(error)) return reply.code(500).send({ error: error.message } satisfies ErrorBody);
     const status = (error as { statusCode?: number }).statusCode;
-    if (typeof status === "number" && status >= 400 && status < 500) return reply.code(status).send({ error: (error as Error).message } satisfies ErrorBody);
+    if (typeof status === "number" && status >= 400 && status < 500)
+      return reply.code(status).send({ error: (error as Error).message } satisfies ErrorBody);
     return reply.code(500).send({ error: "internal error" } satisfies ErrorBody);
   });
-  app.setNotFoundHandler(async (request, reply) => reply.code(404).send({ error: `nothing at ${request.method} ${request.url.split("?")[0] ?? ""}` } satisfies ErrorBody));
+  app.setNotFoundHandler(async (request, reply) =>
+    reply.code(404).send({ error: `nothing at ${request.method} ${request.url.split("?")[0] ?? ""}` } satisfies ErrorBody),
+  );
 
   const runAt = (run: number): SearchableRun => {
     const found = runs[run];
@@ -164,7 +180,17 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
   app.get("/api/runs", async (): Promise<RunList> => ({
     runs: runs.map(({ index, headlineJudge }) => {
       const report = reports[index.run] as RunReport;
-      return { run: index.run, label: index.label, dir: index.dir, dialogues: index.dialogues.length, facets: index.facets, readingNotes: index.readingNotes, hidLabel: report.hidLabel(), headlineEcsJudge: headlineJudge, heuristicEcsJudges: report.heuristicJudges() };
+      return {
+        run: index.run,
+        label: index.label,
+        dir: index.dir,
+        dialogues: index.dialogues.length,
+        facets: index.facets,
+        readingNotes: index.readingNotes,
+        hidLabel: report.hidLabel(),
+        headlineEcsJudge: headlineJudge,
+        heuristicEcsJudges: report.heuristicJudges(),
+      };
     }),
     facets,
   }));
@@ -184,7 +210,12 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
     const [record] = readRecords(run.index, [entry]);
     const siblings = runs.flatMap(({ index }) =>
       index.dialogues
-        .filter((other) => other.row.scenarioId === entry.row.scenarioId && other.row.repeat === entry.row.repeat && index.byId.get(other.row.id) === other)
+        .filter(
+          (other) =>
+            other.row.scenarioId === entry.row.scenarioId &&
+            other.row.repeat === entry.row.repeat &&
+            index.byId.get(other.row.id) === other,
+        )
         .map((other) => ({ run: index.run, id: other.row.id, condition: other.row.condition })),
     );
     return { run: ref.run, label: run.index.label, record: record!, headlineJudge: run.headlineJudge, siblings };
@@ -199,12 +230,16 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
       entries: run.index.facets.conditions
         .filter((condition) => query.condition.length === 0 || query.condition.includes(condition))
         .flatMap((condition) => {
-          const entry = run.index.dialogues.find((candidate) => candidate.row.condition === condition && candidate.row.scenarioId === query.scenario && candidate.row.repeat === query.repeat);
+          const entry = run.index.dialogues.find(
+            (candidate) =>
+              candidate.row.condition === condition && candidate.row.scenarioId === query.scenario && candidate.row.repeat === query.repeat,
+          );
           return entry === undefined ? [] : [entry];
         }),
     }));
     const total = matching.reduce((sum, group) => sum + group.entries.length, 0);
-    if (total === 0) throw new NotFound(`no dialogue of scenario ${query.scenario}, repeat ${query.repeat} in the chosen runs and conditions`);
+    if (total === 0)
+      throw new NotFound(`no dialogue of scenario ${query.scenario}, repeat ${query.repeat} in the chosen runs and conditions`);
     let room = MAX_SIDE_BY_SIDE;
     const dialogues: SideBySideResponse["dialogues"] = [];
     for (const { run, entries } of matching) {
@@ -222,7 +257,11 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
     const id = request.params.chart.replace(/\.svg$/, "");
     if (!report.hasChart(id)) throw new NotFound(`the report has no chart ${id}`);
     const svg = await report.chart(id);
-    return reply.header("content-type", "image/svg+xml").header("content-security-policy", SVG_POLICY).header("cache-control", "no-cache").send(svg);
+    return reply
+      .header("content-type", "image/svg+xml")
+      .header("content-security-policy", SVG_POLICY)
+      .header("cache-control", "no-cache")
+      .send(svg);
   });
 
   const sendAsset = (reply: FastifyReply, asset: StaticAsset) =>

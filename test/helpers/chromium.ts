@@ -8,13 +8,23 @@ import { existsSync } from "node:fs";
 /** AEB_CHROMIUM points elsewhere (e.g. to check that a missing browser fails on CI). */
 export const CHROMIUM = process.env.AEB_CHROMIUM ?? "/usr/bin/chromium";
 /** No sandbox (containers), and nothing that would reach out of the machine. */
-export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 export const onCi = process.env.CI !== undefined && process.env.CI !== "" && process.env.CI !== "false" && process.env.CI !== "0";
 export const chromiumPresent = existsSync(CHROMIUM);
 
 /** Warns (once per test file) that its browser tests are skipped here; on CI nothing is skipped. */
 export function warnWhenSkipped(testFile: string): void {
   if (!chromiumPresent && !onCi) {
-    console.warn(`${testFile}: skipped, no Chromium at ${CHROMIUM} (install it with: apt-get install -y chromium). On CI this check fails instead.`);
+    console.warn(
+      `${testFile}: skipped, no Chromium at ${CHROMIUM} (install it with: apt-get install -y chromium). On CI this check fails instead.`,
+    );
   }
 }

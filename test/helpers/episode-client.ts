@@ -12,7 +12,12 @@ export const REPLY = "That sounds really hard. Tell me more about what happened.
 
 export function fetchSender(baseUrl: () => string): Send {
   return async (path, body) => {
-    const response = await fetch(`${baseUrl()}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) });
+    const response = await fetch(`${baseUrl()}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(20_000),
+    });
     return { status: response.status, body: await response.json() };
   };
 }
@@ -32,7 +37,11 @@ export interface PlayedEpisode {
  * (waiting 100 ms between tries); when it says no, the episode is returned unacknowledged with
  * the step still to send.
  */
-export async function playEpisode(send: Send, reset: Record<string, unknown> & { episodeId: string }, retry: (attempt: number) => boolean): Promise<PlayedEpisode> {
+export async function playEpisode(
+  send: Send,
+  reset: Record<string, unknown> & { episodeId: string },
+  retry: (attempt: number) => boolean,
+): Promise<PlayedEpisode> {
   const failures: Array<number | string> = [];
   const call = async (path: string, body: unknown): Promise<unknown> => {
     for (let attempt = 0; ; attempt += 1) {
@@ -57,7 +66,10 @@ export async function playEpisode(send: Send, reset: Record<string, unknown> & {
     const step = (await call("/v1/step", body)) as StepResponse | undefined;
     if (step === undefined) return { episodeId: reset.episodeId, acknowledged: false, pending: body, failures };
     if (step.done) return { episodeId: reset.episodeId, acknowledged: true, failures };
-    state = { token: step.token, messages: [...state.messages, { role: "assistant", content: REPLY }, { role: "user", content: step.message }] };
+    state = {
+      token: step.token,
+      messages: [...state.messages, { role: "assistant", content: REPLY }, { role: "user", content: step.message }],
+    };
   }
 }
 

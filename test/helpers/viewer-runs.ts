@@ -29,7 +29,15 @@ export function makeEditedRun(source: readonly DialogueRecord[], dir: string): v
     if (first !== undefined && typeof first.score === "number") {
       // A second judge that disagrees more on some dialogues than on others.
       const score = Math.max(0, Math.min(1, first.score - (index % 5) * 0.1));
-      record.ecs = { ...record.ecs, "second-judge": { ...first, judge: "second-judge", score, estimates: (first.estimates ?? []).map((estimate) => ({ ...estimate, predicted: Math.max(0, estimate.predicted - 10) })) } };
+      record.ecs = {
+        ...record.ecs,
+        "second-judge": {
+          ...first,
+          judge: "second-judge",
+          score,
+          estimates: (first.estimates ?? []).map((estimate) => ({ ...estimate, predicted: Math.max(0, estimate.predicted - 10) })),
+        },
+      };
     }
     if (index === COOPERATIVE_ID_INDEX) {
       const last = record.turns.at(-1)!;
@@ -37,7 +45,11 @@ export function makeEditedRun(source: readonly DialogueRecord[], dir: string): v
       record.preset = "sage";
       record.opening = { ...record.opening, text: `Café crème « ${HOSTILE} » ${record.opening.text}` };
       record.turns[0]!.agent.think = THINK_TEXT;
-      record.turns.push({ index: last.index + 1, agent: { text: "One more reply that nobody reads.", chars: 33 }, user: { appraised: false, emotion: last.user.emotion, adjustments: [], flags: [] } });
+      record.turns.push({
+        index: last.index + 1,
+        agent: { text: "One more reply that nobody reads.", chars: 33 },
+        user: { appraised: false, emotion: last.user.emotion, adjustments: [], flags: [] },
+      });
       return asciiJson(record);
     }
     return JSON.stringify(record);
@@ -46,5 +58,8 @@ export function makeEditedRun(source: readonly DialogueRecord[], dir: string): v
   // A later judgement of the second dialogue, laid over its record when read.
   const second = source[1]!;
   const judge = Object.keys(second.ecs ?? {})[0]!;
-  appendFileSync(join(dir, "judgements.jsonl"), `${JSON.stringify({ id: second.id, ecs: { [judge]: { ...second.ecs![judge], score: 0.123 } } })}\n`);
+  appendFileSync(
+    join(dir, "judgements.jsonl"),
+    `${JSON.stringify({ id: second.id, ecs: { [judge]: { ...second.ecs![judge], score: 0.123 } } })}\n`,
+  );
 }

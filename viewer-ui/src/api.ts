@@ -1,7 +1,16 @@
 /** Calls to the viewer's API (src/viewer/viewer-app.ts); only types come from the server's code. */
 import type { DialoguePage, DialogueResponse, ReportPage, RunList, SideBySideResponse } from "../../src/viewer/api-schemas.js";
 
-export type { DialoguePage, DialogueResponse, DialogueSummary, Facets, ReportPage, ReportTable, RunList, SideBySideResponse } from "../../src/viewer/api-schemas.js";
+export type {
+  DialoguePage,
+  DialogueResponse,
+  DialogueSummary,
+  Facets,
+  ReportPage,
+  ReportTable,
+  RunList,
+  SideBySideResponse,
+} from "../../src/viewer/api-schemas.js";
 export type { DialogueRecord, TurnRecord } from "../../src/core/dialogue.js";
 
 /** An answer the API refused, with the reason it gave. */
@@ -12,7 +21,10 @@ async function getJson<T>(path: string, params?: URLSearchParams): Promise<T> {
   const response = await fetch(`${path}${query}`, { headers: { accept: "application/json" } });
   const body = (await response.json().catch(() => null)) as unknown;
   if (!response.ok) {
-    const reason = body !== null && typeof body === "object" && typeof (body as { error?: unknown }).error === "string" ? (body as { error: string }).error : response.statusText;
+    const reason =
+      body !== null && typeof body === "object" && typeof (body as { error?: unknown }).error === "string"
+        ? (body as { error: string }).error
+        : response.statusText;
     throw new ApiError(`${response.status}: ${reason}`);
   }
   return body as T;

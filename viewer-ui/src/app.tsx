@@ -15,17 +15,21 @@ export function App() {
       <header class="top">
         <span class="brand">AEB viewer</span>
         <nav>
-          <a href={routeHref({ view: "report", run: route.view === "report" ? route.run : 0 })} class={route.view === "report" ? "active" : undefined}>
+          <a
+            href={routeHref({ view: "report", run: route.view === "report" ? route.run : 0 })}
+            class={route.view === "report" ? "active" : undefined}
+          >
             Report
           </a>
-          <a href={routeHref({ view: "dialogues", params: new URLSearchParams() })} class={route.view === "dialogues" ? "active" : undefined}>
+          <a
+            href={routeHref({ view: "dialogues", params: new URLSearchParams() })}
+            class={route.view === "dialogues" ? "active" : undefined}
+          >
             Dialogues
           </a>
         </nav>
         {runs.state === "ready" ? (
-          <span class="runs-summary">
-            {runs.value.runs.map((run) => `${run.label} (${run.dialogues})`).join(" · ")}
-          </span>
+          <span class="runs-summary">{runs.value.runs.map((run) => `${run.label} (${run.dialogues})`).join(" · ")}</span>
         ) : null}
       </header>
       <main>
@@ -33,7 +37,9 @@ export function App() {
         {runs.state === "error" ? <p class="error">{runs.message}</p> : null}
         {runs.state === "ready" ? (
           <>
-            {runs.value.runs.flatMap((run) => run.readingNotes.map((note) => <p key={`${run.run}:${note}`} class="note warning">{`${run.label}: ${note}`}</p>))}
+            {runs.value.runs.flatMap((run) =>
+              run.readingNotes.map((note) => <p key={`${run.run}:${note}`} class="note warning">{`${run.label}: ${note}`}</p>),
+            )}
             {route.view === "report" ? <ReportView runs={runs.value} run={route.run} /> : null}
             {route.view === "dialogues" ? <DialoguesView runs={runs.value} params={route.params} /> : null}
             {route.view === "dialogue" ? <DialogueView runs={runs.value} run={route.run} id={route.id} /> : null}

@@ -30,11 +30,15 @@ export function registerAgreementCommand(program: Command): void {
       "\nExamples:\n  aeb agreement ../shared/data/sage/cross-simulator/deepseek-v3 ../shared/data/sage/cross-simulator/gpt-4o --out runs/agreement\n  aeb agreement offline=runs/offline mistral=runs/llm-user\n  aeb agreement ds=runs/a/claude_result.jsonl,runs/a/gpt_result.jsonl gpt4o=runs/b\n",
     )
     .action(async (userArguments: string[], flags: AgreementFlags) => {
-      if (userArguments.length < 2) throw new AebError(`agreement compares simulated users: give at least two (got ${userArguments.length}), e.g. aeb agreement A=runs/a B=runs/b`);
+      if (userArguments.length < 2)
+        throw new AebError(
+          `agreement compares simulated users: give at least two (got ${userArguments.length}), e.g. aeb agreement A=runs/a B=runs/b`,
+        );
       const users = userArguments.map((argument) => loadSimulatedUser(parseSimulatedUserArgument(argument)));
       for (const user of users) {
         for (const line of user.skipped) console.error(describeSkippedLine(line));
-        if (user.skipped.length > 0) console.error(`skipped ${user.skipped.length} malformed line(s) of ${user.label}'s files; the rest is compared`);
+        if (user.skipped.length > 0)
+          console.error(`skipped ${user.skipped.length} malformed line(s) of ${user.label}'s files; the rest is compared`);
         for (const note of user.readingNotes) console.error(`note (${user.label}): ${note}`);
       }
       const report = agreementReport(users, { seed: flags.seed, resamples: flags.resamples });
@@ -47,7 +51,10 @@ export function registerAgreementCommand(program: Command): void {
           `the simulated users share no agent, so there is no agreement to measure (agents are matched by condition name). ${named}. Give runs of the same agents under each simulated user: the same conditions, e.g. one run config run once with the offline user and once with simulator: {kind: llm, ...}`,
         );
       }
-      for (const pair of disjoint) console.error(`warning: ${pair.a} and ${pair.b} share no agent (${pair.a} has ${agentsOf(pair.a)}; ${pair.b} has ${agentsOf(pair.b)}): that pair is not compared`);
+      for (const pair of disjoint)
+        console.error(
+          `warning: ${pair.a} and ${pair.b} share no agent (${pair.a} has ${agentsOf(pair.a)}; ${pair.b} has ${agentsOf(pair.b)}): that pair is not compared`,
+        );
       console.log(renderAgreementText(report));
       if (flags.out !== undefined) {
         const paths = await writeAgreementFiles(flags.out, report);

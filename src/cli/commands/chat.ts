@@ -37,13 +37,20 @@ export function registerChatCommand(program: Command): void {
     .option("--suite <name>", "built-in suite: full, starter or classic")
     .option("--preset <name>", "play under this preset instead of the scenario's own")
     .option("-c, --config <file>", "take the simulated user (and its model) from this run config; default the offline user")
-    .option("--reveal", "after each reply, show the emotion, its change and why (the rubric items and adjustments behind it); at the end, the user's hidden intention")
+    .option(
+      "--reveal",
+      "after each reply, show the emotion, its change and why (the rubric items and adjustments behind it); at the end, the user's hidden intention",
+    )
     .option("-o, --out <dir>", "run directory to save the dialogue into (a run of aeb run, to sit beside its models)", "runs/chat")
     .option("--seed <n>", "run seed when the directory has none", seedValue)
-    .addHelpText("after", "\nType a reply after `you>`. Lines that start with / are commands, never sent to the user: /help lists them, /reveal turns the reasons on or off, /quit stops without saving. With --reveal the hidden intention is shown once the dialogue ends.\nExamples:\n  aeb chat --scenario escalation-cancelled-project --reveal\n  aeb chat --config examples/mock-llm-demo.yaml --out runs/mock --reveal\n")
+    .addHelpText(
+      "after",
+      "\nType a reply after `you>`. Lines that start with / are commands, never sent to the user: /help lists them, /reveal turns the reasons on or off, /quit stops without saving. With --reveal the hidden intention is shown once the dialogue ends.\nExamples:\n  aeb chat --scenario escalation-cancelled-project --reveal\n  aeb chat --config examples/mock-llm-demo.yaml --out runs/mock --reveal\n",
+    )
     .action(async (flags: ChatFlags) => {
       const config = flags.config === undefined ? parseRunConfig({}, "defaults") : loadRunConfig(flags.config);
-      if (flags.preset !== undefined && !PresetName.safeParse(flags.preset).success) throw new ConfigError(`--preset: unknown preset "${flags.preset}" (known: ${PresetName.options.join(", ")})`);
+      if (flags.preset !== undefined && !PresetName.safeParse(flags.preset).success)
+        throw new ConfigError(`--preset: unknown preset "${flags.preset}" (known: ${PresetName.options.join(", ")})`);
       const selection = {
         ...config.scenarios,
         ...(flags.scenarios !== undefined ? { path: flags.scenarios, suite: undefined } : {}),
@@ -58,12 +65,22 @@ export function registerChatCommand(program: Command): void {
       const preset = getPreset(scenario.preset);
 
       const directory = RunDirectory.openForAdding(flags.out, "aeb chat", {
-        defining: { kind: "chat", aebVersion: aebVersion(), simulator: definingPluginConfig(config.simulator), files: packageDataFileHashes() },
+        defining: {
+          kind: "chat",
+          aebVersion: aebVersion(),
+          simulator: definingPluginConfig(config.simulator),
+          files: packageDataFileHashes(),
+        },
         config: { seed: runSeed, simulator: config.simulator, scenarios: selection },
       });
       let saved = false;
       try {
-        const plugins = new PluginFactory({ cacheDir: config.cache?.dir, usage: directory.usage, onModelSuccess: () => directory.claim(), warn: (message) => console.error(`warning: ${message}`) });
+        const plugins = new PluginFactory({
+          cacheDir: config.cache?.dir,
+          usage: directory.usage,
+          onModelSuccess: () => directory.claim(),
+          warn: (message) => console.error(`warning: ${message}`),
+        });
         const user = plugins.simulatedUser(config.simulator, [scenario]);
         if (config.simulator.kind === "offline") console.error(offlineUserNote("person"));
         const played = readDialogueRows(flags.out).rows.filter((row) => row.condition === "human" && row.scenarioId === scenario.id);
@@ -97,7 +114,14 @@ export function registerChatCommand(program: Command): void {
         conditionOrder: [...order.filter((name) => name !== "human"), "human"],
         seed: setup?.seed ?? runSeed,
         repeats: Math.max(setup?.repeats ?? 1, ...readDialogueRows(flags.out).rows.map((row) => row.repeat + 1)),
-        ...(setup?.judges !== undefined ? { judges: { ecs: (setup.judges.ecs ?? []).map((judge) => judge.name), hid: (setup.judges.hid ?? []).map((judge) => judge.name) } } : {}),
+        ...(setup?.judges !== undefined
+          ? {
+              judges: {
+                ecs: (setup.judges.ecs ?? []).map((judge) => judge.name),
+                hid: (setup.judges.hid ?? []).map((judge) => judge.name),
+              },
+            }
+          : {}),
       });
       console.log(`saved as condition human -> ${flags.out} (report.md and report.html rewritten)`);
     });

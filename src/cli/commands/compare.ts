@@ -44,19 +44,36 @@ export function registerCompareCommand(program: Command): void {
       "compare condition NAME_A of run A with condition NAME_B of run B (repeatable, or a comma list); other conditions still pair by name",
       collectMappings,
     )
-    .addHelpText("after", "\nExamples:\n  aeb compare runs/before runs/after --out compare.md\n  aeb compare runs/base runs/rl --map qwen-7b=qwen-7b-rlver-ppo\n")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  aeb compare runs/before runs/after --out compare.md\n  aeb compare runs/base runs/rl --map qwen-7b=qwen-7b-rlver-ppo\n",
+    )
     .action((dirA: string, dirB: string, flags: CompareFlags) => {
       const a = loadRunRecords(dirA);
       const b = loadRunRecords(dirB);
       for (const note of a.readingNotes) console.error(`note (A): ${note}`);
       for (const note of b.readingNotes) console.error(`note (B): ${note}`);
       const comparison = compareRuns(
-        { label: dirA, records: a.records, conditionOrder: readConditionOrder(dirA), simulatedUser: simulatedUsersOfDirectory(dirA).of, ...seedOf(dirA) },
-        { label: dirB, records: b.records, conditionOrder: readConditionOrder(dirB), simulatedUser: simulatedUsersOfDirectory(dirB).of, ...seedOf(dirB) },
+        {
+          label: dirA,
+          records: a.records,
+          conditionOrder: readConditionOrder(dirA),
+          simulatedUser: simulatedUsersOfDirectory(dirA).of,
+          ...seedOf(dirA),
+        },
+        {
+          label: dirB,
+          records: b.records,
+          conditionOrder: readConditionOrder(dirB),
+          simulatedUser: simulatedUsersOfDirectory(dirB).of,
+          ...seedOf(dirB),
+        },
         { seed: flags.seed, mapping: flags.map ?? [] },
       );
       if (comparison.sharedScenarios.length === 0) {
-        throw new RunDirectoryError(`${dirA} and ${dirB} share no scenario (no scenario id was scored in both), so there is nothing to match; compare runs of the same suite`);
+        throw new RunDirectoryError(
+          `${dirA} and ${dirB} share no scenario (no scenario id was scored in both), so there is nothing to match; compare runs of the same suite`,
+        );
       }
       if (comparison.conditions.length === 0) {
         throw new RunDirectoryError(
@@ -66,7 +83,10 @@ export function registerCompareCommand(program: Command): void {
       for (const warning of comparison.warnings) console.error(`warning: ${warning}`);
       console.log(renderComparisonText(comparison));
       if (flags.out !== undefined) {
-        writeFileSync(flags.out, flags.out.endsWith(".json") ? `${JSON.stringify(comparison, null, 2)}\n` : renderComparisonMarkdown(comparison));
+        writeFileSync(
+          flags.out,
+          flags.out.endsWith(".json") ? `${JSON.stringify(comparison, null, 2)}\n` : renderComparisonMarkdown(comparison),
+        );
         console.log(`\nwrote ${flags.out}`);
       }
     });

@@ -7,7 +7,8 @@ const FORMATS = ["text", "markdown", "json"] as const;
 type LeaderboardFormat = (typeof FORMATS)[number];
 
 function leaderboardFormat(value: string): LeaderboardFormat {
-  if (!(FORMATS as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${FORMATS.join(", ")}, got "${value}"`);
+  if (!(FORMATS as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`expected one of ${FORMATS.join(", ")}, got "${value}"`);
   return value as LeaderboardFormat;
 }
 
@@ -19,8 +20,15 @@ export function registerLeaderboardCommand(program: Command): void {
     )
     .argument("<paths...>", "results directories (of aeb run or aeb import), dialogues.jsonl files, or SAGE result files")
     .option("--format <format>", "text, markdown or json", leaderboardFormat, "text" as LeaderboardFormat)
-    .option("--simulator <name>", "the simulated user (SAGE's simulator model) of the SAGE result files given, instead of their folder's name; also names it for a directory that records none", displayName)
-    .addHelpText("after", "\nExamples:\n  aeb leaderboard ../shared/data/sage/results-deepseek-v3-simulator/*_result.jsonl runs/sage-offline\n  aeb leaderboard runs/sage-import runs/sage-offline --format markdown\n  aeb leaderboard my-results/*_result.jsonl --simulator gpt-4o\n")
+    .option(
+      "--simulator <name>",
+      "the simulated user (SAGE's simulator model) of the SAGE result files given, instead of their folder's name; also names it for a directory that records none",
+      displayName,
+    )
+    .addHelpText(
+      "after",
+      "\nExamples:\n  aeb leaderboard ../shared/data/sage/results-deepseek-v3-simulator/*_result.jsonl runs/sage-offline\n  aeb leaderboard runs/sage-import runs/sage-offline --format markdown\n  aeb leaderboard my-results/*_result.jsonl --simulator gpt-4o\n",
+    )
     .action((paths: string[], flags: { format: LeaderboardFormat; simulator?: string }) => {
       const sources = paths.map((path) => readLeaderboardSource(path, flags.simulator === undefined ? {} : { simulator: flags.simulator }));
       for (const source of sources) {

@@ -24,7 +24,9 @@ interface MockFlags {
 export function registerMockLlmCommand(program: Command): void {
   program
     .command("mock-llm")
-    .description("Serve a mock OpenAI-compatible endpoint (/v1/chat/completions, /v1/models) for tests and demos. With --aeb it plays AEB's roles: agent, simulated user and judges.")
+    .description(
+      "Serve a mock OpenAI-compatible endpoint (/v1/chat/completions, /v1/models) for tests and demos. With --aeb it plays AEB's roles: agent, simulated user and judges.",
+    )
     .option("--port <n>", "port (0 picks a free one)", nonNegativeInteger, 8000)
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option("--model <name...>", "model name(s) served", ["mock-model"])
@@ -56,7 +58,9 @@ export function registerMockLlmCommand(program: Command): void {
             ...(flags.reply !== undefined ? { reply: flags.reply } : {}),
             ...(flags.script !== undefined ? { script: flags.script } : {}),
             ...(flags.latencyMs !== undefined ? { latencyMs: flags.latencyMs } : {}),
-            ...(flags.latencyMedianMs !== undefined ? { latencyMedianMs: flags.latencyMedianMs, latencySigma: Number(flags.latencySigma ?? "0.5") } : {}),
+            ...(flags.latencyMedianMs !== undefined
+              ? { latencyMedianMs: flags.latencyMedianMs, latencySigma: Number(flags.latencySigma ?? "0.5") }
+              : {}),
             ...(flags.failureRate !== undefined ? { failureRate: Number(flags.failureRate) } : {}),
             ...(flags.failureStatus !== undefined ? { failureStatus: flags.failureStatus } : {}),
             ...(flags.reasoning !== undefined ? { reasoning: flags.reasoning } : {}),
@@ -64,7 +68,11 @@ export function registerMockLlmCommand(program: Command): void {
           });
         }
       } catch (error) {
-        throw listenFailure(error, { host: flags.host, port: flags.port, holder: "another aeb mock-llm, or the model server it stands in for?" });
+        throw listenFailure(error, {
+          host: flags.host,
+          port: flags.port,
+          holder: "another aeb mock-llm, or the model server it stands in for?",
+        });
       }
       await new Promise<void>((resolve) => {
         const stop = () => {

@@ -51,7 +51,15 @@ export function renderPlanCost(cost: PlanCost, config: RunConfig): string {
     "",
     textTable(
       ["role", "model", "calls (est.)", "calls at most", "prompt tokens (est.)", "completion tokens (canned)", "completion tokens at most"],
-      cost.roles.map((role) => [role.role, role.model, number(role.calls), number(role.maxCalls), number(role.promptTokens), number(role.cannedCompletionTokens), role.maxCompletionTokens === null ? "no cap set" : number(role.maxCompletionTokens)]),
+      cost.roles.map((role) => [
+        role.role,
+        role.model,
+        number(role.calls),
+        number(role.maxCalls),
+        number(role.promptTokens),
+        number(role.cannedCompletionTokens),
+        role.maxCompletionTokens === null ? "no cap set" : number(role.maxCompletionTokens),
+      ]),
     ),
     "",
     "calls (est.) and prompt tokens: each scenario played once per condition in memory, through the run's own agents, simulated user",
@@ -74,8 +82,13 @@ export function renderPlanCost(cost: PlanCost, config: RunConfig): string {
 export function registerRunCommand(program: Command): void {
   program
     .command("run")
-    .description("Run the benchmark: conditions x scenarios x repeats. With no flags: the offline default (every reference agent, the built-in suite) into a fresh directory under runs/.")
-    .option("-c, --config <file>", "YAML run config (conditions, simulator, scenarios, seed...; default: every reference agent against the offline user)")
+    .description(
+      "Run the benchmark: conditions x scenarios x repeats. With no flags: the offline default (every reference agent, the built-in suite) into a fresh directory under runs/.",
+    )
+    .option(
+      "-c, --config <file>",
+      "YAML run config (conditions, simulator, scenarios, seed...; default: every reference agent against the offline user)",
+    )
     .option("-o, --out <dir>", "output directory; an existing run there is resumed (default: a fresh runs/<date-time>)")
     .option("--scenarios <path>", "scenario directory or file (default: the built-in suites)")
     .option("--suite <name>", "built-in suite: full, starter or classic (default: full, or the config's)")
@@ -84,13 +97,23 @@ export function registerRunCommand(program: Command): void {
     .option("--seed <n>", "run seed: the same seed gives the same results (default: 1, or the config's)", seedValue)
     .option("--concurrency <n>", "dialogues in flight at once (default: 8, or the config's)", positiveInteger)
     .option("--tokenizer <path>", "also count replies in tokens: a Hugging Face tokenizer.json, or a model directory holding one")
-    .option("--force", "continue a run directory made with a different definition (another config, data files or AEB version); its finished dialogues still in the plan are kept")
+    .option(
+      "--force",
+      "continue a run directory made with a different definition (another config, data files or AEB version); its finished dialogues still in the plan are kept",
+    )
     .option("--skip-invalid", "with --scenarios sage:PATH or rlver:PATH: skip profile lines that do not parse or validate, and list them")
     .option("--preset <name>", "play every scenario under this preset instead of its own: aeb, aeb-plus, sage or rlver (docs/fidelity.md)")
     .option("--scenario <id...>", "only these scenario ids (repeatable, or comma-separated); try one dialogue with --limit 1")
-    .option("--limit <n>", "run at most N dialogues of the plan now (the plan's order); a later run without it does the rest", positiveInteger)
+    .option(
+      "--limit <n>",
+      "run at most N dialogues of the plan now (the plan's order); a later run without it does the rest",
+      positiveInteger,
+    )
     .option("--dry-run", "print the plan (dialogues, model calls per role, estimated tokens) and exit: nothing is sent, nothing written")
-    .option("--agent-url <url>", "one model under test at this OpenAI-compatible endpoint (with --agent-model), against the offline user; no config file needed")
+    .option(
+      "--agent-url <url>",
+      "one model under test at this OpenAI-compatible endpoint (with --agent-model), against the offline user; no config file needed",
+    )
     .option("--agent-model <name>", "the model's name on that server")
     .option("--agent-name <name>", "the condition's name (default: the model's name)")
     .option("--api-key-env <var>", "the environment variable holding the endpoint's API key (its name, never the key)")
@@ -114,7 +137,12 @@ export function registerRunCommand(program: Command): void {
     .action(async (flags: RunFlags) => {
       const config = configFromFlags(flags);
       if (flags.dryRun === true) {
-        console.log(renderPlanCost(await estimatePlanCost(config, { modelFactory: (role, endpoint) => policyChatModel(endpoint.model, role) }), config));
+        console.log(
+          renderPlanCost(
+            await estimatePlanCost(config, { modelFactory: (role, endpoint) => policyChatModel(endpoint.model, role) }),
+            config,
+          ),
+        );
         return;
       }
       if (flags.agentUrl !== undefined && config.simulator.kind === "offline") console.error(offlineUserNote("model"));
@@ -132,7 +160,9 @@ export function registerRunCommand(program: Command): void {
         if (stoppedBy !== undefined) process.exit(signal === "SIGINT" ? 130 : 143);
         stoppedBy = signal;
         progress.stop();
-        console.error(`\n${signal}: stopping; dialogues in flight are dropped (they run again on resume), finished ones are kept (${signal} again quits at once)`);
+        console.error(
+          `\n${signal}: stopping; dialogues in flight are dropped (they run again on resume), finished ones are kept (${signal} again quits at once)`,
+        );
         controller.abort(new RunStoppedError(`stopped by ${signal}`));
       };
       process.on("SIGINT", onSignal);
@@ -150,9 +180,13 @@ export function registerRunCommand(program: Command): void {
             onPlan: ({ total, alreadyFinished, toRun, resumed, repaired, judgeRetries, limitedFrom }) => {
               if (resumed) console.error(`resuming ${outDir}: ${alreadyFinished} of ${total} dialogues already finished, ${toRun} to run`);
               if (repaired.tornTail) console.error("repaired a torn last line in dialogues.jsonl (an interrupted write)");
-              if (repaired.erroredMoved > 0) console.error(`retrying ${repaired.erroredMoved} dialogue(s) that ended in error (moved to dialogues.errors.jsonl)`);
+              if (repaired.erroredMoved > 0)
+                console.error(`retrying ${repaired.erroredMoved} dialogue(s) that ended in error (moved to dialogues.errors.jsonl)`);
               if (judgeRetries > 0) console.error(`retrying the failed judge calls of ${judgeRetries} finished dialogue(s)`);
-            if (limitedFrom !== undefined) console.error(`--limit: running ${toRun} of the ${limitedFrom} unfinished dialogue(s) now; run again without --limit for the rest`);
+              if (limitedFrom !== undefined)
+                console.error(
+                  `--limit: running ${toRun} of the ${limitedFrom} unfinished dialogue(s) now; run again without --limit for the rest`,
+                );
               progress.start(toRun);
             },
             onNote: (message) => console.error(`note: ${message}`),
@@ -186,10 +220,14 @@ export function registerRunCommand(program: Command): void {
       progress.stop();
       console.log(renderTerminalSummary(result.summary, config.simulator));
       console.log(`\n${result.summary.dialogues} dialogues (${result.ran} run now, ${result.skipped} kept from before) -> ${outDir}`);
-      console.log(`files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}, ${join(outDir, "report.html")}`);
+      console.log(
+        `files: ${join(outDir, "dialogues.jsonl")}, ${join(outDir, "summary.json")}, ${join(outDir, "report.md")}, ${join(outDir, "report.html")}`,
+      );
       console.log([...usageLines(result.summary.usage, config.prices), ...nextStepLines(outDir)].join("\n"));
       if (result.stopped) {
-        console.error(`stopped by ${stoppedBy ?? "the caller"}: ${result.finished} of ${result.planned} dialogues finished and kept in ${outDir} (the summary and reports above cover those)`);
+        console.error(
+          `stopped by ${stoppedBy ?? "the caller"}: ${result.finished} of ${result.planned} dialogues finished and kept in ${outDir} (the summary and reports above cover those)`,
+        );
         console.error(`resume with: ${resumeCommand(args, outDir)}`);
         process.exitCode = stoppedBy === "SIGTERM" ? 143 : 130;
         return;

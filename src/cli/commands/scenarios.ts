@@ -16,7 +16,12 @@ export function registerScenariosCommand(program: Command): void {
     .action((flags: { scenarios?: string; suite?: string; types?: string }) => {
       const all = loadScenarioSource(flags.scenarios).scenarios;
       const selected = filterScenarios(all, { suite: flags.suite, types: flags.types ? parseTypeList(flags.types) : undefined });
-      console.log(textTable(["id", "type", "suite", "preset", "title"], selected.map((s) => [s.id, s.type, s.suite, s.preset, s.title])));
+      console.log(
+        textTable(
+          ["id", "type", "suite", "preset", "title"],
+          selected.map((s) => [s.id, s.type, s.suite, s.preset, s.title]),
+        ),
+      );
       console.log(`\n${selected.length} scenario(s)`);
     });
   scenarios

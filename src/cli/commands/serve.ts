@@ -6,7 +6,15 @@ import { PluginFactory } from "../../runner/plugins.js";
 import { selectScenarios } from "../../runner/run-benchmark.js";
 import { PresetChoiceSchema, RewardModeSchema, type PresetChoice, type RewardMode } from "../../server/api-schemas.js";
 import { assertSafeBinding, buildServer, type EnvironmentServer } from "../../server/app.js";
-import { announceListening, isClusterWorker, leaveCluster, listenToPrimary, primaryRecorderHealthNow, runClusterPrimary, sendEpisodeToPrimary } from "../../server/cluster.js";
+import {
+  announceListening,
+  isClusterWorker,
+  leaveCluster,
+  listenToPrimary,
+  primaryRecorderHealthNow,
+  runClusterPrimary,
+  sendEpisodeToPrimary,
+} from "../../server/cluster.js";
 import { DelayedSimulatedUser } from "../../testing/delayed-user.js";
 import { EpisodeRecorder, type RecorderHealth } from "../../server/episode-recorder.js";
 import { simulatorCapacity } from "../../server/simulator-capacity.js";
@@ -71,15 +79,20 @@ const conditionName = (value: string): string => {
 };
 
 const hostList = (value: string): string[] => {
-  const names = value.split(",").map((name) => name.trim()).filter(Boolean);
+  const names = value
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
   const bad = names.find((name) => !/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)$/.test(name));
-  if (names.length === 0 || bad !== undefined) throw new InvalidArgumentError(`expected host names without ports (e.g. aeb.internal,proxy.local), got "${bad ?? value}"`);
+  if (names.length === 0 || bad !== undefined)
+    throw new InvalidArgumentError(`expected host names without ports (e.g. aeb.internal,proxy.local), got "${bad ?? value}"`);
   return names;
 };
 
 function choice<T extends string>(schema: { options: readonly T[] }) {
   return (value: string): T => {
-    if (!(schema.options as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${schema.options.join(", ")}, got "${value}"`);
+    if (!(schema.options as readonly string[]).includes(value))
+      throw new InvalidArgumentError(`expected one of ${schema.options.join(", ")}, got "${value}"`);
     return value as T;
   };
 }
@@ -103,7 +116,8 @@ function untilShutdown(server: EnvironmentServer, timeoutSeconds: number, before
         return;
       }
       stopping = true;
-      if (!isClusterWorker()) console.error(`aeb serve: ${signal}: finishing in-flight requests (at most ${timeoutSeconds} s), then exiting`);
+      if (!isClusterWorker())
+        console.error(`aeb serve: ${signal}: finishing in-flight requests (at most ${timeoutSeconds} s), then exiting`);
       server
         .shutdown(timeoutSeconds * 1000)
         .then(
@@ -129,7 +143,10 @@ function untilShutdown(server: EnvironmentServer, timeoutSeconds: number, before
 
 /** The recorder's changes of health, for the operator. */
 function logRecorderHealth(dir: string, health: RecorderHealth): void {
-  if (health.state === "failing") console.error(`aeb serve: cannot record finished episodes in ${dir} (${health.error}); their last steps are answered 503 recording_failed (clients retry), /healthz answers 503`);
+  if (health.state === "failing")
+    console.error(
+      `aeb serve: cannot record finished episodes in ${dir} (${health.error}); their last steps are answered 503 recording_failed (clients retry), /healthz answers 503`,
+    );
   else console.error("aeb serve: recording works again");
 }
 
@@ -145,33 +162,75 @@ export function registerServeCommand(program: Command): void {
     .option("--types <list>", "comma-separated trajectory types to serve")
     .option("--host <host>", "address to listen on; beyond loopback a bearer token of 16+ characters is required", "127.0.0.1")
     .option("--port <n>", "port (0 picks a free one)", port, 8787)
-    .addOption(new Option("--preset <name>", "preset when a reset names none (`scenario`: the scenario file's)").argParser(choice(PresetChoiceSchema)).default("rlver"))
-    .addOption(new Option("--reward-mode <mode>", "reward mode when a reset names none: final (emotion/100 at the end) or delta (change/100 per step)").argParser(choice(RewardModeSchema)).default("final"))
+    .addOption(
+      new Option("--preset <name>", "preset when a reset names none (`scenario`: the scenario file's)")
+        .argParser(choice(PresetChoiceSchema))
+        .default("rlver"),
+    )
+    .addOption(
+      new Option(
+        "--reward-mode <mode>",
+        "reward mode when a reset names none: final (emotion/100 at the end) or delta (change/100 per step)",
+      )
+        .argParser(choice(RewardModeSchema))
+        .default("final"),
+    )
     .option("--secret-file <path>", "file holding the token secret (default: $AEB_SERVER_SECRET; replicas must share it)")
     .option("--auth-token-file <path>", "file holding the bearer token clients must send (default: $AEB_SERVER_TOKEN)")
     .option("--body-limit <bytes>", "largest request body", positiveInteger, 1024 * 1024)
     .option("--batch-body-limit <bytes>", "largest body of a batched step", positiveInteger, 8 * 1024 * 1024)
     .option("--max-batch <n>", "most steps in one batch", positiveInteger, 256)
-    .option("--steps-in-flight <n>", "steps the server expects in flight at once, over all workers: an LLM simulated user whose config sets no maxConcurrencyPerEndpoint gets that many model calls at once (default: --max-batch)", positiveInteger)
+    .option(
+      "--steps-in-flight <n>",
+      "steps the server expects in flight at once, over all workers: an LLM simulated user whose config sets no maxConcurrencyPerEndpoint gets that many model calls at once (default: --max-batch)",
+      positiveInteger,
+    )
     .option("--rate-limit <n>", "requests per client and window (0: no limit)", nonNegativeInteger, 600_000)
     .option("--rate-window <seconds>", "rate limit window", positiveInteger, 60)
-    .option("--auth-failure-limit <n>", "failed authentications per client and window before its requests are refused until the window ends", positiveInteger, 30)
+    .option(
+      "--auth-failure-limit <n>",
+      "failed authentications per client and window before its requests are refused until the window ends",
+      positiveInteger,
+      30,
+    )
     .option("--step-timeout <ms>", "a step whose simulated user takes longer is answered 504 (retryable)", positiveInteger, 60_000)
-    .option("--request-timeout <ms>", "time to receive a whole request, headers included; a slower client is answered 408 and disconnected", positiveInteger, 60_000)
+    .option(
+      "--request-timeout <ms>",
+      "time to receive a whole request, headers included; a slower client is answered 408 and disconnected",
+      positiveInteger,
+      60_000,
+    )
     .option("--max-connections <n>", "most open connections; beyond it new ones are closed at once", positiveInteger, 10_000)
-    .option("--allow-host <names>", "on loopback: Host names to accept besides 127.0.0.1, localhost and [::1] (a reverse proxy on this machine); comma-separated", hostList)
+    .option(
+      "--allow-host <names>",
+      "on loopback: Host names to accept besides 127.0.0.1, localhost and [::1] (a reverse proxy on this machine); comma-separated",
+      hostList,
+    )
     .option("--session-ttl <seconds>", "idle time after which a session is dropped", positiveInteger, 600)
     .option("--max-sessions <n>", "most open sessions", positiveInteger, 10_000)
     .option("--session-memory <MiB>", "memory the sessions may hold (estimated)", positiveInteger, 1024)
-    .option("--shutdown-timeout <seconds>", "on SIGTERM/SIGINT, wait this long for in-flight requests; if any are cut, exit 1", positiveInteger, 30)
+    .option(
+      "--shutdown-timeout <seconds>",
+      "on SIGTERM/SIGINT, wait this long for in-flight requests; if any are cut, exit 1",
+      positiveInteger,
+      30,
+    )
     .option("--workers <n>", "server processes sharing the port (one per core); the session API needs 1", positiveInteger, 1)
-    .option("--step-threads <n>", "threads per process playing /v1/step/batch off the event loop, offline user only (0: on the event loop; default: cores / workers)", nonNegativeInteger)
+    .option(
+      "--step-threads <n>",
+      "threads per process playing /v1/step/batch off the event loop, offline user only (0: on the event loop; default: cores / workers)",
+      nonNegativeInteger,
+    )
     .option("--record <dir>", "append every finished episode to DIR/dialogues.jsonl in the run-record format (aeb report DIR reads it)")
     .option("--record-condition <name>", "condition of recorded episodes whose reset tags name none", conditionName, "train")
     .option("--trust-proxy", "trust X-Forwarded-For (behind a load balancer)")
     .option("--log-level <level>", "fatal, error, warn, info, debug or silent", "info")
     .option("--log-requests", "log every request (costly under load)")
-    .addOption(new Option("--mock-user-latency <ms>", "benchmarks and tests: add this latency to every simulated-user call (a stand-in for a model)").argParser(nonNegativeInteger).hideHelp())
+    .addOption(
+      new Option("--mock-user-latency <ms>", "benchmarks and tests: add this latency to every simulated-user call (a stand-in for a model)")
+        .argParser(nonNegativeInteger)
+        .hideHelp(),
+    )
     .addHelpText(
       "after",
       "\nSecrets come from the environment (or files), never from flags:\n  AEB_SERVER_SECRET  HMAC secret of the state tokens (>= 16 bytes); without it a random one is used\n  AEB_SERVER_TOKEN   bearer token clients must send; required (>= 16 characters) with --host beyond loopback\n\nExamples:\n  aeb serve --suite starter --port 8787\n  AEB_SERVER_SECRET=... AEB_SERVER_TOKEN=... aeb serve --host 0.0.0.0 --workers 2 --config simulator.yaml --record runs/train\n",
@@ -183,13 +242,19 @@ export function registerServeCommand(program: Command): void {
       const config = { ...loaded, simulator: capacity.simulator };
       if (!isClusterWorker()) {
         if (capacity.warning !== undefined) console.error(`aeb serve: warning: ${capacity.warning}`);
-        else if (capacity.derived) console.error(`aeb serve: the simulator may make ${capacity.capPerEndpoint} model calls at once per replica${flags.workers > 1 ? " in each worker" : ""}, for ${flags.stepsInFlight ?? flags.maxBatch} steps in flight (--steps-in-flight)`);
+        else if (capacity.derived)
+          console.error(
+            `aeb serve: the simulator may make ${capacity.capPerEndpoint} model calls at once per replica${flags.workers > 1 ? " in each worker" : ""}, for ${flags.stepsInFlight ?? flags.maxBatch} steps in flight (--steps-in-flight)`,
+          );
       }
       const scenarios = selectScenarios(config);
-      const authToken = flags.authTokenFile !== undefined ? readSecretFile(flags.authTokenFile, "bearer token") : process.env.AEB_SERVER_TOKEN;
+      const authToken =
+        flags.authTokenFile !== undefined ? readSecretFile(flags.authTokenFile, "bearer token") : process.env.AEB_SERVER_TOKEN;
       assertSafeBinding(flags.host, authToken);
-      let secret: string | Buffer | undefined = flags.secretFile !== undefined ? readSecretFile(flags.secretFile, "secret") : process.env.AEB_SERVER_SECRET;
-      if (secret !== undefined && secret !== "" && Buffer.byteLength(secret) < MIN_SECRET_BYTES) throw new ConfigError(`the token secret must be at least ${MIN_SECRET_BYTES} bytes`);
+      let secret: string | Buffer | undefined =
+        flags.secretFile !== undefined ? readSecretFile(flags.secretFile, "secret") : process.env.AEB_SERVER_SECRET;
+      if (secret !== undefined && secret !== "" && Buffer.byteLength(secret) < MIN_SECRET_BYTES)
+        throw new ConfigError(`the token secret must be at least ${MIN_SECRET_BYTES} bytes`);
       if (secret === undefined || secret === "") {
         secret = randomSecret().toString("base64url");
         console.error(
@@ -207,13 +272,21 @@ export function registerServeCommand(program: Command): void {
           env: { AEB_SERVER_SECRET: secret },
           shutdownTimeoutMs: flags.shutdownTimeout * 1000,
           log: (line) => console.error(`aeb serve: ${line}`),
-          onListening: (url) => console.log(describe(url, new PluginFactory({ cacheDir: config.cache?.dir }).simulatedUser(config.simulator).id)),
-          ...(recorder !== undefined ? { onEpisode: (record) => recorder.append(record), recorderHealth: () => recorder.health, recordedEpisodes: () => recorder.count } : {}),
+          onListening: (url) =>
+            console.log(describe(url, new PluginFactory({ cacheDir: config.cache?.dir }).simulatedUser(config.simulator).id)),
+          ...(recorder !== undefined
+            ? {
+                onEpisode: (record) => recorder.append(record),
+                recorderHealth: () => recorder.health,
+                recordedEpisodes: () => recorder.count,
+              }
+            : {}),
         });
-        if (recorder !== undefined) recorder.onHealthChange = (health) => {
-          logRecorderHealth(recorder.dir, health);
-          primary.recorderHealthChanged(health);
-        };
+        if (recorder !== undefined)
+          recorder.onHealthChange = (health) => {
+            logRecorderHealth(recorder.dir, health);
+            primary.recorderHealthChanged(health);
+          };
         const stopped = await primary.stopped.finally(() => recorder?.close());
         if (!stopped.clean) process.exitCode = 1;
         console.error(`aeb serve: stopped${stopped.clean ? "" : " (a worker's shutdown cut requests, or a worker was killed)"}`);
@@ -227,10 +300,17 @@ export function registerServeCommand(program: Command): void {
         countQueued();
         if (warnedQueued) return;
         warnedQueued = true;
-        console.error(`aeb serve: warning: ${role} calls are waiting for a free slot: ${endpoint.maxConcurrencyPerEndpoint} per replica are in flight (maxConcurrencyPerEndpoint); more steps are in flight than the cap allows (see aeb_env_simulator_calls_queued_total, and --steps-in-flight)`);
+        console.error(
+          `aeb serve: warning: ${role} calls are waiting for a free slot: ${endpoint.maxConcurrencyPerEndpoint} per replica are in flight (maxConcurrencyPerEndpoint); more steps are in flight than the cap allows (see aeb_env_simulator_calls_queued_total, and --steps-in-flight)`,
+        );
       };
-      let user = new PluginFactory({ cacheDir: config.cache?.dir, warn: (message) => console.error(`aeb serve: ${message}`), onModelQueued }).simulatedUser(config.simulator);
-      if (flags.mockUserLatency !== undefined) user = new DelayedSimulatedUser({ inner: user, latencyMs: flags.mockUserLatency, id: user.id });
+      let user = new PluginFactory({
+        cacheDir: config.cache?.dir,
+        warn: (message) => console.error(`aeb serve: ${message}`),
+        onModelQueued,
+      }).simulatedUser(config.simulator);
+      if (flags.mockUserLatency !== undefined)
+        user = new DelayedSimulatedUser({ inner: user, latencyMs: flags.mockUserLatency, id: user.id });
       if (isClusterWorker()) listenToPrimary();
       const recorder = flags.record !== undefined && !isClusterWorker() ? new EpisodeRecorder(flags.record) : undefined;
       if (recorder !== undefined) recorder.onHealthChange = (health) => logRecorderHealth(recorder.dir, health);

@@ -18,7 +18,9 @@ const port = (value: string): number => {
 export function registerViewCommand(program: Command): void {
   program
     .command("view")
-    .description("Open run directories in a local, read-only web app: the report, every dialogue with filters and search, a dialogue's turns, one scenario across conditions side by side.")
+    .description(
+      "Open run directories in a local, read-only web app: the report, every dialogue with filters and search, a dialogue's turns, one scenario across conditions side by side.",
+    )
     .argument("<dirs...>", "run directories (made by aeb run --out DIR, aeb import, aeb serve --record)")
     .option("--host <host>", "address to listen on (loopback unless --allow-remote)", "127.0.0.1")
     .option("--port <n>", "port (0 picks a free one)", port, 8790)
@@ -30,7 +32,9 @@ export function registerViewCommand(program: Command): void {
       // Two viewers (or anything else) on the default port: take a free one and say so, rather than fail.
       let listenPort = flags.port;
       if (listenPort !== 0 && !(await isPortFree(flags.host, listenPort))) {
-        console.error(`note: port ${listenPort} on ${flags.host} is in use (another aeb view?); listening on a free port instead (--port N picks one)`);
+        console.error(
+          `note: port ${listenPort} on ${flags.host} is in use (another aeb view?); listening on a free port instead (--port N picks one)`,
+        );
         listenPort = 0;
       }
       let url: string;
@@ -42,7 +46,9 @@ export function registerViewCommand(program: Command): void {
       }
       const dialogues = viewer.runs.reduce((sum, run) => sum + run.index.dialogues.length, 0);
       for (const run of viewer.runs) for (const note of run.index.readingNotes) console.error(`note: ${run.index.label}: ${note}`);
-      console.log(`aeb view: ${dialogues} dialogue(s) in ${viewer.runs.length} run(s), indexed in ${((performance.now() - started) / 1000).toFixed(1)} s; open ${url} (Ctrl-C stops)`);
+      console.log(
+        `aeb view: ${dialogues} dialogue(s) in ${viewer.runs.length} run(s), indexed in ${((performance.now() - started) / 1000).toFixed(1)} s; open ${url} (Ctrl-C stops)`,
+      );
       await new Promise<void>((resolve) => {
         const stop = () => {
           process.off("SIGINT", stop);

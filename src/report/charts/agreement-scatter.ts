@@ -20,13 +20,22 @@ export function agreementScatterSpec(pair: PairAgreement): TopLevelSpec {
   }
   const values = [...counts.values()];
   const colour = { field: "agent", type: "nominal" as const, scale: conditionScale(pair.sharedAgents), title: "agent" };
-  const axis = (user: string, label: string) => ({ type: "quantitative" as const, title: `final emotion under ${label}: ${user}`, scale: { domain: [0, 100], padding: 10 } });
+  const axis = (user: string, label: string) => ({
+    type: "quantitative" as const,
+    title: `final emotion under ${label}: ${user}`,
+    scale: { domain: [0, 100], padding: 10 },
+  });
   return {
     width: 380,
     height: 380,
     layer: [
       {
-        data: { values: [{ finalA: 0, finalB: 0 }, { finalA: 100, finalB: 100 }] },
+        data: {
+          values: [
+            { finalA: 0, finalB: 0 },
+            { finalA: 100, finalB: 100 },
+          ],
+        },
         mark: { type: "line", color: "#999", strokeDash: [4, 4], strokeWidth: 1 },
         encoding: { x: { field: "finalA", ...axis(pair.a, "A") }, y: { field: "finalB", ...axis(pair.b, "B") } },
       },

@@ -53,19 +53,31 @@ export function ecsBeforeAfterSpec(summary: RunSummary, rows: readonly DialogueR
   }
   // A heuristic's panel says what it is (analysis/ecs-judges.ts).
   const kinds = reportEcsKinds(summary, rows, [...new Set(phaseRows.map((row) => row.judge))]);
-  const reduced = phaseRows.length > MAX_DIALOGUE_POINTS ? (groupMeans(phaseRows, ["condition", "type", "judge", "phase"], ["ecs"]) as unknown as EcsPhaseRow[]) : phaseRows;
+  const reduced =
+    phaseRows.length > MAX_DIALOGUE_POINTS
+      ? (groupMeans(phaseRows, ["condition", "type", "judge", "phase"], ["ecs"]) as unknown as EcsPhaseRow[])
+      : phaseRows;
   const values = reduced.map((row) => ({ ...row, judge: ecsPanelLabel(row.judge, kinds) }));
   const judges = [...new Set(values.map((value) => value.judge))].sort();
   const types = typeOrder(values.map((value) => value.type));
   const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };
-  const x = { field: "phase", type: "ordinal" as const, sort: ["before", "after"], title: null, axis: { labelAngle: 0 }, scale: { domain: ["before", "after"], padding: 0.4 } };
+  const x = {
+    field: "phase",
+    type: "ordinal" as const,
+    sort: ["before", "after"],
+    title: null,
+    axis: { labelAngle: 0 },
+    scale: { domain: ["before", "after"], padding: 0.4 },
+  };
   const y = { field: "ecs", type: "quantitative" as const, aggregate: "mean" as const, title: "mean ECS", scale: { zero: false } };
   const header = { labelExpr: "split(replace(datum.label, /_/g, ' '), ' ')", labelLineHeight: 12 };
   return {
     data: { values },
     facet: {
       column: { field: "type", type: "nominal", sort: types, title: "trajectory type (manipulation turn splits before / after)", header },
-      ...(judges.length > 1 ? { row: { field: "judge", type: "nominal" as const, sort: judges, title: "ECS judge", header: { labelLimit: 0 } } } : {}),
+      ...(judges.length > 1
+        ? { row: { field: "judge", type: "nominal" as const, sort: judges, title: "ECS judge", header: { labelLimit: 0 } } }
+        : {}),
     },
     spec: {
       width: 92,

@@ -8,9 +8,17 @@ import { groupMeans, sampleDialogueIds, type PointSample } from "./point-sample.
 import { CHART_CONFIG, NO_ECS_MESSAGE, conditionScale } from "./theme.js";
 
 /** The per-dialogue (FS, ECS) pairs of the dissociation plot, one per dialogue and ECS judge. */
-export function ecsFsPoints(rows: readonly DialogueRow[]): Array<{ id: string; condition: string; judge: string; fs: number; ecs: number }> {
+export function ecsFsPoints(
+  rows: readonly DialogueRow[],
+): Array<{ id: string; condition: string; judge: string; fs: number; ecs: number }> {
   return scoredRows(rows).flatMap((row) =>
-    readRowEcs(row).entries.map((entry) => ({ id: row.id, condition: row.condition, judge: entry.judge, fs: row.metrics.fs, ecs: entry.score })),
+    readRowEcs(row).entries.map((entry) => ({
+      id: row.id,
+      condition: row.condition,
+      judge: entry.judge,
+      fs: row.metrics.fs,
+      ecs: entry.score,
+    })),
   );
 }
 
@@ -21,24 +29,43 @@ export function ecsFsPoints(rows: readonly DialogueRow[]): Array<{ id: string; c
  * Above a few thousand dialogues the points are a fixed sample, the same dialogues in every panel
  * (point-sample.ts), and the diamonds the means over every dialogue.
  */
-export function ecsVsFsSpec(summary: RunSummary, rows: readonly DialogueRow[], sample: PointSample = sampleDialogueIds(scoredRows(rows), summary.seed)): TopLevelSpec {
+export function ecsVsFsSpec(
+  summary: RunSummary,
+  rows: readonly DialogueRow[],
+  sample: PointSample = sampleDialogueIds(scoredRows(rows), summary.seed),
+): TopLevelSpec {
   const points = ecsFsPoints(rows);
-  if (points.length === 0) return placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this plot");
+  if (points.length === 0)
+    return placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this plot");
   // A heuristic's panel says what it is (analysis/ecs-judges.ts).
   const kinds = reportEcsKinds(summary, rows, [...new Set(points.map((point) => point.judge))]);
   const { ids } = sample;
   // A large run's points are labelled only where drawn: a copy of every point is what sampling saves.
-  const values = (ids === undefined ? points : points.filter((point) => ids.has(point.id))).map((point) => ({ ...point, judge: ecsPanelLabel(point.judge, kinds) }));
+  const values = (ids === undefined ? points : points.filter((point) => ids.has(point.id))).map((point) => ({
+    ...point,
+    judge: ecsPanelLabel(point.judge, kinds),
+  }));
   const judges = [...new Set(points.map((point) => ecsPanelLabel(point.judge, kinds)))].sort();
   const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };
   const inUnit = points.every((point) => point.ecs >= 0 && point.ecs <= 1);
   const x = { field: "fs", type: "quantitative" as const, title: "FS (outcome)", scale: { domain: [0, 1] } };
-  const y = { field: "ecs", type: "quantitative" as const, title: "ECS (legibility of the user's state)", scale: inUnit ? { domain: [0, 1] } : { zero: false } };
-  const facet = { column: { field: "judge", type: "nominal" as const, sort: judges, title: "ECS judge", header: { labelFontSize: 12, labelLimit: 0 } } };
+  const y = {
+    field: "ecs",
+    type: "quantitative" as const,
+    title: "ECS (legibility of the user's state)",
+    scale: inUnit ? { domain: [0, 1] } : { zero: false },
+  };
+  const facet = {
+    column: { field: "judge", type: "nominal" as const, sort: judges, title: "ECS judge", header: { labelFontSize: 12, labelLimit: 0 } },
+  };
   if (ids !== undefined) {
     // The means ride in the same data as the sample (a facet takes one data source), told apart by `mark`.
     const drawn = values.map((value) => ({ ...value, mark: "dialogue" }));
-    const means = groupMeans(points, ["judge", "condition"], ["fs", "ecs"]).map((mean) => ({ ...mean, judge: ecsPanelLabel(mean.judge as string, kinds), mark: "mean" }));
+    const means = groupMeans(points, ["judge", "condition"], ["fs", "ecs"]).map((mean) => ({
+      ...mean,
+      judge: ecsPanelLabel(mean.judge as string, kinds),
+      mark: "mean",
+    }));
     return {
       data: { values: [...drawn, ...means] },
       facet,
@@ -46,7 +73,11 @@ export function ecsVsFsSpec(summary: RunSummary, rows: readonly DialogueRow[], s
         width: judges.length > 1 ? 340 : 460,
         height: 300,
         layer: [
-          { transform: [{ filter: "datum.mark === 'dialogue'" }], mark: { type: "point", filled: true, size: 40, opacity: 0.55 }, encoding: { x, y, color: colour } },
+          {
+            transform: [{ filter: "datum.mark === 'dialogue'" }],
+            mark: { type: "point", filled: true, size: 40, opacity: 0.55 },
+            encoding: { x, y, color: colour },
+          },
           {
             transform: [{ filter: "datum.mark === 'mean'" }],
             mark: { type: "point", shape: "diamond", filled: true, size: 240, stroke: "#222", strokeWidth: 1.2, opacity: 1 },

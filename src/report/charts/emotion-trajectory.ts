@@ -39,7 +39,12 @@ export function emotionTrajectorySpec(summary: RunSummary, rows: readonly Dialog
       {
         transform: [{ filter: "datum.low !== null" }],
         mark: { type: "area", opacity: 0.14 },
-        encoding: { x, y: { field: "low", type: "quantitative", scale: { domain: [0, 100] }, title: "emotion (0-100)" }, y2: { field: "high" }, color: colour },
+        encoding: {
+          x,
+          y: { field: "low", type: "quantitative", scale: { domain: [0, 100] }, title: "emotion (0-100)" },
+          y2: { field: "high" },
+          color: colour,
+        },
       },
       {
         mark: { type: "line", strokeWidth: 2, point: { filled: true, size: 30 } },

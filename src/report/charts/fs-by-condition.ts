@@ -22,7 +22,12 @@ export function fsByConditionSpec(summary: RunSummary): TopLevelSpec {
         : `${fixed(condition.fs.mean)}  [${fixed(condition.fs.ci95[0])}, ${fixed(condition.fs.ci95[1])}]  n=${condition.n}`,
   }));
   const names = values.map((value) => value.condition);
-  const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(summary.conditions.map((condition) => condition.name)), legend: null };
+  const colour = {
+    field: "condition",
+    type: "nominal" as const,
+    scale: conditionScale(summary.conditions.map((condition) => condition.name)),
+    legend: null,
+  };
   const x = { type: "quantitative" as const, scale: { domain: [0, 1] }, title: "FS (final emotion / 100)" };
   return {
     width: 440,
@@ -46,7 +51,10 @@ export function fsByConditionSpec(summary: RunSummary): TopLevelSpec {
         encoding: { x: { field: "high", ...x }, color: colour },
       },
       { mark: { type: "point", filled: true, size: 90, opacity: 1 }, encoding: { x: { field: "mean", ...x }, color: colour } },
-      { mark: { type: "text", align: "left", dx: 12, fontSize: 11, color: "#333" }, encoding: { x: { value: 440 }, text: { field: "label" } } },
+      {
+        mark: { type: "text", align: "left", dx: 12, fontSize: 11, color: "#333" },
+        encoding: { x: { value: 440 }, text: { field: "label" } },
+      },
     ],
     config: CHART_CONFIG,
   };

@@ -39,13 +39,15 @@ export function chartDefinitions(summary: RunSummary, rows: readonly DialogueRow
     {
       id: "chart-fs",
       title: "Final score per condition",
-      caption: "Mean FS (final emotion / 100) per condition, with the seeded percentile-bootstrap 95% CI from summary.json; a condition with fewer than two scored dialogues has no interval.",
+      caption:
+        "Mean FS (final emotion / 100) per condition, with the seeded percentile-bootstrap 95% CI from summary.json; a condition with fewer than two scored dialogues has no interval.",
       spec: fsByConditionSpec(summary),
     },
     {
       id: "chart-type-heatmap",
       title: "Final score by condition and trajectory type",
-      caption: "Mean FS of each condition on each trajectory type; the colour scale is fixed to [0, 1]. Cell sizes are in the per-type table.",
+      caption:
+        "Mean FS of each condition on each trajectory type; the colour scale is fixed to [0, 1]. Cell sizes are in the per-type table.",
       spec: typeHeatmapSpec(summary),
     },
     {
@@ -59,19 +61,23 @@ export function chartDefinitions(summary: RunSummary, rows: readonly DialogueRow
       id: "chart-ecs-vs-fs",
       title: "Outcome against legibility (ECS vs FS)",
       caption:
-        "The dissociation plot: each point is a dialogue, diamonds are condition means. Moving right without moving up means outcomes improved while the user's state did not become easier to read." + sampled,
+        "The dissociation plot: each point is a dialogue, diamonds are condition means. Moving right without moving up means outcomes improved while the user's state did not become easier to read." +
+        sampled,
       spec: ecsVsFsSpec(summary, rows, sample),
     },
     {
       id: "chart-ecs-phase",
       title: "ECS before and after the manipulation turn",
-      caption: "Mean ECS over the turns before and from the manipulation turn on, per trajectory type; a falling line is an ECS drop. Cooperative users (SAGE/RLVER profiles) have no manipulation turn and are not shown.",
+      caption:
+        "Mean ECS over the turns before and from the manipulation turn on, per trajectory type; a falling line is an ECS drop. Cooperative users (SAGE/RLVER profiles) have no manipulation turn and are not shown.",
       spec: ecsBeforeAfterSpec(summary, rows),
     },
     {
       id: "chart-length-vs-fs",
       title: "Reply length against final score",
-      caption: "Each point is a dialogue (its mean visible reply length in characters), diamonds are condition means. FS rising with length across conditions hints at a length confound; see the length-confound table." + sampled,
+      caption:
+        "Each point is a dialogue (its mean visible reply length in characters), diamonds are condition means. FS rising with length across conditions hints at a length confound; see the length-confound table." +
+        sampled,
       spec: lengthVsFsSpec(summary, rows, sample),
     },
   ];

@@ -12,7 +12,11 @@ import { CHART_CONFIG, conditionScale } from "./theme.js";
  * lined up along the length axis with FS rising with it. Above a few thousand dialogues the points
  * are a fixed sample (point-sample.ts) and the diamonds the means over every dialogue.
  */
-export function lengthVsFsSpec(summary: RunSummary, rows: readonly DialogueRow[], sample: PointSample = sampleDialogueIds(scoredRows(rows), summary.seed)): TopLevelSpec {
+export function lengthVsFsSpec(
+  summary: RunSummary,
+  rows: readonly DialogueRow[],
+  sample: PointSample = sampleDialogueIds(scoredRows(rows), summary.seed),
+): TopLevelSpec {
   const values = dialoguePoints(rows);
   if (values.length === 0) return placeholderSpec("no scored dialogues", "every dialogue of this run ended in error");
   const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };
@@ -27,7 +31,11 @@ export function lengthVsFsSpec(summary: RunSummary, rows: readonly DialogueRow[]
       height: 280,
       data: { values: [...drawn, ...means] },
       layer: [
-        { transform: [{ filter: "datum.mark === 'dialogue'" }], mark: { type: "point", filled: true, size: 36, opacity: 0.55 }, encoding: { x, y, color: colour } },
+        {
+          transform: [{ filter: "datum.mark === 'dialogue'" }],
+          mark: { type: "point", filled: true, size: 36, opacity: 0.55 },
+          encoding: { x, y, color: colour },
+        },
         {
           transform: [{ filter: "datum.mark === 'mean'" }],
           mark: { type: "point", shape: "diamond", filled: true, size: 220, stroke: "#222", strokeWidth: 1.2, opacity: 1 },

@@ -16,7 +16,11 @@ export function placeholderSpec(message: string, detail?: string): TopLevelSpec 
     layer: [
       {
         mark: { type: "text", align: "center", baseline: "middle", fontSize: 18, color: "#444" },
-        encoding: { x: { value: width / 2 }, y: { value: detail === undefined ? height / 2 : height / 2 - 10 }, text: { field: "message" } },
+        encoding: {
+          x: { value: width / 2 },
+          y: { value: detail === undefined ? height / 2 : height / 2 - 10 },
+          text: { field: "message" },
+        },
       },
       ...(detail === undefined
         ? []

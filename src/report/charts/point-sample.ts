@@ -33,7 +33,11 @@ function rankOf(seed: number, id: string): number {
  * ids, the conditions and the seed, not on the order dialogues were recorded in, so a resumed
  * run draws the same points; and each condition keeps its weight, so no colour drowns another.
  */
-export function sampleDialogueIds(dialogues: ReadonlyArray<{ id: string; condition: string }>, seed: number, limit: number = MAX_DIALOGUE_POINTS): PointSample {
+export function sampleDialogueIds(
+  dialogues: ReadonlyArray<{ id: string; condition: string }>,
+  seed: number,
+  limit: number = MAX_DIALOGUE_POINTS,
+): PointSample {
   const total = dialogues.length;
   if (total <= limit) return { ids: undefined, total, drawn: total };
   const byCondition = new Map<string, Array<{ id: string; rank: number }>>();
@@ -62,7 +66,11 @@ export function sampleCaption(sample: PointSample): string {
  * `fields` replaced by its mean over the group, groups in first-seen order: the condition means a
  * sampled chart marks, computed over every dialogue rather than the sample.
  */
-export function groupMeans<T extends object>(items: readonly T[], keys: ReadonlyArray<keyof T & string>, fields: ReadonlyArray<keyof T & string>): Array<Record<string, unknown>> {
+export function groupMeans<T extends object>(
+  items: readonly T[],
+  keys: ReadonlyArray<keyof T & string>,
+  fields: ReadonlyArray<keyof T & string>,
+): Array<Record<string, unknown>> {
   const groups = new Map<string, { first: T; sums: number[]; n: number }>();
   for (const item of items) {
     const name = JSON.stringify(keys.map((key) => item[key] as unknown));

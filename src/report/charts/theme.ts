@@ -8,8 +8,26 @@ export const NO_ECS_MESSAGE = "no ECS judge ran";
  * conditions in the summary's order onto this list, so a condition has one colour throughout.
  */
 export const CONDITION_COLOURS = [
-  "#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac",
-  "#9ecae9", "#ffbf79", "#ff9d98", "#88d27a", "#83bcb6", "#f2cf5b", "#d6a5c9", "#fcbfd2", "#d8b5a5", "#79706e",
+  "#4c78a8",
+  "#f58518",
+  "#e45756",
+  "#72b7b2",
+  "#54a24b",
+  "#eeca3b",
+  "#b279a2",
+  "#ff9da6",
+  "#9d755d",
+  "#bab0ac",
+  "#9ecae9",
+  "#ffbf79",
+  "#ff9d98",
+  "#88d27a",
+  "#83bcb6",
+  "#f2cf5b",
+  "#d6a5c9",
+  "#fcbfd2",
+  "#d8b5a5",
+  "#79706e",
 ];
 
 /** The colour scale for conditions (cycled when there are more than 20). */

@@ -20,7 +20,9 @@ export function typeHeatmapSpec(summary: RunSummary): TopLevelSpec {
   );
   if (values.length === 0) return placeholderSpec("no scored dialogues", "every dialogue of this run ended in error");
   const types = typeOrder(values.map((value) => value.type));
-  const conditions = summary.conditions.map((condition) => condition.name).filter((name) => values.some((value) => value.condition === name));
+  const conditions = summary.conditions
+    .map((condition) => condition.name)
+    .filter((name) => values.some((value) => value.condition === name));
   return {
     width: { step: 96 },
     height: { step: 30 },
@@ -31,7 +33,14 @@ export function typeHeatmapSpec(summary: RunSummary): TopLevelSpec {
         type: "nominal",
         sort: types,
         title: "trajectory type",
-        axis: { orient: "bottom", labelAngle: 0, labelExpr: "split(replace(datum.label, /_/g, ' '), ' ')", labelLineHeight: 12, ticks: false, domain: false },
+        axis: {
+          orient: "bottom",
+          labelAngle: 0,
+          labelExpr: "split(replace(datum.label, /_/g, ' '), ' ')",
+          labelLineHeight: 12,
+          ticks: false,
+          domain: false,
+        },
       },
       y: { field: "condition", type: "nominal", sort: conditions, title: null, axis: { ticks: false, domain: false } },
     },
@@ -39,7 +48,13 @@ export function typeHeatmapSpec(summary: RunSummary): TopLevelSpec {
       {
         mark: { type: "rect", stroke: "white", strokeWidth: 1 },
         encoding: {
-          color: { field: "fs", type: "quantitative", scale: { scheme: "viridis", domain: [0, 1] }, title: "mean FS", legend: { gradientLength: 120 } },
+          color: {
+            field: "fs",
+            type: "quantitative",
+            scale: { scheme: "viridis", domain: [0, 1] },
+            title: "mean FS",
+            legend: { gradientLength: 120 },
+          },
         },
       },
       {

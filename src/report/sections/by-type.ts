@@ -19,5 +19,10 @@ export function byTypeTable(reading: ReportReading): Table {
 }
 
 export function byTypeSection(reading: ReportReading): ReportSection {
-  return { id: "by-type", title: "Final score by trajectory type", navLabel: "By type", lines: [[{ kind: "table", table: byTypeTable(reading) }]] };
+  return {
+    id: "by-type",
+    title: "Final score by trajectory type",
+    navLabel: "By type",
+    lines: [[{ kind: "table", table: byTypeTable(reading) }]],
+  };
 }

@@ -14,8 +14,10 @@ export function comparisonTablesOf(reading: ReportReading): ComparisonTableModel
 /** How the Holm p of these tables was adjusted. */
 function familiesSentence(reading: ReportReading, tables: readonly ComparisonTableModel[]): string {
   const reference = reading.summary.reference ?? null;
-  if (tables.some((table) => table.family === "all")) return " Holm p: adjusted over every comparison of one metric and test (this summary.json predates the reference family; aeb report --recompute gives it).";
-  if (reference === null) return " Holm p: adjusted over every pair of one metric and test (no reference condition: name one with report.reference in the run config or aeb report --reference).";
+  if (tables.some((table) => table.family === "all"))
+    return " Holm p: adjusted over every comparison of one metric and test (this summary.json predates the reference family; aeb report --recompute gives it).";
+  if (reference === null)
+    return " Holm p: adjusted over every pair of one metric and test (no reference condition: name one with report.reference in the run config or aeb report --reference).";
   return ` Holm p: adjusted within each family of one metric and test: the pairs with the reference condition ${reference} are one family, every other pair another, so adding conditions does not dilute the comparisons against the reference (docs/statistics.md).`;
 }
 
@@ -24,8 +26,12 @@ function comparisonsLegend(reading: ReportReading, tables: readonly ComparisonTa
   const { headlineJudge, ecsKinds, offlineUser } = reading;
   return [
     `Metrics: fs the final score; hid the simulated user's HID${offlineUser ? " (offline: the reward's move test, not independent)" : ""}`,
-    headlineJudge !== null ? `; ecs the headline ECS judge's score (${headlineJudge}, a model judge), ecs:NAME another ECS judge's` : "; ecs:NAME an ECS judge's score (there is no headline ECS: no model judge ran)",
-    ecsKinds.heuristics.length > 0 ? ` (${ecsKinds.heuristics.map((heuristic) => `ecs:${heuristic.name} is the ${heuristic.label}, not a model judge`).join("; ")})` : "",
+    headlineJudge !== null
+      ? `; ecs the headline ECS judge's score (${headlineJudge}, a model judge), ecs:NAME another ECS judge's`
+      : "; ecs:NAME an ECS judge's score (there is no headline ECS: no model judge ran)",
+    ecsKinds.heuristics.length > 0
+      ? ` (${ecsKinds.heuristics.map((heuristic) => `ecs:${heuristic.name} is the ${heuristic.label}, not a model judge`).join("; ")})`
+      : "",
     "; hid:NAME an independent HID judge's verdict; collapse the share of dialogues that collapsed.",
     " Each row is one pair, a against b (against the reference, the reference is b); each test's cell gives its p and its Holm-adjusted p.",
     " a − b [95% CI]: the mean of the matched differences (per-scenario means of the scenarios both ran; for collapse, the matched dialogues' collapse indicators) with a seeded percentile-bootstrap 95% interval.",
@@ -39,11 +45,22 @@ function comparisonsLegend(reading: ReportReading, tables: readonly ComparisonTa
 /** One table per metric and family; the first open, the others folded (one line each until opened). */
 export function comparisonsSection(reading: ReportReading): ReportSection {
   const tables = comparisonTablesOf(reading);
-  const parts = tables.map(({ title, table }, index): SectionPart => ({ kind: "table", title, table, textColumns: 2, trailingText: 1, fold: index === 0 ? "open" : "folded" }));
+  const parts = tables.map(({ title, table }, index): SectionPart => ({
+    kind: "table",
+    title,
+    table,
+    textColumns: 2,
+    trailingText: 1,
+    fold: index === 0 ? "open" : "folded",
+  }));
   return {
     id: "comparisons",
     title: "Pairwise comparisons",
     navLabel: "Comparisons",
-    lines: [parts, noteParts(tables.length === 0 ? "No comparisons: summary.json lists none." : null), noteParts(tables.length === 0 ? null : comparisonsLegend(reading, tables))],
+    lines: [
+      parts,
+      noteParts(tables.length === 0 ? "No comparisons: summary.json lists none." : null),
+      noteParts(tables.length === 0 ? null : comparisonsLegend(reading, tables)),
+    ],
   };
 }

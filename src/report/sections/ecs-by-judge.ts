@@ -20,12 +20,17 @@ export function ecsByPhase(reading: ReportReading): boolean {
 
 /** What before/after mean where cooperative users (no manipulation turn) are among the dialogues; null when none is. */
 export function ecsPhaseNote(reading: ReportReading): string | null {
-  if (!ecsByPhase(reading)) return `Every dialogue is a ${COOPERATIVE_LABEL}, which has no manipulation turn, so ECS is not split before and after one.`;
+  if (!ecsByPhase(reading))
+    return `Every dialogue is a ${COOPERATIVE_LABEL}, which has no manipulation turn, so ECS is not split before and after one.`;
   if (!reading.scored.some((row) => isCooperative(row.type))) return null;
-  const mixed = reading.conditions.map((condition) => condition.name).filter((name) => !cooperativeOnly(reading, name) && reading.scored.some((row) => row.condition === name && isCooperative(row.type)));
+  const mixed = reading.conditions
+    .map((condition) => condition.name)
+    .filter((name) => !cooperativeOnly(reading, name) && reading.scored.some((row) => row.condition === name && isCooperative(row.type)));
   return (
     `A ${COOPERATIVE_LABEL} has no manipulation turn: a condition of such dialogues only shows "n/a (cooperative)" before and after` +
-    (mixed.length > 0 ? `; in ${mixed.join(", ")}, which mix them with adversarial dialogues, "after" also counts every judged turn of the cooperative ones.` : ".")
+    (mixed.length > 0
+      ? `; in ${mixed.join(", ")}, which mix them with adversarial dialogues, "after" also counts every judged turn of the cooperative ones.`
+      : ".")
   );
 }
 
@@ -47,13 +52,17 @@ export function ecsJudgeTables(reading: ReportReading): Array<{ judge: string; t
           header: ["condition", "ECS [95% CI]", "before manipulation", "after manipulation", "drop", "judged", "judge errors"],
           rows: cells.map(({ condition, cell }) => {
             if (cell === null) return [condition, "n/a", "n/a", "n/a", "n/a", "0", "0"];
-            const phases = cooperativeOnly(reading, condition) ? [COOPERATIVE_CELL, COOPERATIVE_CELL, COOPERATIVE_CELL] : [fixed(cell.before), fixed(cell.after), fixed(cell.drop)];
+            const phases = cooperativeOnly(reading, condition)
+              ? [COOPERATIVE_CELL, COOPERATIVE_CELL, COOPERATIVE_CELL]
+              : [fixed(cell.before), fixed(cell.after), fixed(cell.drop)];
             return [condition, withCI(cell.mean), ...phases, String(cell.judged), String(cell.judgeErrors)];
           }),
         }
       : {
           header: ["condition", "ECS [95% CI]", "judged", "judge errors"],
-          rows: cells.map(({ condition, cell }) => (cell === null ? [condition, "n/a", "0", "0"] : [condition, withCI(cell.mean), String(cell.judged), String(cell.judgeErrors)])),
+          rows: cells.map(({ condition, cell }) =>
+            cell === null ? [condition, "n/a", "0", "0"] : [condition, withCI(cell.mean), String(cell.judged), String(cell.judgeErrors)],
+          ),
         },
   }));
 }
@@ -61,7 +70,9 @@ export function ecsJudgeTables(reading: ReportReading): Array<{ judge: string; t
 /** Said in the ECS section when there is no table; null when there are tables. */
 function missingTablesNote(reading: ReportReading): string | null {
   if (reading.ecsColumns.length > 0) return null;
-  return reading.judges.length === 0 ? "No ECS judge ran." : `summary.json has no per-judge ECS; the charts use the dialogues' scores from ${reading.judges.join(", ")}.`;
+  return reading.judges.length === 0
+    ? "No ECS judge ran."
+    : `summary.json has no per-judge ECS; the charts use the dialogues' scores from ${reading.judges.join(", ")}.`;
 }
 
 export function ecsByJudgeSection(reading: ReportReading): ReportSection {
@@ -79,6 +90,11 @@ export function ecsByJudgeSection(reading: ReportReading): ReportSection {
     id: "ecs",
     title: "ECS by judge",
     navLabel: "ECS",
-    lines: [tables.map(({ title, table }): SectionPart => ({ kind: "table", title, table })), legend, noteParts(ecsPhaseNote(reading)), noteParts(missingTablesNote(reading))],
+    lines: [
+      tables.map(({ title, table }): SectionPart => ({ kind: "table", title, table })),
+      legend,
+      noteParts(ecsPhaseNote(reading)),
+      noteParts(missingTablesNote(reading)),
+    ],
   };
 }

@@ -12,7 +12,13 @@ export function errorCausesTable(summary: RunSummary): Table | null {
   if (causes.length === 0) return null;
   return {
     header: ["kind", "stage", "dialogues", "rerun can help", "example"],
-    rows: causes.map((cause) => [cause.kind, cause.stage.replace("_", " "), String(cause.count), cause.retryable ? "yes" : "no", `${cause.example.dialogueId}: ${cause.example.message}`]),
+    rows: causes.map((cause) => [
+      cause.kind,
+      cause.stage.replace("_", " "),
+      String(cause.count),
+      cause.retryable ? "yes" : "no",
+      `${cause.example.dialogueId}: ${cause.example.message}`,
+    ]),
   };
 }
 

@@ -49,7 +49,9 @@ function ecsNote(reading: ReportReading): string {
     const others = scoringJudges.filter((judge) => judge !== headlineJudge);
     return `ECS is n/a: the headline's ECS judge, ${headlineJudge}, scored no dialogue${others.length > 0 ? ` (the ECS tables and charts show ${others.join(", ")})` : ""}.`;
   }
-  const heuristicsNamed = ecsKinds.heuristics.map((heuristic) => `the ${heuristic.label} (${heuristic.name}) ${heuristic.description}`).join("; ");
+  const heuristicsNamed = ecsKinds.heuristics
+    .map((heuristic) => `the ${heuristic.label} (${heuristic.name}) ${heuristic.description}`)
+    .join("; ");
   const modelJudges = judges.filter((judge) => heuristicOf(reading, judge) === undefined);
   return (
     `ECS: the ${headlineJudge} judge's mean score (a model judge${modelJudges.length > 1 ? ", the first of several" : ""}); the ECS section below has ${judges.length > 1 ? "every judge's scores" : "its scores"} before and after the manipulation turn.` +
@@ -61,8 +63,12 @@ function ecsNote(reading: ReportReading): string {
 export function headlineNotes(reading: ReportReading): string[] {
   const notes = [ecsNote(reading)];
   if (reading.offlineUser) notes.push(OFFLINE_HID_NOTE);
-  if (reading.hidColumns.length > 0) notes.push(`${reading.hidLabel} is the simulated user's own verdicts; the independent HID judges (${reading.hidColumns.map((column) => column.judge).join(", ")}) are beside it in the HID table.`);
-  if (reading.conditions.some((condition) => condition.n > 0 && condition.fs.ci95 === null)) notes.push("A condition with fewer than two scored dialogues has no confidence interval.");
+  if (reading.hidColumns.length > 0)
+    notes.push(
+      `${reading.hidLabel} is the simulated user's own verdicts; the independent HID judges (${reading.hidColumns.map((column) => column.judge).join(", ")}) are beside it in the HID table.`,
+    );
+  if (reading.conditions.some((condition) => condition.n > 0 && condition.fs.ci95 === null))
+    notes.push("A condition with fewer than two scored dialogues has no confidence interval.");
   return notes;
 }
 
@@ -72,6 +78,10 @@ export function headlineSection(reading: ReportReading): ReportSection {
     id: "headline",
     title: "Headline (per condition)",
     navLabel: "Headline",
-    lines: [[{ kind: "table", table: headlineTable(reading) }], [{ kind: "page-note", html: legend }], headlineNotes(reading).map((text) => ({ kind: "note", text }))],
+    lines: [
+      [{ kind: "table", table: headlineTable(reading) }],
+      [{ kind: "page-note", html: legend }],
+      headlineNotes(reading).map((text) => ({ kind: "note", text })),
+    ],
   };
 }

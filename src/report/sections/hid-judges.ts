@@ -8,7 +8,11 @@ export function hidJudgesTable(reading: ReportReading): Table | null {
   const { hidColumns, hidLabel } = reading;
   if (hidColumns.length === 0) return null;
   return {
-    header: ["condition", `simulator ${hidLabel} [95% CI]`, ...hidColumns.flatMap(({ judge }) => [`${judge} [95% CI]`, `${judge}: judged`, `${judge}: errors`])],
+    header: [
+      "condition",
+      `simulator ${hidLabel} [95% CI]`,
+      ...hidColumns.flatMap(({ judge }) => [`${judge} [95% CI]`, `${judge}: judged`, `${judge}: errors`]),
+    ],
     rows: reading.conditions.map((condition, index) => [
       condition.name,
       withCI(condition.hid),

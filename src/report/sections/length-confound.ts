@@ -9,7 +9,16 @@ export function lengthConfoundTable(reading: ReportReading): Table | null {
   if (rows.length === 0) return null;
   return {
     header: ["a", "b", "condition coef.", "p", "coef. adjusted for length", "p adjusted", "rho(length, FS) in a", "rho(length, FS) in b"],
-    rows: rows.map((row) => [row.a, row.b, fixed(row.coefficient), formatP(row.p), fixed(row.coefficientAdjusted), formatP(row.pAdjusted), fixed(row.rhoA), fixed(row.rhoB)]),
+    rows: rows.map((row) => [
+      row.a,
+      row.b,
+      fixed(row.coefficient),
+      formatP(row.p),
+      fixed(row.coefficientAdjusted),
+      formatP(row.pAdjusted),
+      fixed(row.rhoA),
+      fixed(row.rhoB),
+    ]),
   };
 }
 

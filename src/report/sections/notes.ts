@@ -7,9 +7,11 @@ import type { ReportSection } from "./section.js";
 export function reportNotes(reading: ReportReading): string[] {
   const notes = [...(reading.input.readingNotes ?? []), ...reading.summary.notes];
   const unreadableEcs = reading.scored.reduce((sum, row) => sum + readRowEcs(row).unreadable, 0);
-  if (unreadableEcs > 0) notes.push(`${unreadableEcs} ECS entr${unreadableEcs === 1 ? "y has" : "ies have"} no numeric score and are left out of the charts.`);
+  if (unreadableEcs > 0)
+    notes.push(`${unreadableEcs} ECS entr${unreadableEcs === 1 ? "y has" : "ies have"} no numeric score and are left out of the charts.`);
   const { orphans } = conditionsWithOrphans(reading.summary, reading.rows);
-  if (orphans.length > 0) notes.push(`dialogues.jsonl has condition(s) that summary.json does not: ${orphans.join(", ")} (they appear in the charts only).`);
+  if (orphans.length > 0)
+    notes.push(`dialogues.jsonl has condition(s) that summary.json does not: ${orphans.join(", ")} (they appear in the charts only).`);
   return notes;
 }
 

@@ -14,7 +14,10 @@ export function procedureEntries(reading: ReportReading): Array<[string, string]
   const promptPack = promptPackEntry(reading.input.setup?.simulator, presets);
   if (promptPack !== null) entries.push(["simulator prompt pack", promptPack]);
   for (const judge of judges) entries.push([`ECS judge ${judge}: unreadable turns`, unreadableTurnsEntry(judge, rows)]);
-  entries.push(["fidelity to the sources", `how each preset and prompt pack departs from SAGE, RLVER and the AEB paper, and whether it changes the numbers: ${FIDELITY_DOC} in the AEB repository`]);
+  entries.push([
+    "fidelity to the sources",
+    `how each preset and prompt pack departs from SAGE, RLVER and the AEB paper, and whether it changes the numbers: ${FIDELITY_DOC} in the AEB repository`,
+  ]);
   return entries;
 }
 
@@ -25,7 +28,12 @@ export function procedureSection(reading: ReportReading): ReportSection {
     navLabel: "Procedure",
     lines: [
       [{ kind: "entries", header: ["procedure", "value"], entries: procedureEntries(reading) }],
-      [{ kind: "note", text: "Scores are comparable only between runs of the same procedure: the same preset, the same simulated user and prompt pack, and judges that treat unreadable turns alike." }],
+      [
+        {
+          kind: "note",
+          text: "Scores are comparable only between runs of the same procedure: the same preset, the same simulated user and prompt pack, and judges that treat unreadable turns alike.",
+        },
+      ],
     ],
   };
 }

@@ -23,5 +23,10 @@ export function usageTable(entries: readonly UsageEntry[] | undefined): Table | 
 export function usageSection(reading: ReportReading): ReportSection {
   const table = usageTable(reading.summary.usage);
   const legend = html`Per model role, over every invocation on this run directory. Calls: answered by a server; cached: answered from the response cache (no tokens); failed: ended in error after retries; requests: HTTP attempts including retries. Tokens count successful, non-cached calls only.`;
-  return { id: "usage", title: "Token usage", navLabel: "Token usage", lines: table === null ? [] : [[{ kind: "table", table, textColumns: 2 }], [{ kind: "page-note", html: legend }], []] };
+  return {
+    id: "usage",
+    title: "Token usage",
+    navLabel: "Token usage",
+    lines: table === null ? [] : [[{ kind: "table", table, textColumns: 2 }], [{ kind: "page-note", html: legend }], []],
+  };
 }

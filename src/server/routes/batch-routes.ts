@@ -21,18 +21,29 @@ export async function registerBatchRoutes(app: FastifyInstance, context: RouteCo
   };
   const pool = context.pool;
   if (pool === undefined) {
-    app.post<{ Body: { steps: unknown[] } }>("/v1/step/batch", { bodyLimit: context.batchBodyLimit, schema }, (request, reply) => playOnEventLoop(context, request, reply));
+    app.post<{ Body: { steps: unknown[] } }>("/v1/step/batch", { bodyLimit: context.batchBodyLimit, schema }, (request, reply) =>
+      playOnEventLoop(context, request, reply),
+    );
     return;
   }
   // In a scope of its own, so that only this route keeps JSON bodies as raw bytes.
   await app.register(async (scope) => {
     scope.removeContentTypeParser("application/json");
-    scope.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: context.batchBodyLimit }, (_request, body, done) => done(null, body));
-    scope.post<{ Body: Buffer }>("/v1/step/batch", { bodyLimit: context.batchBodyLimit, schema }, (request, reply) => playInPool(context, pool, request, reply));
+    scope.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: context.batchBodyLimit }, (_request, body, done) =>
+      done(null, body),
+    );
+    scope.post<{ Body: Buffer }>("/v1/step/batch", { bodyLimit: context.batchBodyLimit, schema }, (request, reply) =>
+      playInPool(context, pool, request, reply),
+    );
   });
 }
 
-async function playInPool(context: RouteContext, pool: StepPool, request: FastifyRequest<{ Body: Buffer }>, reply: FastifyReply): Promise<FastifyReply> {
+async function playInPool(
+  context: RouteContext,
+  pool: StepPool,
+  request: FastifyRequest<{ Body: Buffer }>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const { metrics } = context;
   const played = await pool.run(request.body, clientSignal(reply));
   const recording = recordBatchEpisodes(context, played.stats);
@@ -41,10 +52,16 @@ async function playInPool(context: RouteContext, pool: StepPool, request: Fastif
     for (const timing of stat.stages) metrics.observeSimulatorCall(timing);
     if (stat.outcome !== "ok") {
       metrics.countError(stat.outcome, stat.status ?? 500);
-      if (stat.internalCause !== undefined) request.log.error({ cause: stat.internalCause, code: stat.outcome }, "internal error in a batched step");
+      if (stat.internalCause !== undefined)
+        request.log.error({ cause: stat.internalCause, code: stat.outcome }, "internal error in a batched step");
       continue;
     }
-    metrics.observeResult({ reward: stat.reward ?? 0, rewardMode: stat.rewardMode ?? "final", flags: stat.flags ?? [], endReason: stat.endReason ?? null });
+    metrics.observeResult({
+      reward: stat.reward ?? 0,
+      rewardMode: stat.rewardMode ?? "final",
+      flags: stat.flags ?? [],
+      endReason: stat.endReason ?? null,
+    });
   }
   const failed = await recording;
   if (failed.size === 0) return reply.type("application/json; charset=utf-8").send(played.body);
@@ -75,17 +92,26 @@ async function recordBatchEpisodes(context: RouteContext, stats: readonly StepSt
   return failed;
 }
 
-async function playOnEventLoop(context: RouteContext, request: FastifyRequest<{ Body: { steps: unknown[] } }>, reply: FastifyReply): Promise<{ results: unknown[] }> {
+async function playOnEventLoop(
+  context: RouteContext,
+  request: FastifyRequest<{ Body: { steps: unknown[] } }>,
+  reply: FastifyReply,
+): Promise<{ results: unknown[] }> {
   const signal = clientSignal(reply);
   const results = await Promise.all(
     request.body.steps.map(async (item, index) => {
       try {
         const parsed = StepRequestSchema.safeParse(item);
         if (!parsed.success) throw invalidRequest(`step ${index}`, parsed.error.issues);
-        return { ok: true as const, result: (await timedStep(context, "batch", () => playAndRecord(context, () => context.environment.step(parsed.data, signal)))).response };
+        return {
+          ok: true as const,
+          result: (await timedStep(context, "batch", () => playAndRecord(context, () => context.environment.step(parsed.data, signal))))
+            .response,
+        };
       } catch (error) {
         const failure = toEnvironmentError(error, context.batchBodyLimit);
-        if (failure.status >= 500 && failure.cause !== undefined) request.log.error({ err: failure.cause, code: failure.code }, failure.message);
+        if (failure.status >= 500 && failure.cause !== undefined)
+          request.log.error({ err: failure.cause, code: failure.code }, failure.message);
         context.metrics.countError(failure.code, failure.status);
         return { ok: false as const, status: failure.status, error: failure.toBody() satisfies ErrorBody };
       }

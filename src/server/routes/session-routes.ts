@@ -17,7 +17,11 @@ export function registerSessionRoutes(app: FastifyInstance, context: RouteContex
   const sessions = context.sessions;
   if (sessions === undefined) {
     const unavailable = async () => {
-      throw new EnvironmentError(501, "sessions_unavailable", "the session API keeps state in one process and is off with --workers > 1; use the stateless API (/v1/reset, /v1/step)");
+      throw new EnvironmentError(
+        501,
+        "sessions_unavailable",
+        "the session API keeps state in one process and is off with --workers > 1; use the stateless API (/v1/reset, /v1/step)",
+      );
     };
     app.all("/v1/sessions", { schema: { hide: true } }, unavailable);
     app.all("/v1/sessions/*", { schema: { hide: true } }, unavailable);
@@ -31,13 +35,22 @@ function registerSessions(app: FastifyInstance, context: RouteContext, sessions:
 
   app.post<{ Body: ResetRequest }>(
     "/v1/sessions",
-    { schema: { summary: "Start an episode held server-side (simple clients)", tags: ["sessions"], body: ResetRequestSchema, response: { 201: SessionCreatedSchema, ...ERROR_RESPONSES } } },
+    {
+      schema: {
+        summary: "Start an episode held server-side (simple clients)",
+        tags: ["sessions"],
+        body: ResetRequestSchema,
+        response: { 201: SessionCreatedSchema, ...ERROR_RESPONSES },
+      },
+    },
     async (request, reply) => {
       const reset = await environment.reset(request.body);
       const session = sessions.create(reset);
       metrics.countReset(reset.preset);
       const { token: _token, ...visible } = reset;
-      return reply.code(201).send({ sessionId: session.id, idleTimeoutSeconds: Math.round(context.sessionIdleTimeoutMs / 1000), ...visible });
+      return reply
+        .code(201)
+        .send({ sessionId: session.id, idleTimeoutSeconds: Math.round(context.sessionIdleTimeoutMs / 1000), ...visible });
     },
   );
 
@@ -54,7 +67,11 @@ function registerSessions(app: FastifyInstance, context: RouteContext, sessions:
     },
     async (request, reply) => {
       const signal = clientSignal(reply);
-      const outcome = await timedStep(context, "session", () => sessions.step(request.params.sessionId, request.body.turnIndex, request.body.reply, (step) => playAndRecord(context, () => environment.step(step, signal))));
+      const outcome = await timedStep(context, "session", () =>
+        sessions.step(request.params.sessionId, request.body.turnIndex, request.body.reply, (step) =>
+          playAndRecord(context, () => environment.step(step, signal)),
+        ),
+      );
       const { token: _token, ...visible } = outcome.response;
       return { sessionId: outcome.session.id, ...visible };
     },
@@ -62,7 +79,14 @@ function registerSessions(app: FastifyInstance, context: RouteContext, sessions:
 
   app.get<{ Params: { sessionId: string } }>(
     "/v1/sessions/:sessionId",
-    { schema: { summary: "The session's conversation and state", tags: ["sessions"], params: SessionParamsSchema, response: { 200: SessionStateSchema, ...ERROR_RESPONSES } } },
+    {
+      schema: {
+        summary: "The session's conversation and state",
+        tags: ["sessions"],
+        params: SessionParamsSchema,
+        response: { 200: SessionStateSchema, ...ERROR_RESPONSES },
+      },
+    },
     async (request) => {
       const session = sessions.get(request.params.sessionId);
       return {

@@ -18,7 +18,10 @@ export function emotionSeries(record: DialogueRecord, colours: Colours, labels: 
     name: "emotion (simulated user)",
     colour: colours.condition(record.condition),
     dashed: false,
-    points: [{ step: 0, value: record.opening.emotion, hollow: false }, ...record.turns.map((turn) => ({ step: turn.index + 1, value: turn.user.emotion, hollow: turn.user.appraised === false }))],
+    points: [
+      { step: 0, value: record.opening.emotion, hollow: false },
+      ...record.turns.map((turn) => ({ step: turn.index + 1, value: turn.user.emotion, hollow: turn.user.appraised === false })),
+    ],
   };
   const judges = Object.entries(record.ecs ?? {})
     .filter(([, judgement]) => (judgement.estimates ?? []).length > 0)
@@ -26,7 +29,11 @@ export function emotionSeries(record: DialogueRecord, colours: Colours, labels: 
       name: `${judgeLabel(name, labels)}: predicted`,
       colour: colours.judge(name),
       dashed: true,
-      points: (judgement.estimates ?? []).map((estimate) => ({ step: estimate.index + 1, value: estimate.predicted, hollow: estimate.imputed === true })),
+      points: (judgement.estimates ?? []).map((estimate) => ({
+        step: estimate.index + 1,
+        value: estimate.predicted,
+        hollow: estimate.imputed === true,
+      })),
     }));
   return [truth, ...judges];
 }
@@ -64,7 +71,13 @@ export function EmotionLine({
   const manipulationX = x(record.manipulationTurn + 0.5);
   return (
     <figure class="emotion-line">
-      <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`emotion over the dialogue ${record.id}`}>
+      <svg
+        width={width}
+        height={height}
+        viewBox={`0 0 ${width} ${height}`}
+        role="img"
+        aria-label={`emotion over the dialogue ${record.id}`}
+      >
         {[0, 25, 50, 75, 100].map((value) => (
           <g key={value}>
             <line class="grid" x1={margin.left} x2={width - margin.right} y1={y(value)} y2={y(value)} />
@@ -78,12 +91,29 @@ export function EmotionLine({
             {step}
           </text>
         ))}
-        {adversarial && record.turns.length > record.manipulationTurn ? <line class="manipulation" x1={manipulationX} x2={manipulationX} y1={margin.top} y2={margin.top + plotHeight} /> : null}
+        {adversarial && record.turns.length > record.manipulationTurn ? (
+          <line class="manipulation" x1={manipulationX} x2={manipulationX} y1={margin.top} y2={margin.top + plotHeight} />
+        ) : null}
         {series.map((line) => (
           <g key={line.name} class="series">
-            <polyline fill="none" stroke={line.colour} stroke-width={2} stroke-dasharray={line.dashed ? "5 4" : undefined} points={line.points.map((point) => `${x(point.step)},${y(point.value)}`).join(" ")} />
+            <polyline
+              fill="none"
+              stroke={line.colour}
+              stroke-width={2}
+              stroke-dasharray={line.dashed ? "5 4" : undefined}
+              points={line.points.map((point) => `${x(point.step)},${y(point.value)}`).join(" ")}
+            />
             {line.points.map((point) => (
-              <circle key={point.step} class="point" cx={x(point.step)} cy={y(point.value)} r={3.5} fill={point.hollow ? "#fff" : line.colour} stroke={line.colour} stroke-width={1.5}>
+              <circle
+                key={point.step}
+                class="point"
+                cx={x(point.step)}
+                cy={y(point.value)}
+                r={3.5}
+                fill={point.hollow ? "#fff" : line.colour}
+                stroke={line.colour}
+                stroke-width={1.5}
+              >
                 <title>{`${line.name}, after reply ${point.step}: ${point.value}${point.hollow ? " (not appraised / imputed)" : ""}`}</title>
               </circle>
             ))}
@@ -96,14 +126,26 @@ export function EmotionLine({
             {series.map((line) => (
               <li key={line.name}>
                 <svg width="26" height="10" aria-hidden="true">
-                  <line x1="1" x2="25" y1="5" y2="5" stroke={line.colour} stroke-width="2" stroke-dasharray={line.dashed ? "5 4" : undefined} />
+                  <line
+                    x1="1"
+                    x2="25"
+                    y1="5"
+                    y2="5"
+                    stroke={line.colour}
+                    stroke-width="2"
+                    stroke-dasharray={line.dashed ? "5 4" : undefined}
+                  />
                 </svg>
                 {line.name}
               </li>
             ))}
-            {adversarial ? <li class="legend-manipulation">dotted red line: the manipulation turn ({record.manipulationTurn}) begins</li> : null}
+            {adversarial ? (
+              <li class="legend-manipulation">dotted red line: the manipulation turn ({record.manipulationTurn}) begins</li>
+            ) : null}
           </ul>
-          <span class="note">x: agent replies so far (0 = the user's opening); hollow points: a reply not appraised or an imputed judge turn.</span>
+          <span class="note">
+            x: agent replies so far (0 = the user's opening); hollow points: a reply not appraised or an imputed judge turn.
+          </span>
         </figcaption>
       )}
     </figure>

@@ -27,7 +27,9 @@ function JudgePredictions({ turn, judges, labels }: { turn: TurnRecord; judges: 
               {" predicted "}
               <strong>{estimate.predicted}</strong>
               {` (confidence ${estimate.confidence}) vs true ${estimate.actual}: off by `}
-              <strong class={Math.abs(estimate.predicted - estimate.actual) >= 20 ? "down" : undefined}>{Math.abs(estimate.predicted - estimate.actual)}</strong>
+              <strong class={Math.abs(estimate.predicted - estimate.actual) >= 20 ? "down" : undefined}>
+                {Math.abs(estimate.predicted - estimate.actual)}
+              </strong>
               {estimate.imputed === true ? " · imputed (unreadable turn scored p=50, c=0)" : ""}
             </>
           )}
@@ -61,7 +63,8 @@ export function UserReply({ turn, hidLabel, showAppraisal = true }: { turn: Turn
     return (
       <div class="msg user unappraised">
         <div class="who">
-          not appraised: the preset's loop stops at this reply, so the user neither read nor answered it · emotion <strong>{user.emotion}</strong> (unchanged)
+          not appraised: the preset's loop stops at this reply, so the user neither read nor answered it · emotion{" "}
+          <strong>{user.emotion}</strong> (unchanged)
           {user.flags.map((flag) => (
             <span key={flag} class="flag">
               {flag}
@@ -74,11 +77,14 @@ export function UserReply({ turn, hidLabel, showAppraisal = true }: { turn: Turn
   return (
     <div class="msg user">
       <div class="who">
-        user · emotion <strong>{user.emotion}</strong> (<span class={direction(user.delta)}>{signed(user.delta)}</span>; simulator proposed {signed(user.simulatorDelta)})
-        {user.hid === undefined ? null : <span class={`hid hid-${user.hid}`}>
+        user · emotion <strong>{user.emotion}</strong> (<span class={direction(user.delta)}>{signed(user.delta)}</span>; simulator proposed{" "}
+        {signed(user.simulatorDelta)})
+        {user.hid === undefined ? null : (
+          <span class={`hid hid-${user.hid}`}>
             {" "}
             · {hidLabel} {user.hid}
-          </span>}
+          </span>
+        )}
         {user.flags.map((flag) => (
           <span key={flag} class="flag">
             {flag}

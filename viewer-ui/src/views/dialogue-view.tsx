@@ -9,7 +9,11 @@ import { useFetch } from "../use-fetch.js";
 
 /** What kind of simulated user: adversarial types name their trait; SAGE/RLVER profiles are cooperative. */
 export function TypeBadge({ record }: { record: Pick<DialogueRecord, "type"> }) {
-  return record.type === "cooperative" ? <span class="type cooperative">cooperative user (SAGE/RLVER profile)</span> : <span class="type">{record.type}</span>;
+  return record.type === "cooperative" ? (
+    <span class="type cooperative">cooperative user (SAGE/RLVER profile)</span>
+  ) : (
+    <span class="type">{record.type}</span>
+  );
 }
 
 function Judges({ record, labels }: { record: DialogueRecord; labels: RunLabels }) {
@@ -20,7 +24,12 @@ function Judges({ record, labels }: { record: DialogueRecord; labels: RunLabels 
     <div class="judges">
       {ecs.length === 0 ? null : (
         <table>
-          <caption>ECS judges{ecs.some(([name]) => labels.heuristicEcsJudges[name] !== undefined) ? " and heuristic baselines (not model judges: their score is not an ECS of a model)" : ""}</caption>
+          <caption>
+            ECS judges
+            {ecs.some(([name]) => labels.heuristicEcsJudges[name] !== undefined)
+              ? " and heuristic baselines (not model judges: their score is not an ECS of a model)"
+              : ""}
+          </caption>
           <thead>
             <tr>
               <th>judge</th>
@@ -89,15 +98,22 @@ export function DialogueView({ runs, run, id }: { runs: RunList; run: number; id
     <article class="dialogue">
       <h1>{record.id}</h1>
       <p class="meta">
-        run {label} · condition <strong>{record.condition}</strong> · scenario {record.scenarioId} · repeat {record.repeat} · seed {record.seed} · preset {record.preset} · <TypeBadge record={record} />
+        run {label} · condition <strong>{record.condition}</strong> · scenario {record.scenarioId} · repeat {record.repeat} · seed{" "}
+        {record.seed} · preset {record.preset} · <TypeBadge record={record} />
         {record.type === "cooperative" ? null : ` · manipulation turn ${record.manipulationTurn}`}
       </p>
       <p class="outcome">
         {record.status === "error" ? (
-          <span class="error-text">ended in error: {record.error === undefined ? "(no message)" : `${record.error.kind} at ${record.error.stage.replace("_", " ")}: ${record.error.message}`}</span>
+          <span class="error-text">
+            ended in error:{" "}
+            {record.error === undefined
+              ? "(no message)"
+              : `${record.error.kind} at ${record.error.stage.replace("_", " ")}: ${record.error.message}`}
+          </span>
         ) : (
           <>
-            FS <strong>{fixed(record.final.fs)}</strong> · final emotion <strong>{record.final.emotion}</strong> · {record.endReason} after {record.turns.length} turn(s)
+            FS <strong>{fixed(record.final.fs)}</strong> · final emotion <strong>{record.final.emotion}</strong> · {record.endReason} after{" "}
+            {record.turns.length} turn(s)
           </>
         )}
       </p>
@@ -118,11 +134,14 @@ export function DialogueView({ runs, run, id }: { runs: RunList; run: number; id
       </p>
       <EmotionLine record={record} colours={coloursOf(runs)} labels={labels} />
       <Judges record={record} labels={labels} />
-      {labels.hidLabel === "HID" ? null : <p class="note hid-note">{`${labels.hidLabel}: under the offline simulated user a turn's HID verdict is the same move test that sets the reward, not an independent signal; an HID judge (aeb judge) gives one.`}</p>}
+      {labels.hidLabel === "HID" ? null : (
+        <p class="note hid-note">{`${labels.hidLabel}: under the offline simulated user a turn's HID verdict is the same move test that sets the reward, not an independent signal; an HID judge (aeb judge) gives one.`}</p>
+      )}
       <h2>Transcript</h2>
       <div class="msg user opening">
         <div class="who">
-          user (opening{record.opening.source === "simulated_user" ? ", written by the simulated user" : ""}) · emotion <strong>{record.opening.emotion}</strong>
+          user (opening{record.opening.source === "simulated_user" ? ", written by the simulated user" : ""}) · emotion{" "}
+          <strong>{record.opening.emotion}</strong>
         </div>
         <p class="text">{record.opening.text}</p>
       </div>

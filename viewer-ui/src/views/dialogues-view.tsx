@@ -28,10 +28,21 @@ const columnsOf = (hidLabel: string): Array<{ label: string; sort?: string; nume
   {
     label: hidLabel,
     numeric: true,
-    title: hidLabel === "HID" ? "the simulated user's HID from the manipulation turn on" : "the simulated user's HID from the manipulation turn on; under the offline user the same move test that sets the reward, not an independent signal",
+    title:
+      hidLabel === "HID"
+        ? "the simulated user's HID from the manipulation turn on"
+        : "the simulated user's HID from the manipulation turn on; under the offline user the same move test that sets the reward, not an independent signal",
   },
-  { label: "ECS (model judge)", numeric: true, title: "the run's headline ECS judge, the first that is a model; n/a when no model judge ran" },
-  { label: "lexicon baseline", numeric: true, title: "the ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge, so never an ECS" },
+  {
+    label: "ECS (model judge)",
+    numeric: true,
+    title: "the run's headline ECS judge, the first that is a model; n/a when no model judge ran",
+  },
+  {
+    label: "lexicon baseline",
+    numeric: true,
+    title: "the ECS lexicon baseline (offline-lexicon): reads the user's messages only, not a model judge, so never an ECS",
+  },
   { label: "judge gap", sort: "judgeGap", numeric: true, title: "largest |ECS of judge A - ECS of judge B|" },
   { label: "prediction gap", sort: "predictionGap", numeric: true, title: "largest |predicted - true emotion| of any judged turn" },
   { label: "flags" },
@@ -118,28 +129,103 @@ export function DialoguesView({ runs, params }: { runs: RunList; params: URLSear
       <form class="filters" onSubmit={(event) => event.preventDefault()}>
         <label class="search">
           Search replies
-          <input type="search" name="q" placeholder="text in the opening, agent or user replies" value={search} onInput={(event) => setSearch((event.currentTarget as HTMLInputElement).value)} />
+          <input
+            type="search"
+            name="q"
+            placeholder="text in the opening, agent or user replies"
+            value={search}
+            onInput={(event) => setSearch((event.currentTarget as HTMLInputElement).value)}
+          />
         </label>
-        {runs.runs.length > 1 ? <ChoiceList label="Run" name="run" options={runs.runs.map((run) => String(run.run))} display={(value) => runLabel(Number(value))} chosen={list("run")} onChange={(values) => go(withParam(params, "run", values))} /> : null}
-        <ChoiceList label="Condition" name="condition" options={facets.conditions} chosen={list("condition")} onChange={(values) => go(withParam(params, "condition", values))} />
-        <ChoiceList label="Type" name="type" options={facets.types} chosen={list("type")} onChange={(values) => go(withParam(params, "type", values))} />
-        <ChoiceList label="Scenario" name="scenario" options={facets.scenarios} chosen={list("scenario")} onChange={(values) => go(withParam(params, "scenario", values))} />
-        <ChoiceList label="End reason" name="endReason" options={facets.endReasons} chosen={list("endReason")} onChange={(values) => go(withParam(params, "endReason", values))} />
-        <ChoiceList label="Flags" name="flag" options={facets.flags} chosen={list("flag")} onChange={(values) => go(withParam(params, "flag", values))} />
-        <ChoiceList label="Status" name="status" options={["done", "error"]} chosen={list("status")} onChange={(values) => go(withParam(params, "status", values))} />
+        {runs.runs.length > 1 ? (
+          <ChoiceList
+            label="Run"
+            name="run"
+            options={runs.runs.map((run) => String(run.run))}
+            display={(value) => runLabel(Number(value))}
+            chosen={list("run")}
+            onChange={(values) => go(withParam(params, "run", values))}
+          />
+        ) : null}
+        <ChoiceList
+          label="Condition"
+          name="condition"
+          options={facets.conditions}
+          chosen={list("condition")}
+          onChange={(values) => go(withParam(params, "condition", values))}
+        />
+        <ChoiceList
+          label="Type"
+          name="type"
+          options={facets.types}
+          chosen={list("type")}
+          onChange={(values) => go(withParam(params, "type", values))}
+        />
+        <ChoiceList
+          label="Scenario"
+          name="scenario"
+          options={facets.scenarios}
+          chosen={list("scenario")}
+          onChange={(values) => go(withParam(params, "scenario", values))}
+        />
+        <ChoiceList
+          label="End reason"
+          name="endReason"
+          options={facets.endReasons}
+          chosen={list("endReason")}
+          onChange={(values) => go(withParam(params, "endReason", values))}
+        />
+        <ChoiceList
+          label="Flags"
+          name="flag"
+          options={facets.flags}
+          chosen={list("flag")}
+          onChange={(values) => go(withParam(params, "flag", values))}
+        />
+        <ChoiceList
+          label="Status"
+          name="status"
+          options={["done", "error"]}
+          chosen={list("status")}
+          onChange={(values) => go(withParam(params, "status", values))}
+        />
         <fieldset class="range">
           <legend>Emotion</legend>
-          <select name="emotionOf" value={params.get("emotionOf") ?? "final"} onChange={(event) => go(withParam(params, "emotionOf", (event.currentTarget as HTMLSelectElement).value))}>
+          <select
+            name="emotionOf"
+            value={params.get("emotionOf") ?? "final"}
+            onChange={(event) => go(withParam(params, "emotionOf", (event.currentTarget as HTMLSelectElement).value))}
+          >
             <option value="final">final</option>
             <option value="lowest">lowest</option>
           </select>
-          <input type="number" name="emotionMin" min={0} max={100} placeholder="0" value={params.get("emotionMin") ?? ""} onChange={(event) => go(withParam(params, "emotionMin", (event.currentTarget as HTMLInputElement).value))} />
+          <input
+            type="number"
+            name="emotionMin"
+            min={0}
+            max={100}
+            placeholder="0"
+            value={params.get("emotionMin") ?? ""}
+            onChange={(event) => go(withParam(params, "emotionMin", (event.currentTarget as HTMLInputElement).value))}
+          />
           <span>to</span>
-          <input type="number" name="emotionMax" min={0} max={100} placeholder="100" value={params.get("emotionMax") ?? ""} onChange={(event) => go(withParam(params, "emotionMax", (event.currentTarget as HTMLInputElement).value))} />
+          <input
+            type="number"
+            name="emotionMax"
+            min={0}
+            max={100}
+            placeholder="100"
+            value={params.get("emotionMax") ?? ""}
+            onChange={(event) => go(withParam(params, "emotionMax", (event.currentTarget as HTMLInputElement).value))}
+          />
         </fieldset>
         <fieldset class="range">
           <legend>Judge disagreement</legend>
-          <select name="disagreement" value={params.get("disagreement") ?? ""} onChange={(event) => go(withParam(params, "disagreement", (event.currentTarget as HTMLSelectElement).value))}>
+          <select
+            name="disagreement"
+            value={params.get("disagreement") ?? ""}
+            onChange={(event) => go(withParam(params, "disagreement", (event.currentTarget as HTMLSelectElement).value))}
+          >
             <option value="">any</option>
             <option value="judges" disabled={facets.ecsJudges.length < 2}>
               |ECS judge A − judge B| ≥ (0-1)
@@ -148,7 +234,16 @@ export function DialoguesView({ runs, params }: { runs: RunList; params: URLSear
               |prediction − true emotion| ≥ (0-100)
             </option>
           </select>
-          <input type="number" name="disagreementMin" min={0} max={100} step="any" placeholder="threshold" value={params.get("disagreementMin") ?? ""} onChange={(event) => go(withParam(params, "disagreementMin", (event.currentTarget as HTMLInputElement).value))} />
+          <input
+            type="number"
+            name="disagreementMin"
+            min={0}
+            max={100}
+            step="any"
+            placeholder="threshold"
+            value={params.get("disagreementMin") ?? ""}
+            onChange={(event) => go(withParam(params, "disagreementMin", (event.currentTarget as HTMLInputElement).value))}
+          />
         </fieldset>
         <button type="button" onClick={() => go(new URLSearchParams())}>
           Clear all
@@ -160,7 +255,9 @@ export function DialoguesView({ runs, params }: { runs: RunList; params: URLSear
       {page.state === "ready" ? (
         <>
           <p class="status" data-total={page.value.total}>
-            {page.value.total === 0 ? "No dialogue matches." : `${page.value.offset + 1}–${page.value.offset + page.value.rows.length} of ${page.value.total} dialogue(s)`}
+            {page.value.total === 0
+              ? "No dialogue matches."
+              : `${page.value.offset + 1}–${page.value.offset + page.value.rows.length} of ${page.value.total} dialogue(s)`}
           </p>
           <div class="table-wrap">
             <table class="dialogue-table">
@@ -188,10 +285,18 @@ export function DialoguesView({ runs, params }: { runs: RunList; params: URLSear
             </table>
           </div>
           <nav class="pager">
-            <button type="button" disabled={offset === 0} onClick={() => go(withParam(params, "offset", String(Math.max(0, offset - PAGE_SIZE))))}>
+            <button
+              type="button"
+              disabled={offset === 0}
+              onClick={() => go(withParam(params, "offset", String(Math.max(0, offset - PAGE_SIZE))))}
+            >
               ← previous
             </button>
-            <button type="button" disabled={offset + PAGE_SIZE >= page.value.total} onClick={() => go(withParam(params, "offset", String(offset + PAGE_SIZE)))}>
+            <button
+              type="button"
+              disabled={offset + PAGE_SIZE >= page.value.total}
+              onClick={() => go(withParam(params, "offset", String(offset + PAGE_SIZE)))}
+            >
               next →
             </button>
           </nav>

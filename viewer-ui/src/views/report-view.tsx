@@ -3,7 +3,17 @@ import { api, type ReportTable, type RunList } from "../api.js";
 import { routeHref } from "../route.js";
 import { useFetch } from "../use-fetch.js";
 
-export function Table({ table, numericFrom = 1, caption, name }: { table: ReportTable; numericFrom?: number; caption?: string; name?: string }) {
+export function Table({
+  table,
+  numericFrom = 1,
+  caption,
+  name,
+}: {
+  table: ReportTable;
+  numericFrom?: number;
+  caption?: string;
+  name?: string;
+}) {
   return (
     <div class="table-wrap">
       <table data-table={name}>
@@ -66,7 +76,9 @@ export function ReportView({ runs, run }: { runs: RunList; run: number }) {
               {note}
             </p>
           ))}
-          {report.value.summarySource === "recomputed" ? <p class="note">summary.json is missing: these numbers were recomputed from the dialogues.</p> : null}
+          {report.value.summarySource === "recomputed" ? (
+            <p class="note">summary.json is missing: these numbers were recomputed from the dialogues.</p>
+          ) : null}
           <p>
             <a href={routeHref({ view: "dialogues", params: new URLSearchParams({ run: String(run) }) })}>Read this run's dialogues →</a>
           </p>

@@ -15,11 +15,20 @@ import { useFetch } from "../use-fetch.js";
 import { TypeBadge } from "./dialogue-view.js";
 
 /** The colours of the columns' conditions and judges, with what each line is. */
-function Legend({ runs, dialogues, colours }: { runs: RunList; dialogues: ReadonlyArray<{ run: number; record: DialogueRecord }>; colours: Colours }) {
+function Legend({
+  runs,
+  dialogues,
+  colours,
+}: {
+  runs: RunList;
+  dialogues: ReadonlyArray<{ run: number; record: DialogueRecord }>;
+  colours: Colours;
+}) {
   const conditions = [...new Set(dialogues.map(({ record }) => record.condition))];
   const judges = new Map<string, string>();
   for (const { run, record } of dialogues) {
-    for (const [name, judgement] of Object.entries(record.ecs ?? {})) if ((judgement.estimates ?? []).length > 0 && !judges.has(name)) judges.set(name, judgeLabel(name, labelsOf(runs, run)));
+    for (const [name, judgement] of Object.entries(record.ecs ?? {}))
+      if ((judgement.estimates ?? []).length > 0 && !judges.has(name)) judges.set(name, judgeLabel(name, labelsOf(runs, run)));
   }
   const adversarial = dialogues.some(({ record }) => record.type !== "cooperative");
   return (
@@ -43,7 +52,10 @@ function Legend({ runs, dialogues, colours }: { runs: RunList; dialogues: Readon
         ))}
         {adversarial ? <li class="legend-manipulation">dotted red line: the manipulation turn begins</li> : null}
       </ul>
-      <figcaption class="note">Every column's chart has the same axes: x agent replies so far (0 = the user's opening), y emotion 0-100. Colours stay the same in every column, run and page.</figcaption>
+      <figcaption class="note">
+        Every column's chart has the same axes: x agent replies so far (0 = the user's opening), y emotion 0-100. Colours stay the same in
+        every column, run and page.
+      </figcaption>
     </figure>
   );
 }
@@ -76,7 +88,8 @@ export function SideBySideView({ runs, params }: { runs: RunList; params: URLSea
                 {first === undefined ? null : (
                   <p class="meta">
                     <TypeBadge record={first} />
-                    {first.type === "cooperative" ? null : ` · manipulation turn ${first.manipulationTurn}`} · {dialogues.length} dialogue(s){omitted > 0 ? `; ${omitted} more not shown (filter the runs or conditions)` : ""}
+                    {first.type === "cooperative" ? null : ` · manipulation turn ${first.manipulationTurn}`} · {dialogues.length}{" "}
+                    dialogue(s){omitted > 0 ? `; ${omitted} more not shown (filter the runs or conditions)` : ""}
                   </p>
                 )}
                 <Legend runs={runs} dialogues={dialogues} colours={colours} />
@@ -85,10 +98,18 @@ export function SideBySideView({ runs, params }: { runs: RunList; params: URLSea
                     <thead>
                       <tr>
                         {dialogues.map(({ run, label, record }) => (
-                          <th key={`${run}:${record.id}`} data-condition={record.condition} style={{ borderTop: `4px solid ${colours.condition(record.condition)}` }}>
+                          <th
+                            key={`${run}:${record.id}`}
+                            data-condition={record.condition}
+                            style={{ borderTop: `4px solid ${colours.condition(record.condition)}` }}
+                          >
                             <a href={dialogueHref(run, record.id)}>{record.condition}</a>
                             {showRun ? <div class="note">{label}</div> : null}
-                            <div class="note">{record.status === "error" ? `error: ${record.error === undefined ? "" : `${record.error.kind}: ${record.error.message}`}` : `FS ${fixed(record.final.fs)} · ${record.endReason} after ${record.turns.length}`}</div>
+                            <div class="note">
+                              {record.status === "error"
+                                ? `error: ${record.error === undefined ? "" : `${record.error.kind}: ${record.error.message}`}`
+                                : `FS ${fixed(record.final.fs)} · ${record.endReason} after ${record.turns.length}`}
+                            </div>
                           </th>
                         ))}
                       </tr>
@@ -97,7 +118,15 @@ export function SideBySideView({ runs, params }: { runs: RunList; params: URLSea
                       <tr>
                         {dialogues.map(({ run, record }) => (
                           <td key={`${run}:${record.id}`}>
-                            <EmotionLine record={record} colours={colours} labels={labelsOf(runs, run)} width={280} height={130} compact steps={turns} />
+                            <EmotionLine
+                              record={record}
+                              colours={colours}
+                              labels={labelsOf(runs, run)}
+                              width={280}
+                              height={130}
+                              compact
+                              steps={turns}
+                            />
                           </td>
                         ))}
                       </tr>
