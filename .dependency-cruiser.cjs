@@ -57,7 +57,7 @@ const imports = {
   probe: ["core", "lexicon", "scenarios", "agents", "simulated-user", "episode", "report"],
   server: ["core", "http", "lexicon", "scenarios", "reward", "agents", "simulated-user", "episode", "record"],
   interop: ["core", "lexicon", "scenarios", "metrics", "agents", "simulated-user", "judges", "episode", "analysis", "record", "report"],
-  viewer: ["core", "metrics", "analysis", "record", "report"],
+  viewer: ["core", "http", "metrics", "analysis", "record", "report"],
   testing: ["core", "llm", "lexicon", "agents", "simulated-user"],
   cli: [
     "core",

@@ -8,8 +8,6 @@ import { HttpError, toHttpError } from "./http-error.js";
  * routes a 404 `route_not_found`.
  */
 export interface ErrorHandlingOptions {
-  /** The app's body limit, named in a 413 where the route sets none of its own. */
-  defaultBodyLimit: number;
   /** What a 404 for an unknown route says, e.g. `no route POST /x (see /docs)`. */
   notFoundMessage: (method: string, path: string) => string;
   /** An app's own mapping, tried before the shared one (e.g. the viewer's unreadable run directory). */
@@ -21,7 +19,7 @@ export interface ErrorHandlingOptions {
 const errorHandlingPlugin: FastifyPluginCallback<ErrorHandlingOptions> = (app, options, done) => {
   const { onFailure } = options;
   app.setErrorHandler((error, request, reply) => {
-    const failure = options.mapError?.(error) ?? toHttpError(error, request.routeOptions.bodyLimit ?? options.defaultBodyLimit);
+    const failure = options.mapError?.(error) ?? toHttpError(error, request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 0);
     if (failure.status >= 500 && failure.cause !== undefined)
       request.log.error({ err: failure.cause, code: failure.code }, failure.message);
     onFailure?.(failure, request);

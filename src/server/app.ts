@@ -156,7 +156,6 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
   ]);
   await app.register(zodValidation, { overrides });
   await app.register(errorHandling, {
-    defaultBodyLimit: bodyLimit,
     notFoundMessage: (method, path) => `no route ${method} ${path} (see /docs)`,
     onFailure: (failure) => metrics.countError(failure.code, failure.status),
   });
