@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { InvalidArgumentError, Option, type Command } from "commander";
+import type { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import { PluginFactory } from "../../runner/plugins.js";
 import { selectScenarios } from "../../runner/run-benchmark.js";
@@ -51,7 +52,7 @@ interface ServeFlags {
   sessionMemory: number;
   shutdownTimeout: number;
   trustProxy?: boolean;
-  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "silent";
+  logLevel: z.infer<typeof LogLevelSchema>;
   logRequests?: boolean;
   mockUserLatency?: number;
   workers: number;
@@ -263,13 +264,14 @@ export function registerServeCommand(program: Command): void {
     .action(async (flags: ServeFlags) => {
       const loaded = configFromFlags({ config: flags.config, scenarios: flags.scenarios, suite: flags.suite, types: flags.types });
       // An LLM user's per-endpoint cap follows the steps in flight (src/server/simulator-capacity.ts).
-      const capacity = simulatorCapacity(loaded.simulator, flags.stepsInFlight ?? flags.maxBatch, flags.workers);
+      const stepsInFlight = flags.stepsInFlight ?? flags.maxBatch;
+      const capacity = simulatorCapacity(loaded.simulator, stepsInFlight, flags.workers);
       const config = { ...loaded, simulator: capacity.simulator };
       if (!isClusterWorker()) {
         if (capacity.warning !== undefined) console.error(`aeb serve: warning: ${capacity.warning}`);
         else if (capacity.derived)
           console.error(
-            `aeb serve: the simulator may make ${capacity.capPerEndpoint} model calls at once per replica${flags.workers > 1 ? " in each worker" : ""}, for ${flags.stepsInFlight ?? flags.maxBatch} steps in flight (--steps-in-flight)`,
+            `aeb serve: the simulator may make ${capacity.capPerEndpoint} model calls at once per replica${flags.workers > 1 ? " in each worker" : ""}, for ${stepsInFlight} steps in flight (--steps-in-flight)`,
           );
       }
       const scenarios = selectScenarios(config);
