@@ -21,14 +21,11 @@ export const ErrorBodySchema = z.strictObject({
   issues: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
 });
 
-/** The JSON body of every error response; `Code` narrows `code` to an app's own codes. */
-export interface ErrorBody<Code extends string = string> {
-  error: string;
-  code: Code;
-  /** True when the same request may be sent again unchanged. */
-  retryable: boolean;
-  issues?: RequestIssue[];
-}
+/**
+ * The JSON body of every error response (the schema's type); `Code` narrows `code` to an app's own
+ * codes. `retryable`: the same request may be sent again unchanged.
+ */
+export type ErrorBody<Code extends string = string> = Omit<z.infer<typeof ErrorBodySchema>, "code"> & { code: Code };
 
 /** The codes the shared HTTP layer itself answers with (body parsing, validation, routing, the Host check). */
 export type HttpErrorCode =
