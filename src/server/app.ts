@@ -8,7 +8,7 @@ import { hostCheck } from "../http/host-check.js";
 import { allowedHostNames } from "../http/loopback.js";
 import { zodValidation } from "../http/zod-validation.js";
 import { BatchEnvelopeSchema, BatchStepRequestSchema } from "./api-schemas.js";
-import { assertServerBinding, FailedAuthLimiter, registerBearerAuth } from "./auth.js";
+import { assertServerBinding, bearerAuth, FailedAuthLimiter } from "./auth.js";
 import { clusterMetricsSource } from "./cluster.js";
 import { ConnectionDrain } from "./connection-drain.js";
 import { EnvironmentError } from "./environment-error.js";
@@ -214,7 +214,7 @@ export async function buildServer(options: ServerOptions): Promise<EnvironmentSe
     });
   }
   if (authToken !== undefined) {
-    registerBearerAuth(app, {
+    await app.register(bearerAuth, {
       authToken,
       failures: new FailedAuthLimiter({ max: settings.authFailureLimit, windowMs }),
     });

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginCallback } from "fastify";
+import fp from "fastify-plugin";
 import { assertSafeBinding } from "../http/loopback.js";
 import { EnvironmentError } from "./environment-error.js";
 
@@ -87,7 +88,12 @@ export class FailedAuthLimiter {
  * `preParsing`, after the rate limiter's `onRequest`, so refused requests count towards the rate
  * limit too, and before the body is read.
  */
-export function registerBearerAuth(app: FastifyInstance, options: { authToken: string; failures: FailedAuthLimiter | null }): void {
+export interface BearerAuthOptions {
+  authToken: string;
+  failures: FailedAuthLimiter | null;
+}
+
+const bearerAuthPlugin: FastifyPluginCallback<BearerAuthOptions> = (app, options, pluginDone) => {
   const { failures } = options;
   // Compared as SHA-256 digests, in constant time whatever the given token's length.
   const expected = digestOf(options.authToken);
@@ -117,4 +123,8 @@ export function registerBearerAuth(app: FastifyInstance, options: { authToken: s
     }
     done();
   });
-}
+  pluginDone();
+};
+
+/** The bearer token check of the whole app (a fastify plugin, registered at its root). */
+export const bearerAuth = fp(bearerAuthPlugin, { name: "aeb-bearer-auth", fastify: "5.x" });

@@ -1,5 +1,5 @@
 /**
- * `aeb view`: a read-only web app over run directories, on fastify (as the environment server).
+ * `aeb view`: a read-only web app over run directories, on fastify and src/http/'s plugins (as the environment server).
  * Every route is a GET; dialogues are named by run number and id, never by a path; the front end
  * is served from memory (static-assets.ts). Bound to loopback unless the caller allows more, and
  * then requests must name this machine in their Host header (a page elsewhere that rebinds its
