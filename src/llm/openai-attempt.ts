@@ -8,7 +8,8 @@
  * attempt, body included. With `stream: true` every chunk re-arms an idle timer (SSE keep-alive
  * comments do not count), and a stream that already delivered its finish reason is accepted even
  * if the socket then lingers. Without streaming (the default, half the CPU per call) the reply is
- * one JSON body read through undici (undici-fetch.ts).
+ * one JSON body: sent straight over undici with the SDK's URL and headers (direct-completion.ts),
+ * or through the SDK where the client was given its own fetch.
  */
 import type OpenAI from "openai";
 import type {
@@ -16,6 +17,8 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
 } from "openai/resources/chat/completions";
+import type { Dispatcher } from "undici";
+import { sendCompletion, type CompletionTarget } from "./direct-completion.js";
 import type { ModelEndpointConfig } from "./endpoint-config.js";
 import { ModelEmptyCompletionError, ModelIncompleteStreamError, ModelResponseError } from "./errors.js";
 import { mapOpenAIError, type AbortReason, type ErrorContext } from "./openai-error-mapping.js";
@@ -26,6 +29,17 @@ export interface Replica {
   /** Display form: no credentials, no query. */
   endpoint: string;
   client: OpenAI;
+  /**
+   * Plain completions sent straight over undici with the SDK's URL and headers (direct-completion.ts);
+   * absent where the client was given its own fetch, whose completions go through the SDK.
+   */
+  direct?: DirectTransport;
+}
+
+/** The direct transport of one replica: its target, computed on first use, and the connection pool. */
+export interface DirectTransport {
+  target: () => Promise<CompletionTarget>;
+  dispatcher: Dispatcher;
 }
 
 /** A finished attempt before it is turned into a ChatResponse. */
@@ -41,7 +55,11 @@ export interface AttemptResult {
 
 /** `openai-processing-ms`, which OpenAI's API and the mock server send; absent or unreadable: undefined. */
 function processingMs(headers: Headers): number | undefined {
-  const value = Number(headers.get("openai-processing-ms") ?? Number.NaN);
+  return processingMsOf(headers.get("openai-processing-ms") ?? undefined);
+}
+
+function processingMsOf(header: string | undefined): number | undefined {
+  const value = Number(header ?? Number.NaN);
   return Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
@@ -101,11 +119,17 @@ async function plainAttempt(
   let completion: unknown;
   let serverMs: number | undefined;
   try {
-    const { data, response } = await replica.client.chat.completions
-      .create(body, { signal: attempt.controller.signal, timeout: context.config.timeoutMs })
-      .withResponse();
-    completion = data;
-    serverMs = processingMs(response.headers);
+    if (replica.direct !== undefined) {
+      const reply = await sendCompletion(await replica.direct.target(), body, attempt.controller.signal, replica.direct.dispatcher);
+      completion = reply.completion;
+      serverMs = processingMsOf(reply.processingMs);
+    } else {
+      const { data, response } = await replica.client.chat.completions
+        .create(body, { signal: attempt.controller.signal, timeout: context.config.timeoutMs })
+        .withResponse();
+      completion = data;
+      serverMs = processingMs(response.headers);
+    }
   } catch (error) {
     throw mapOpenAIError(error, context.errorContext(replica.endpoint), attempt.reason());
   }
