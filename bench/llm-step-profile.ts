@@ -7,21 +7,21 @@
  * openai SDK client), `--concurrency` episodes at once, each replying the same line until it ends,
  * as bench/llm-user-server.ts's clients do.
  *
- * The model behind the SDK is one of:
- * - `--transport stub` (the default): the SDK's `fetch` is a function in this process that answers
- *   each request with the completion `aeb mock-llm --aeb` would write (the same reply policy). Its
- *   own synchronous work (reading the request, the policy, writing the completion) is timed and
- *   subtracted, so what is left is the server's CPU: prompts, the SDK's request and response, the
- *   JSON reading and validation of the answer, the step, the token.
- * - `--transport mock`: the SDK over the project's undici fetch to `aeb mock-llm --aeb` in its own
- *   process (latency 0), so the HTTP client's CPU is counted too.
- *
+ * The model is one of:
+ * - `--transport mock` (the default): `aeb mock-llm --aeb` in its own process (latency 0), reached
+ *   as `aeb serve` reaches a model server (plain completions over undici, direct-completion.ts),
+ *   so the HTTP client's CPU is counted and the model's is not.
+ * - `--transport stub`: the SDK's `fetch` is a function in this process that answers each request
+ *   with the completion the mock would write (the same reply policy). Its own synchronous work
+ *   (reading the request, the policy, writing the completion) is timed and subtracted. A client
+ *   given a fetch goes through the openai SDK (the path tests and proxies take), so this measures
+ *   that path, without sockets.
  * Printed: CPU µs per step and per model call (user + system of this process, less the stub's
  * CPU), and with `--cpu-prof` (default on) the functions with the most self time over the measured
  * window of a second, identical run under V8's sampling profiler (node:inspector), grouped also
  * by where their code lives (our build's file, a package, node's internals).
  *
- * Flags: --steps 4000 (measured, after --warmup 400)  --concurrency 64  --transport stub|mock
+ * Flags: --steps 4000 (measured, after --warmup 400)  --concurrency 64  --transport mock|stub
  *        --fused (one call per turn)  --cpu-prof false  --top 25  --json FILE
  */
 import { writeFileSync } from "node:fs";
@@ -41,7 +41,7 @@ const flags = parseArgs(process.argv.slice(2));
 const steps = Number(flags.get("steps") ?? 4000);
 const warmup = Number(flags.get("warmup") ?? 400);
 const concurrency = Number(flags.get("concurrency") ?? 64);
-const transport = flags.get("transport") ?? "stub";
+const transport = flags.get("transport") ?? "mock";
 const fused = flags.get("fused") === "true";
 const cpuProfile = (flags.get("cpu-prof") ?? "true") !== "false";
 const top = Number(flags.get("top") ?? 25);

@@ -135,12 +135,13 @@ async function plainAttempt(
   }
   const reason = attempt.reason();
   if (reason !== undefined) throw mapOpenAIError(undefined, context.errorContext(replica.endpoint), reason);
-  const errorContext = context.errorContext(replica.endpoint);
+  // Built only for an error: a successful call needs no context (it reads the clock and copies the config).
+  const errorContext = () => context.errorContext(replica.endpoint);
   // A 200 whose body is not a chat completion (an HTML error page, a proxy's text) arrives as a
   // string or an object without choices: a server fault worth one more try.
   const choice = (completion as Partial<ChatCompletion> | null)?.choices?.[0];
   if (typeof completion !== "object" || completion === null || choice === undefined) {
-    throw new ModelResponseError("response is not a chat completion (no choices)", { ...errorContext, isRetryable: true });
+    throw new ModelResponseError("response is not a chat completion (no choices)", { ...errorContext(), isRetryable: true });
   }
   const message = (choice.message ?? {}) as unknown as Record<string, unknown>;
   const text = typeof message.content === "string" ? message.content : "";
@@ -216,12 +217,12 @@ async function streamedAttempt(
     if (idleTimer !== undefined) clearTimeout(idleTimer);
   }
 
-  const errorContext = context.errorContext(replica.endpoint);
+  const errorContext = () => context.errorContext(replica.endpoint);
   // The SDK ends iteration silently when its signal aborts, so our own reason decides.
   const reason = attempt.reason();
-  if (reason !== undefined && !finishedBeforeAbort()) throw mapOpenAIError(undefined, errorContext, reason);
+  if (reason !== undefined && !finishedBeforeAbort()) throw mapOpenAIError(undefined, errorContext(), reason);
   if (finishReason === null)
-    throw new ModelIncompleteStreamError("stream ended without a finish reason (reply probably truncated)", errorContext);
+    throw new ModelIncompleteStreamError("stream ended without a finish reason (reply probably truncated)", errorContext());
   return checkedResult(errorContext, {
     text,
     reasoning,
@@ -233,13 +234,13 @@ async function streamedAttempt(
 }
 
 /** Rules shared by both transports: a reply needs a finish reason and some text. */
-function checkedResult(context: ErrorContext, result: AttemptResult): AttemptResult {
+function checkedResult(context: () => ErrorContext, result: AttemptResult): AttemptResult {
   if (result.finishReason === null) {
-    throw new ModelResponseError("reply has no finish reason (probably truncated)", { ...context, isRetryable: true });
+    throw new ModelResponseError("reply has no finish reason (probably truncated)", { ...context(), isRetryable: true });
   }
   if (result.text.trim() === "") {
     throw new ModelEmptyCompletionError(`empty completion (finish reason "${result.finishReason}")`, {
-      ...context,
+      ...context(),
       finishReason: result.finishReason,
     });
   }
