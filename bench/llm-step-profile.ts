@@ -23,8 +23,9 @@
  *
  * Flags: --steps 4000 (measured, after --warmup 400)  --concurrency 64  --transport mock|stub
  *        --fused (one call per turn)  --cpu-prof false  --top 25  --json FILE
+ *        --read-profile FILE (only print the tables of a .cpuprofile, e.g. from bench:llm-server --profile-dir)
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { createOpenAIChatModel } from "../src/llm/openai-chat-model.js";
 import { BufferedResponse, type FetchFn } from "../src/llm/undici-fetch.js";
@@ -275,6 +276,25 @@ async function profiled(): Promise<{ result: Measured; functions: string[][]; pl
   const { functions, places, totalMs } = selfTimes(profile);
   const allCpuUs = result.cpuUsPerStep + result.stubUsPerStep;
   return { result, functions: topRows(functions, totalMs, allCpuUs, top), places: topRows(places, totalMs, allCpuUs, top) };
+}
+
+/** `--read-profile FILE`: the self-time tables of a profile written elsewhere (bench:llm-server --profile-dir), as shares. */
+function readProfile(path: string): void {
+  const { functions, places, totalMs } = selfTimes(JSON.parse(readFileSync(path, "utf8")) as CpuProfile);
+  const rows = (times: Map<string, number>) =>
+    [...times.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, ms]) => [`\`${name}\``, fixed(ms, 0), fixed((ms / totalMs) * 100, 1)]);
+  process.stdout.write(`# ${path}: ${fixed(totalMs, 0)} ms of samples (idle excluded)\n\n`);
+  process.stdout.write(`${markdownTable(["function", "ms", "% of samples"], rows(functions))}\n\n`);
+  process.stdout.write(`${markdownTable(["where", "ms", "% of samples"], rows(places))}\n`);
+}
+
+const profilePath = flags.get("read-profile");
+if (profilePath !== undefined) {
+  readProfile(profilePath);
+  process.exit(0);
 }
 
 const { print, out } = reportPrinter();
