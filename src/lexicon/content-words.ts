@@ -98,9 +98,11 @@ export function maskUserWords(
   }
   return text.replace(/[A-Za-z][A-Za-z'’-]*/g, (raw) => {
     const word = trimApostrophes(raw.toLowerCase().replace(/[’]/g, "'"));
-    // Contractions ("wasn't", "you'd") are grammar, never topic.
-    if (word.length < 3 || word.includes("'") || lexicon.stopwords.has(word) || feelingWordsOf(lexicon).has(word) || keep(word)) return raw;
-    return userWords.has(stem(word)) ? USER_WORD_MARK : raw;
+    // Contractions ("wasn't", "you'd") are grammar, never topic. Whether the user said it is asked
+    // before `keep`, which is dearer (the recogniser's vocabulary) and decides only words the user said.
+    if (word.length < 3 || word.includes("'") || !userWords.has(stem(word))) return raw;
+    if (lexicon.stopwords.has(word) || feelingWordsOf(lexicon).has(word) || keep(word)) return raw;
+    return USER_WORD_MARK;
   });
 }
 
