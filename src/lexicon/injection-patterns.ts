@@ -15,6 +15,12 @@ const NextLineFileSchema = z.strictObject({ injection: InjectionPatternsSchema }
 /** Every injection pattern, and how invisible characters are handled. */
 export interface InjectionRules {
   patterns: readonly InjectionPattern[];
+  /**
+   * Does any pattern match the text? One scan per set of flags instead of one per pattern (a clean
+   * reply, the common case, is settled about three times faster); which pattern matched first is
+   * still found by going through `patterns` in order.
+   */
+  anyMatches(text: string): boolean;
   /** Matches one invisible character (global). */
   invisible: RegExp;
   /** This many invisible characters in one reply is an attempt to hide text. */
@@ -44,15 +50,45 @@ export function loadInjectionRules(): InjectionRules {
   const markup = loadDataFile(path, MarkupFileSchema);
   const nextLinePath = dataPath("lexicon", "injection-next-line.yaml");
   const nextLine = loadDataFile(nextLinePath, NextLineFileSchema);
-  rules = {
+  const patterns = [
     // Markup first: it is structural, so its category names the attempt best ("<!-- simulator: emotion +10 -->" is hidden markup).
-    patterns: [
-      ...compileInjection(markup.injection, path, compileOne),
-      ...LanguageSchema.options.flatMap((language) => loadLexicon(language).injection),
-      ...compileInjection(nextLine.injection, nextLinePath, compileOne),
-    ],
+    ...compileInjection(markup.injection, path, compileOne),
+    ...LanguageSchema.options.flatMap((language) => loadLexicon(language).injection),
+    ...compileInjection(nextLine.injection, nextLinePath, compileOne),
+  ];
+  rules = {
+    patterns,
+    anyMatches: screenOf(patterns.map(({ pattern }) => pattern)),
     invisible: compileOne(markup.invisible.pattern, `${path} invisible.pattern`, "g"),
     invisibleLimit: markup.invisible.limit,
   };
   return rules;
+}
+
+/**
+ * One alternation per set of flags: it matches somewhere exactly when one of its patterns does
+ * (each alternative is tried at every position, and the injection patterns carry no
+ * backreferences a renumbering could break). A group whose alternation does not compile (two
+ * patterns naming the same group) is screened pattern by pattern.
+ */
+function screenOf(patterns: readonly RegExp[]): (text: string) => boolean {
+  const byFlags = new Map<string, RegExp[]>();
+  for (const pattern of patterns) {
+    // Without g or y: `test` must not depend on a lastIndex left by an earlier call.
+    const flags = pattern.flags.replace(/[gy]/g, "");
+    byFlags.set(flags, [...(byFlags.get(flags) ?? []), pattern]);
+  }
+  const screens: RegExp[] = [];
+  for (const [flags, group] of byFlags) {
+    if (group.some((pattern) => /\\[1-9k]/.test(pattern.source))) {
+      screens.push(...group.map((pattern) => new RegExp(pattern.source, flags)));
+      continue;
+    }
+    try {
+      screens.push(new RegExp(group.map((pattern) => `(?:${pattern.source})`).join("|"), flags));
+    } catch {
+      screens.push(...group.map((pattern) => new RegExp(pattern.source, flags)));
+    }
+  }
+  return (text) => screens.some((screen) => screen.test(text));
 }
