@@ -18,7 +18,9 @@
  *
  * Settings (environment): PROFILE_ROUNDS (default 5), PROFILE_SECONDS of profiling (default 3),
  * PROFILE_TOP functions listed (default 25), PROFILE_JSON (a file for the results as JSON),
- * PROFILE_DIST (the build to measure, default this checkout's dist/).
+ * PROFILE_DIST (the build to measure, default this checkout's dist/), PROFILE_BASE (another build's
+ * dist/, measured in the same process with its rounds interleaved: the report adds this build's
+ * CPU over the base's, round by round; a base needs data/, scenarios/ and node_modules/ beside it).
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -28,6 +30,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const dist = resolve(process.env.PROFILE_DIST ?? join(root, "dist"));
+const baseDist = process.env.PROFILE_BASE === undefined ? undefined : resolve(process.env.PROFILE_BASE);
 const rounds = Number(process.env.PROFILE_ROUNDS ?? 5);
 const profileSeconds = Number(process.env.PROFILE_SECONDS ?? 3);
 const top = Number(process.env.PROFILE_TOP ?? 25);
@@ -161,15 +164,28 @@ function selfTimes(profile: CpuProfile): {
   };
 }
 
-async function main(): Promise<void> {
-  // Environment is on the `aeb/server` face, the rest on the main entry.
-  const library = {
-    ...(await import(pathToFileURL(join(dist, "index.js")).href)),
-    ...(await import(pathToFileURL(join(dist, "server", "index.js")).href)),
+type PlayName = "offline" | "noUser" | "inject";
+interface Build {
+  dist: string;
+  library: AebLibrary;
+  plays: Record<PlayName, (body: string) => Promise<unknown>>;
+  close(): Promise<void>;
+}
+
+/** Loads a build (Environment is on the `aeb/server` face, the rest on the main entry). */
+async function libraryOf(from: string): Promise<AebLibrary> {
+  return {
+    ...(await import(pathToFileURL(join(from, "index.js")).href)),
+    ...(await import(pathToFileURL(join(from, "server", "index.js")).href)),
   } as AebLibrary;
-  const loadBefore = loadavg()[0] ?? 0;
-  const scenarios = library.filterScenarios(library.loadScenarioDirectory(library.BUILTIN_SCENARIO_DIR), { suite: "starter" });
-  const bodies = await recordBodies(library, scenarios);
+}
+
+/** The three ways to play a step with one build. */
+async function prepare(from: string, scenarioIds: readonly string[]): Promise<Build> {
+  const library = await libraryOf(from);
+  const scenarios = library
+    .filterScenarios(library.loadScenarioDirectory(library.BUILTIN_SCENARIO_DIR), { suite: "starter" })
+    .filter((scenario) => scenarioIds.includes(scenario.id));
   const answersAtOnce = {
     id: "offline",
     cpuBound: true,
@@ -184,16 +200,43 @@ async function main(): Promise<void> {
     const answer = await server.app.inject({ method: "POST", url: "/v1/step", headers, payload: body });
     if (answer.statusCode !== 200) throw new Error(`POST /v1/step answered ${answer.statusCode}: ${answer.body}`);
   };
-  const plays = {
-    offline: (body: string) => offline.step(JSON.parse(body)),
-    noUser: (body: string) => noUser.step(JSON.parse(body)),
-    inject,
+  return {
+    dist: from,
+    library,
+    plays: { offline: (body) => offline.step(JSON.parse(body)), noUser: (body) => noUser.step(JSON.parse(body)), inject },
+    close: () => server.close(),
   };
-  // Warm-up: the recogniser's memo, the JIT.
-  for (const play of Object.values(plays)) await microsPerStep(bodies, play);
-  const measured: Record<keyof typeof plays, number[]> = { offline: [], noUser: [], inject: [] };
+}
+
+const PLAY_LABELS: Record<PlayName, string> = {
+  offline: "Environment.step, offline user",
+  noUser: "Environment.step, a user that answers at once",
+  inject: "POST /v1/step through the fastify app (app.inject, auth and rate limit on)",
+};
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg()[0] ?? 0;
+  const library = await libraryOf(dist);
+  const scenarios = library.filterScenarios(library.loadScenarioDirectory(library.BUILTIN_SCENARIO_DIR), { suite: "starter" });
+  const bodies = await recordBodies(library, scenarios);
+  const ids = scenarios.map((scenario) => scenario.id);
+  // PROFILE_BASE: another build in the same process, its rounds interleaved with this one's, so both
+  // meet the same load and the ratio per round is a fair comparison on a busy machine.
+  const builds = [await prepare(dist, ids), ...(baseDist !== undefined ? [await prepare(baseDist, ids)] : [])];
+  const names: PlayName[] = ["offline", "noUser", "inject"];
+  // Warm-up: the recogniser's memo, the JIT, the token memory.
+  for (const build of builds) for (const name of names) await microsPerStep(bodies, build.plays[name]);
+  const measured = builds.map(() => ({ offline: [] as number[], noUser: [] as number[], inject: [] as number[] }));
   for (let round = 0; round < rounds; round += 1)
-    for (const [name, play] of Object.entries(plays)) measured[name as keyof typeof plays].push(await microsPerStep(bodies, play));
+    for (const name of names)
+      for (const [index, build] of builds.entries()) measured[index]![name].push(await microsPerStep(bodies, build.plays[name]));
+  const inject = (builds[0] as Build).plays.inject;
 
   const session = new Session();
   session.connect();
@@ -209,16 +252,25 @@ async function main(): Promise<void> {
   }
   const { profile } = (await session.post("Profiler.stop")) as { profile: CpuProfile };
   session.disconnect();
-  await server.close();
+  for (const build of builds) await build.close();
   const { functions, areas } = selfTimes(profile);
 
   const best = (values: number[]) => Math.min(...values);
   const shown = (values: number[]) => `${best(values).toFixed(0)} µs (rounds: ${values.map((value) => value.toFixed(0)).join(", ")})`;
   console.log(`# Short step, in-process CPU (${bodies.length} step requests of the starter suite, ${rounds} rounds, minimum)\n`);
-  console.log(`load average before: ${loadBefore.toFixed(2)}; build: ${dist}\n`);
-  console.log(`- Environment.step, offline user: ${shown(measured.offline)}`);
-  console.log(`- Environment.step, a user that answers at once: ${shown(measured.noUser)}`);
-  console.log(`- POST /v1/step through the fastify app (app.inject, auth and rate limit on): ${shown(measured.inject)}`);
+  console.log(`load average before: ${loadBefore.toFixed(2)}\n`);
+  for (const [index, build] of builds.entries()) {
+    console.log(`${index === 0 ? "This build" : "Base (PROFILE_BASE)"}: ${build.dist}\n`);
+    for (const name of names) console.log(`- ${PLAY_LABELS[name]}: ${shown(measured[index]![name])}`);
+    console.log("");
+  }
+  if (builds.length === 2) {
+    console.log("This build over the base, round by round (median):\n");
+    for (const name of names) {
+      const ratios = measured[0]![name].map((value, round) => value / (measured[1]![name][round] as number));
+      console.log(`- ${PLAY_LABELS[name]}: ${median(ratios).toFixed(3)} (${ratios.map((ratio) => ratio.toFixed(2)).join(", ")})`);
+    }
+  }
   console.log(`\n## Self time in the inject loop (${profiledSteps} steps, V8 sampling every 100 µs)\n`);
   console.log("| area | share |\n| --- | --- |");
   for (const { area, share } of areas.slice(0, 20)) console.log(`| ${area} | ${(share * 100).toFixed(1)}% |`);
@@ -228,7 +280,7 @@ async function main(): Promise<void> {
   if (process.env.PROFILE_JSON)
     writeFileSync(
       process.env.PROFILE_JSON,
-      `${JSON.stringify({ loadBefore, loadAfter: loadavg()[0], steps: bodies.length, microsPerStep: measured, areas, functions: functions.slice(0, 100) }, null, 2)}\n`,
+      `${JSON.stringify({ loadBefore, loadAfter: loadavg()[0], steps: bodies.length, builds: builds.map((build, index) => ({ dist: build.dist, microsPerStep: measured[index] })), areas, functions: functions.slice(0, 100) }, null, 2)}\n`,
     );
 }
 
