@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { dataPath, loadDataFile } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
+import { screenOf } from "./pattern-screen.js";
 import { compileInjection, InjectionPatternsSchema, LanguageSchema, loadLexicon, patternFlags, type InjectionPattern } from "./lexicon.js";
 
 const MarkupFileSchema = z.strictObject({
@@ -63,32 +64,4 @@ export function loadInjectionRules(): InjectionRules {
     invisibleLimit: markup.invisible.limit,
   };
   return rules;
-}
-
-/**
- * One alternation per set of flags: it matches somewhere exactly when one of its patterns does
- * (each alternative is tried at every position, and the injection patterns carry no
- * backreferences a renumbering could break). A group whose alternation does not compile (two
- * patterns naming the same group) is screened pattern by pattern.
- */
-function screenOf(patterns: readonly RegExp[]): (text: string) => boolean {
-  const byFlags = new Map<string, RegExp[]>();
-  for (const pattern of patterns) {
-    // Without g or y: `test` must not depend on a lastIndex left by an earlier call.
-    const flags = pattern.flags.replace(/[gy]/g, "");
-    byFlags.set(flags, [...(byFlags.get(flags) ?? []), pattern]);
-  }
-  const screens: RegExp[] = [];
-  for (const [flags, group] of byFlags) {
-    if (group.some((pattern) => /\\[1-9k]/.test(pattern.source))) {
-      screens.push(...group.map((pattern) => new RegExp(pattern.source, flags)));
-      continue;
-    }
-    try {
-      screens.push(new RegExp(group.map((pattern) => `(?:${pattern.source})`).join("|"), flags));
-    } catch {
-      screens.push(...group.map((pattern) => new RegExp(pattern.source, flags)));
-    }
-  }
-  return (text) => screens.some((screen) => screen.test(text));
 }
