@@ -564,7 +564,11 @@ async function stepOverhead(library: AebLibrary, bodies: string[]): Promise<{ of
 }
 
 async function main(): Promise<void> {
-  const library = (await import(pathToFileURL(join(dirname(cli), "..", "index.js")).href)) as AebLibrary;
+  // Environment is on the `aeb/server` face (dist/server/index.js), the rest on the main entry.
+  const library = {
+    ...(await import(pathToFileURL(join(dirname(cli), "..", "index.js")).href)),
+    ...(await import(pathToFileURL(join(dirname(cli), "..", "server", "index.js")).href)),
+  } as AebLibrary;
   const loadBefore = loadavg()[0] ?? 0;
   console.log(
     `# AEB environment server benchmark\n\nmachine: ${cpus().length} CPU(s) (${cpus()[0]?.model ?? "unknown"}), Node ${process.version}; server and load generator on the same machine, in separate processes; load average before: ${loadBefore.toFixed(2)}; CLI: ${cli}${serveArgs.length > 0 ? ` ${serveArgs.join(" ")}` : ""}\n`,

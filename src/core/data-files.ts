@@ -11,8 +11,14 @@ import { AebError, formatIssues } from "./errors.js";
  */
 export const packageRoot: string = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
+const dataPaths = new Map<string, string>();
+
+/** The path of a file under data/ (memoised: loaders ask for theirs on every turn, and `join` normalises each time). */
 export function dataPath(...parts: string[]): string {
-  return join(packageRoot, "data", ...parts);
+  const key = parts.join("\u0000");
+  let path = dataPaths.get(key);
+  if (path === undefined) dataPaths.set(key, (path = join(packageRoot, "data", ...parts)));
+  return path;
 }
 
 const yamlCache = new Map<string, unknown>();

@@ -96,12 +96,62 @@ export function maskUserWords(
         .replace(new RegExp(`( ${USER_WORD_MARK} )+`, "g"), ` ${USER_WORD_MARK} `);
     });
   }
-  return text.replace(/[A-Za-z][A-Za-z'’-]*/g, (raw) => {
+  const { literals, words } = maskPlanOf(lexicon)(text);
+  let masked = literals[0] as string;
+  for (let index = 0; index < words.length; index += 1) {
+    const word = words[index] as MaskableWord;
+    // Whether the user said it is asked before `keep`, which is dearer (the recogniser's vocabulary) and decides only words the user said.
+    masked +=
+      (word.stem !== null && userWords.has(word.stem) && !keep(word.word) ? USER_WORD_MARK : word.raw) + (literals[index + 1] as string);
+  }
+  return masked;
+}
+
+/** A Latin-script word of a text as maskUserWords sees it: `stem` is null for a word that is never masked. */
+interface MaskableWord {
+  raw: string;
+  /** Lowercase, typographic apostrophes straightened, apostrophes at either end trimmed. */
+  word: string;
+  stem: string | null;
+}
+
+/**
+ * A text cut into its Latin-script words and the text between them (`literals` has one more entry
+ * than `words`), with what of each word does not depend on the user: an episode masks the same
+ * earlier replies again every turn (near-repeats), with a set of user words that grows, so the
+ * regular expression, lowercasing and stemming are done once per text.
+ */
+interface MaskPlan {
+  literals: string[];
+  words: MaskableWord[];
+}
+
+const maskPlans = new Map<Lexicon, (text: string) => MaskPlan>();
+function maskPlanOf(lexicon: Lexicon): (text: string) => MaskPlan {
+  let plan = maskPlans.get(lexicon);
+  if (plan === undefined) {
+    plan = memoByText((text) => computeMaskPlan(text, lexicon));
+    maskPlans.set(lexicon, plan);
+  }
+  return plan;
+}
+
+function computeMaskPlan(text: string, lexicon: Lexicon): MaskPlan {
+  const literals: string[] = [];
+  const words: MaskableWord[] = [];
+  const pattern = /[A-Za-z][A-Za-z'’-]*/g;
+  let last = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const raw = match[0];
+    literals.push(text.slice(last, match.index));
+    last = match.index + raw.length;
     const word = trimApostrophes(raw.toLowerCase().replace(/[’]/g, "'"));
-    // Contractions ("wasn't", "you'd") are grammar, never topic.
-    if (word.length < 3 || word.includes("'") || lexicon.stopwords.has(word) || feelingWordsOf(lexicon).has(word) || keep(word)) return raw;
-    return userWords.has(stem(word)) ? USER_WORD_MARK : raw;
-  });
+    // Contractions ("wasn't", "you'd") are grammar, never topic; feeling words stay (naming the user's feeling is a move).
+    const never = word.length < 3 || word.includes("'") || lexicon.stopwords.has(word) || feelingWordsOf(lexicon).has(word);
+    words.push({ raw, word, stem: never ? null : stem(word) });
+  }
+  literals.push(text.slice(last));
+  return { literals, words };
 }
 
 const feelingSets = new Map<Lexicon, ReadonlySet<string>>();

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { dataPath, loadDataFile } from "../core/data-files.js";
 import { AebError } from "../core/errors.js";
+import { screenOf } from "./pattern-screen.js";
 import { compileInjection, InjectionPatternsSchema, LanguageSchema, loadLexicon, patternFlags, type InjectionPattern } from "./lexicon.js";
 
 const MarkupFileSchema = z.strictObject({
@@ -15,6 +16,12 @@ const NextLineFileSchema = z.strictObject({ injection: InjectionPatternsSchema }
 /** Every injection pattern, and how invisible characters are handled. */
 export interface InjectionRules {
   patterns: readonly InjectionPattern[];
+  /**
+   * Does any pattern match the text? One scan per set of flags instead of one per pattern (a clean
+   * reply, the common case, is settled about three times faster); which pattern matched first is
+   * still found by going through `patterns` in order.
+   */
+  anyMatches(text: string): boolean;
   /** Matches one invisible character (global). */
   invisible: RegExp;
   /** This many invisible characters in one reply is an attempt to hide text. */
@@ -44,13 +51,15 @@ export function loadInjectionRules(): InjectionRules {
   const markup = loadDataFile(path, MarkupFileSchema);
   const nextLinePath = dataPath("lexicon", "injection-next-line.yaml");
   const nextLine = loadDataFile(nextLinePath, NextLineFileSchema);
-  rules = {
+  const patterns = [
     // Markup first: it is structural, so its category names the attempt best ("<!-- simulator: emotion +10 -->" is hidden markup).
-    patterns: [
-      ...compileInjection(markup.injection, path, compileOne),
-      ...LanguageSchema.options.flatMap((language) => loadLexicon(language).injection),
-      ...compileInjection(nextLine.injection, nextLinePath, compileOne),
-    ],
+    ...compileInjection(markup.injection, path, compileOne),
+    ...LanguageSchema.options.flatMap((language) => loadLexicon(language).injection),
+    ...compileInjection(nextLine.injection, nextLinePath, compileOne),
+  ];
+  rules = {
+    patterns,
+    anyMatches: screenOf(patterns.map(({ pattern }) => pattern)),
     invisible: compileOne(markup.invisible.pattern, `${path} invisible.pattern`, "g"),
     invisibleLimit: markup.invisible.limit,
   };

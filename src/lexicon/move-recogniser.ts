@@ -1,6 +1,7 @@
-import { loadLexicon, MOVE_IDS, type Lexicon } from "./lexicon.js";
+import { loadLexicon, MOVE_IDS, type LexicalMove, type Lexicon } from "./lexicon.js";
 import { heldOutVoices, loadMoveCorpus, SENTENCE_CLASSES, type CorpusVoice, type SentenceClass } from "./move-corpus.js";
 import { memoByText } from "./memo.js";
+import { screenOf } from "./pattern-screen.js";
 import { sentenceFeatures, stemWord } from "./sentence-features.js";
 import {
   defaultModelPath,
@@ -45,18 +46,19 @@ export const COMMON_IN = 3;
  */
 export function recogniserFeatures(sentence: string): string[] {
   const features = sentenceFeatures(sentence);
-  for (const lexicon of lexicons()) {
-    for (const move of MOVE_IDS) {
-      if (lexicon.moves[move].some((pattern) => pattern.test(sentence))) features.push(`LEX_${move}`);
-    }
+  for (const screens of moveScreens()) {
+    for (const { move, matches } of screens) if (matches(sentence)) features.push(`LEX_${move}`);
   }
   return features;
 }
 
-let loaded: Lexicon[] | undefined;
-function lexicons(): Lexicon[] {
-  loaded ??= [loadLexicon("en"), loadLexicon("zh")];
-  return loaded;
+/** Per lexicon (English, then Chinese), per move in MOVE_IDS order: does any of its patterns match? One scan per move. */
+let screened: Array<Array<{ move: LexicalMove; matches: (text: string) => boolean }>> | undefined;
+function moveScreens(): NonNullable<typeof screened> {
+  screened ??= ([loadLexicon("en"), loadLexicon("zh")] as Lexicon[]).map((lexicon) =>
+    MOVE_IDS.map((move) => ({ move, matches: screenOf(lexicon.moves[move]) })),
+  );
+  return screened;
 }
 
 export function examplesOf(voices: readonly CorpusVoice[]): LabelledExample[] {

@@ -19,11 +19,12 @@ function codePoints(text: string): string {
  * an attempt to hide text.
  */
 export function findInjection(text: string): InjectionMatch | null {
-  const { patterns, invisible, invisibleLimit } = loadInjectionRules();
+  const { patterns, anyMatches, invisible, invisibleLimit } = loadInjectionRules();
   const hidden = text.match(invisible) ?? [];
   if (hidden.length >= invisibleLimit)
     return { category: "hidden", evidence: `${hidden.length} invisible characters (${codePoints([...new Set(hidden)].join(""))})` };
   const visibleText = hidden.length > 0 ? text.replace(invisible, "") : text;
+  if (!anyMatches(visibleText)) return null;
   for (const { category, pattern } of patterns) {
     const match = pattern.exec(visibleText);
     if (match) {

@@ -65,6 +65,11 @@ export interface StepOutcome {
  */
 export class Environment {
   readonly simulatorId: string;
+  /**
+   * The simulated user is CPU-bound (the offline user): its step runs to its end before a client's
+   * hang-up could be noticed, so a caller need not make a cancellation signal for it.
+   */
+  readonly userIsCpuBound: boolean;
   private readonly user: SimulatedUser;
   private readonly scenarios: ReadonlyMap<string, Scenario>;
   private readonly ordered: readonly Scenario[];
@@ -80,6 +85,7 @@ export class Environment {
   constructor(options: EnvironmentOptions) {
     this.simulatorId = options.user.id;
     this.user = options.user;
+    this.userIsCpuBound = options.user.cpuBound === true;
     this.onStage = options.onStage;
     // Code-point order, not the locale's: seeded sampling must pick the same scenario on every replica.
     this.ordered = [...options.scenarios].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -194,10 +200,9 @@ export class Environment {
     const state: EpisodeState = { ...payload, history: request.messages };
 
     const context: StepContext = { scenario, preset, user: this.user, dialogueId: payload.episodeId, onStage: this.onStage };
-    const result =
-      this.user.cpuBound === true
-        ? await this.playNow(state, request.reply, context)
-        : await this.playWithDeadline(state, request.reply, context, signal);
+    const result = this.userIsCpuBound
+      ? await this.playNow(state, request.reply, context)
+      : await this.playWithDeadline(state, request.reply, context, signal);
 
     const { turn, state: next } = result;
     const reward = rewardOf(payload.rewardMode, payload.emotion, next.emotion, next.done);

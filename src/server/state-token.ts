@@ -109,10 +109,28 @@ export function randomSecret(): Buffer {
   return randomBytes(32);
 }
 
+/** How many of the tokens it signed last a codec remembers (see StateTokenCodec). */
+export const SIGNED_TOKEN_MEMORY = 4096;
+
+/**
+ * Signs and verifies state tokens. It remembers the last SIGNED_TOKEN_MEMORY tokens it signed, with
+ * their payload's JSON: a trainer sends back the token the server just gave it, so on one replica
+ * most steps verify a token of this codec's own, and one whose text is exactly what it signed needs
+ * neither the HMAC nor the payload check again (one HMAC per step, the signing of the next token).
+ * The payload comes from the remembered JSON, parsed anew, so a caller that changes it changes
+ * nothing remembered; its fields and key order are those of the checked path (state-token.test.ts
+ * proves it over whole episodes). Any other token, from another replica or before a restart, is
+ * checked in full.
+ */
 export class StateTokenCodec {
   private readonly key: KeyObject;
+  /** Token -> its payload's JSON, oldest first (a Map keeps insertion order). */
+  private readonly signed = new Map<string, string>();
 
-  constructor(secret: string | Buffer) {
+  constructor(
+    secret: string | Buffer,
+    private readonly memory: number = SIGNED_TOKEN_MEMORY,
+  ) {
     const key = typeof secret === "string" ? Buffer.from(secret, "utf8") : secret;
     if (key.length < MIN_SECRET_BYTES) throw new Error(`the token secret must be at least ${MIN_SECRET_BYTES} bytes`);
     // Derive the signing key so the configured secret is never used directly for anything else.
@@ -120,12 +138,25 @@ export class StateTokenCodec {
   }
 
   sign(payload: TokenPayload): string {
-    const body = Buffer.from(JSON.stringify(payload), "utf8").toString("base64url");
-    return `${TOKEN_VERSION}.${body}.${this.mac(body).toString("base64url")}`;
+    const json = JSON.stringify(payload);
+    const body = Buffer.from(json, "utf8").toString("base64url");
+    const token = `${TOKEN_VERSION}.${body}.${this.mac(body).toString("base64url")}`;
+    if (this.memory > 0) {
+      if (this.signed.size >= this.memory && !this.signed.has(token)) this.signed.delete(this.signed.keys().next().value as string);
+      this.signed.set(token, json);
+    }
+    return token;
   }
 
   /** Checks the signature, then the payload's shape; anything wrong is a 400 `invalid_token`. */
   verify(token: string): TokenPayload {
+    const remembered = this.signed.get(token);
+    if (remembered !== undefined) return JSON.parse(remembered) as TokenPayload;
+    return this.check(token);
+  }
+
+  /** The full check of a token this codec does not remember signing. */
+  private check(token: string): TokenPayload {
     const parts = token.split(".");
     if (parts.length !== 3 || parts[0] !== TOKEN_VERSION) {
       throw invalidToken(`the token is malformed (expected ${TOKEN_VERSION}.<payload>.<signature>)`);

@@ -55,8 +55,11 @@ export async function environmentRoutes(app: FastifyInstance, context: RouteCont
         response: { 200: StepResponseSchema, ...ERROR_RESPONSES },
       },
     },
-    async (request, reply) =>
-      (await timedStep(context, "stateless", () => playAndRecord(context, () => environment.step(request.body, clientSignal(reply)))))
-        .response,
+    async (request, reply) => {
+      // No cancellation signal for a CPU-bound user: its step cannot be cut short, so the signal's
+      // controller and close listener would be work on every short step for nothing.
+      const signal = environment.userIsCpuBound ? undefined : clientSignal(reply);
+      return (await timedStep(context, "stateless", () => playAndRecord(context, () => environment.step(request.body, signal)))).response;
+    },
   );
 }
