@@ -74,7 +74,7 @@ const ThresholdsSchema = z.strictObject({
   /** A move is possible from this probability: a possible move blocks a penalty that excuses it ("balance without validating" is not charged when validating is possible). */
   possible: z.number().min(0).max(1),
   /**
-   * A sentence is suspect, and pays for nothing, when harm (contempt and dismissing together) or
+   * A sentence is suspect, and pays for nothing, when harm (contempt, dismissing and pressuring together) or
    * one of the type's punished moves is this likely in it without being heard for sure: an
    * optimiser searches for sentences the recogniser half-hears as a rewarded move.
    */
@@ -272,7 +272,7 @@ export function readReply(
       if (!read.moves.includes(likeliest)) read.moves.push(likeliest);
     }
     for (const move of read.confident) confidentMoves.add(move);
-    const harmMass = probabilityOf("contempt") + probabilityOf("dismisses");
+    const harmMass = HARM_CLASSES.reduce((sum, label) => sum + probabilityOf(label), 0);
     if (read.harm.length === 0 && (harmMass >= (echo ? thresholds.echoHarm : thresholds.suspect) || punishedMass >= thresholds.suspect)) {
       if (
         halfHeardHarm === null &&
