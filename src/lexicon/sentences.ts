@@ -51,3 +51,15 @@ function wordCount(text: string): number {
   const words = text.replace(/\p{Script=Han}/gu, " ").match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
   return words + han / 2;
 }
+
+/**
+ * The tails of a sentence that start at a capitalised word in its middle, after a word that is not
+ * capitalised ("umbrella Whatever.", "spreadsheet saxophone Come on, keep talking."): where a reply
+ * glued of fragments hides one sentence behind stray words. "I" and its contractions start none.
+ */
+export function capitalisedTails(sentence: string): string[] {
+  const tails: string[] = [];
+  const pattern = /(?<=\p{Ll}[\p{L}'’]*[,;:]?\s+)(?=\p{Lu})(?!I(?:['’]\p{L}+)?\b)/gu;
+  for (const match of sentence.matchAll(pattern)) tails.push(sentence.slice(match.index).trim());
+  return tails;
+}

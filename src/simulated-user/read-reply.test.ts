@@ -107,6 +107,15 @@ describe("harm is never free", () => {
     }
   });
 
+  it("hears harm behind stray words glued in front of it, as an optimiser composes replies", () => {
+    const context = { lexicon: en, userSaid: "My dad didn't call on my birthday.", lastUser: "My dad didn't call on my birthday." };
+    for (const harm of [...HARM_EN, ...PRESSURE]) {
+      expect(readReply(harm, context).harm.size, harm).toBeGreaterThan(0);
+      const glued = readReply(`The door is open. sofa kettle pelican marmalade ${harm}`, context);
+      expect(glued.harm.size, `sofa kettle pelican marmalade ${harm}`).toBeGreaterThan(0);
+    }
+  });
+
   it("voids every positive item when harm fires, keeping what they drew", async () => {
     const scenario = firstOf("escalation");
     const appraisal = await user.appraise(input(scenario, "That was unfair, and it's on them. You're pathetic, honestly.", 1, 5));
