@@ -214,7 +214,7 @@ export function readReply(
     // Words glued on do not dilute harm: it is read in the whole sentence, in each clause, and in
     // each tail that starts at a capitalised word in its middle ("umbrella Whatever."), and the
     // likeliest reading of each harm class counts.
-    const spanReadings = capitalisedTails(masked)
+    const spanReadings = capitalisedTails(masked, (word) => lexicon.stopwords.has(word))
       .map((span) => recogniser.read(span))
       .filter((spanReading) => spanReading.knownShare >= thresholds.minKnownShare);
     const harmReadings = heard ? [reading, ...spanReadings] : spanReadings;
