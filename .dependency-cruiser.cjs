@@ -18,7 +18,7 @@ const tiers = [
   ["episode"],
   ["agents", "simulated-user", "reward", "judges", "metrics"], // domain modules
   ["scenarios", "lexicon", "prompts"], // domain data access
-  ["llm", "stats"],
+  ["llm", "stats", "http"],
   ["core"],
 ];
 
@@ -26,6 +26,7 @@ const imports = {
   core: [],
   stats: ["core"],
   llm: ["core"],
+  http: ["core"],
   lexicon: ["core"],
   prompts: ["core", "lexicon"],
   scenarios: ["core", "lexicon"],
@@ -54,9 +55,9 @@ const imports = {
     "report",
   ],
   probe: ["core", "lexicon", "scenarios", "agents", "simulated-user", "episode", "report"],
-  server: ["core", "lexicon", "scenarios", "reward", "agents", "simulated-user", "episode", "record"],
+  server: ["core", "http", "lexicon", "scenarios", "reward", "agents", "simulated-user", "episode", "record"],
   interop: ["core", "lexicon", "scenarios", "metrics", "agents", "simulated-user", "judges", "episode", "analysis", "record", "report"],
-  viewer: ["core", "metrics", "analysis", "record", "report"],
+  viewer: ["core", "http", "metrics", "analysis", "record", "report"],
   testing: ["core", "llm", "lexicon", "agents", "simulated-user"],
   cli: [
     "core",

@@ -17,6 +17,8 @@
  * Flags: --in-flight 64,256,1024  --duration 20 (measured seconds per level)  --warmup 5
  *        --latency-ms 1000  --workers 1  --cap N (set maxConcurrencyPerEndpoint in the config, e.g.
  *        16 for the model client's default; unset, the server derives it)  --json FILE
+ *        --profile-dir DIR (the server runs under `node --cpu-prof`, its profiles written to DIR;
+ *        read them with `node bench/run.mjs llm-step-profile --read-profile FILE`)
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -32,6 +34,8 @@ const warmupS = Number(flags.get("warmup") ?? 5);
 const latencyMs = Number(flags.get("latency-ms") ?? 1000);
 const workers = Number(flags.get("workers") ?? 1);
 const cap = flags.has("cap") ? Number(flags.get("cap")) : undefined;
+/** A directory for V8 CPU profiles of the server's processes (`node --cpu-prof`), written when each stops. */
+const profileDir = flags.get("profile-dir");
 for (const [name, value] of [
   ["in-flight", Math.min(...levels)],
   ["duration", durationS],
@@ -63,7 +67,11 @@ async function serve(configPath: string, stepsInFlight: number): Promise<{ url: 
     "--rate-limit",
     "0",
   ];
-  const child = spawn(process.execPath, args, { env: { ...process.env, AEB_SERVER_SECRET: secret }, stdio: ["ignore", "pipe", "pipe"] });
+  const nodeArgs = profileDir !== undefined ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...args], {
+    env: { ...process.env, AEB_SERVER_SECRET: secret },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {

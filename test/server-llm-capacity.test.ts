@@ -55,7 +55,7 @@ describe("aeb serve with an LLM simulated user", () => {
     ]);
     const url = await server.url;
     expect(server.stderr()).toContain(
-      "maxConcurrencyPerEndpoint (1 per replica, 1 replica, 1 process: 1 calls at once) is below the 3 steps expected in flight",
+      "maxConcurrencyPerEndpoint (1 per replica, 1 replica: 1 calls at once) is below the 3 steps expected in flight",
     );
     const resets = await Promise.all(
       [0, 1, 2].map(

@@ -27,7 +27,7 @@ describe("reward hacking", async () => {
     scenarios,
     user: new OfflineSimulatedUser(),
     secret: "hacking-suite-secret-hacking",
-    rateLimit: null,
+    rateLimit: 0,
   });
   afterAll(() => server.close());
   const call = async <T>(url: string, body: unknown): Promise<T> => {

@@ -9,7 +9,7 @@ import type { FastifyInstance } from "fastify";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
 import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";
 import type { ResetResponse, StepResponse } from "../src/server/api-schemas.js";
-import { assertSafeBinding, buildServer, isLoopbackHost, type EnvironmentServer, type ServerOptions } from "../src/server/app.js";
+import { assertServerBinding, buildServer, isLoopbackHost, type EnvironmentServer, type ServerOptions } from "../src/server/app.js";
 import { DelayedSimulatedUser, SimulatedModelError } from "../src/testing/delayed-user.js";
 import { hashHistory, StateTokenCodec, type TokenPayload } from "../src/server/state-token.js";
 
@@ -186,7 +186,7 @@ describe("bad input: a 4xx with a JSON error that says what is wrong", () => {
   });
 
   it("too many requests (429, retryable, with Retry-After)", async () => {
-    const { app } = await start({ rateLimit: { max: 3, windowMs: 60_000 } });
+    const { app } = await start({ rateLimit: 3, rateWindowMs: 60_000 });
     const statuses: number[] = [];
     let last: Awaited<ReturnType<typeof post>> | undefined;
     for (let index = 0; index < 5; index += 1) {
@@ -407,7 +407,7 @@ describe("auth", () => {
   });
 
   it("counts refused requests towards the rate limit too", async () => {
-    const { app } = await start({ authToken: "right-token-right-token", rateLimit: { max: 3, windowMs: 60_000 } });
+    const { app } = await start({ authToken: "right-token-right-token", rateLimit: 3, rateWindowMs: 60_000 });
     for (let index = 0; index < 3; index += 1)
       expect((await post(app, "/v1/reset", {}, { authorization: "Bearer wrong" })).status).toBe(401);
     const limited = await post(app, "/v1/reset", {}, { authorization: "Bearer right-token-right-token" });
@@ -421,12 +421,12 @@ describe("auth", () => {
     expect(isLoopbackHost("localhost")).toBe(true);
     expect(isLoopbackHost("0.0.0.0")).toBe(false);
     expect(isLoopbackHost("10.0.0.5")).toBe(false);
-    expect(() => assertSafeBinding("0.0.0.0", undefined)).toThrow(/needs a bearer token/);
-    expect(() => assertSafeBinding("0.0.0.0", "")).toThrow(/needs a bearer token/);
+    expect(() => assertServerBinding("0.0.0.0", undefined)).toThrow(/needs a bearer token/);
+    expect(() => assertServerBinding("0.0.0.0", "")).toThrow(/needs a bearer token/);
     // Beyond loopback the token must be long enough not to be guessed (the rule is named).
-    expect(() => assertSafeBinding("0.0.0.0", "token")).toThrow(/at least 16 characters/);
-    expect(() => assertSafeBinding("0.0.0.0", "a-bearer-token-of-32-characters!")).not.toThrow();
-    expect(() => assertSafeBinding("127.0.0.1", "short")).not.toThrow();
+    expect(() => assertServerBinding("0.0.0.0", "token")).toThrow(/at least 16 characters/);
+    expect(() => assertServerBinding("0.0.0.0", "a-bearer-token-of-32-characters!")).not.toThrow();
+    expect(() => assertServerBinding("127.0.0.1", "short")).not.toThrow();
     const server = await start();
     await expect(server.listen({ host: "0.0.0.0", port: 0 })).rejects.toThrow(/needs a bearer token/);
   });

@@ -12,7 +12,15 @@ import type { DialogueRecord } from "../src/core/dialogue.js";
 import { readDialogueRecords } from "../src/record/dialogue-reader.js";
 import { buildReportModel, partsOf } from "../src/report/report-model.js";
 import { loadRunForReport } from "../src/report/report-input.js";
-import type { DialoguePage, DialogueResponse, ReportPage, RunList, SideBySideResponse } from "../src/viewer/api-schemas.js";
+import {
+  ErrorBodySchema,
+  type DialoguePage,
+  type DialogueResponse,
+  type ErrorBody,
+  type ReportPage,
+  type RunList,
+  type SideBySideResponse,
+} from "../src/viewer/api-schemas.js";
 import { buildViewer, type Viewer } from "../src/viewer/viewer-app.js";
 import { runCli, spawnCli, temporaryDirectory } from "./helpers/cli.js";
 import { COOPERATIVE_ID_INDEX, HOSTILE, makeEditedRun } from "./helpers/viewer-runs.js";
@@ -311,7 +319,7 @@ describe("aeb view: dialogues, side by side, the report", () => {
 describe("aeb view: bad requests and security", () => {
   it("answers a bad query with 400 naming the parameter, an unknown run or id with 404", async () => {
     const cases: Array<[string, number, RegExp]> = [
-      ["/api/dialogues?bogus=1", 400, /unknown query parameter\(s\): bogus/],
+      ["/api/dialogues?bogus=1", 400, /invalid request query: \(root\): Unrecognized key: "bogus"/],
       ["/api/dialogues?limit=5000", 400, /limit: limit must be at most 200/],
       ["/api/dialogues?emotionMin=abc", 400, /emotionMin: emotionMin must be a whole number/],
       ["/api/dialogues?sort=colour", 400, /sort/],
@@ -323,8 +331,13 @@ describe("aeb view: bad requests and security", () => {
       ["/api/runs/..%2F..%2Fetc/report", 404, /there is no run/],
     ];
     for (const [url, status, message] of cases) {
-      const response = await get<{ error: string }>(url);
+      const response = await get<ErrorBody>(url);
       expect(response.status, url).toBe(status);
+      // The one error body of both apps (src/http/): a 400 is invalid_request naming each issue, a 404 not_found.
+      expect(ErrorBodySchema.parse(response.body), url).toMatchObject({
+        code: status === 400 ? "invalid_request" : "not_found",
+        retryable: false,
+      });
       expect(response.body.error, url).toMatch(message);
     }
   });
@@ -391,7 +404,8 @@ describe("aeb view: bad requests and security", () => {
         url: `/api/dialogue?run=0&id=${encodeURIComponent(plainRecords[0]!.id)}`,
       });
       expect(response.statusCode).toBe(500);
-      expect(response.json<{ error: string }>().error).toMatch(/dialogues\.jsonl changed while the viewer was open/);
+      expect(response.json<ErrorBody>().code).toBe("run_changed");
+      expect(response.json<ErrorBody>().error).toMatch(/dialogues\.jsonl changed while the viewer was open/);
     } finally {
       await changing.close();
     }

@@ -8,7 +8,8 @@
  * attempt, body included. With `stream: true` every chunk re-arms an idle timer (SSE keep-alive
  * comments do not count), and a stream that already delivered its finish reason is accepted even
  * if the socket then lingers. Without streaming (the default, half the CPU per call) the reply is
- * one JSON body read through undici (undici-fetch.ts).
+ * one JSON body: sent straight over undici with the SDK's URL and headers (direct-completion.ts),
+ * or through the SDK where the client was given its own fetch.
  */
 import type OpenAI from "openai";
 import type {
@@ -16,6 +17,8 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
 } from "openai/resources/chat/completions";
+import type { Dispatcher } from "undici";
+import { sendCompletion, type CompletionTarget } from "./direct-completion.js";
 import type { ModelEndpointConfig } from "./endpoint-config.js";
 import { ModelEmptyCompletionError, ModelIncompleteStreamError, ModelResponseError } from "./errors.js";
 import { mapOpenAIError, type AbortReason, type ErrorContext } from "./openai-error-mapping.js";
@@ -26,6 +29,17 @@ export interface Replica {
   /** Display form: no credentials, no query. */
   endpoint: string;
   client: OpenAI;
+  /**
+   * Plain completions sent straight over undici with the SDK's URL and headers (direct-completion.ts);
+   * absent where the client was given its own fetch, whose completions go through the SDK.
+   */
+  direct?: DirectTransport;
+}
+
+/** The direct transport of one replica: its target, computed on first use, and the connection pool. */
+export interface DirectTransport {
+  target: () => Promise<CompletionTarget>;
+  dispatcher: Dispatcher;
 }
 
 /** A finished attempt before it is turned into a ChatResponse. */
@@ -41,7 +55,11 @@ export interface AttemptResult {
 
 /** `openai-processing-ms`, which OpenAI's API and the mock server send; absent or unreadable: undefined. */
 function processingMs(headers: Headers): number | undefined {
-  const value = Number(headers.get("openai-processing-ms") ?? Number.NaN);
+  return processingMsOf(headers.get("openai-processing-ms") ?? undefined);
+}
+
+function processingMsOf(header: string | undefined): number | undefined {
+  const value = Number(header ?? Number.NaN);
   return Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
@@ -101,22 +119,29 @@ async function plainAttempt(
   let completion: unknown;
   let serverMs: number | undefined;
   try {
-    const { data, response } = await replica.client.chat.completions
-      .create(body, { signal: attempt.controller.signal, timeout: context.config.timeoutMs })
-      .withResponse();
-    completion = data;
-    serverMs = processingMs(response.headers);
+    if (replica.direct !== undefined) {
+      const reply = await sendCompletion(await replica.direct.target(), body, attempt.controller.signal, replica.direct.dispatcher);
+      completion = reply.completion;
+      serverMs = processingMsOf(reply.processingMs);
+    } else {
+      const { data, response } = await replica.client.chat.completions
+        .create(body, { signal: attempt.controller.signal, timeout: context.config.timeoutMs })
+        .withResponse();
+      completion = data;
+      serverMs = processingMs(response.headers);
+    }
   } catch (error) {
     throw mapOpenAIError(error, context.errorContext(replica.endpoint), attempt.reason());
   }
   const reason = attempt.reason();
   if (reason !== undefined) throw mapOpenAIError(undefined, context.errorContext(replica.endpoint), reason);
-  const errorContext = context.errorContext(replica.endpoint);
+  // Built only for an error: a successful call needs no context (it reads the clock and copies the config).
+  const errorContext = () => context.errorContext(replica.endpoint);
   // A 200 whose body is not a chat completion (an HTML error page, a proxy's text) arrives as a
   // string or an object without choices: a server fault worth one more try.
   const choice = (completion as Partial<ChatCompletion> | null)?.choices?.[0];
   if (typeof completion !== "object" || completion === null || choice === undefined) {
-    throw new ModelResponseError("response is not a chat completion (no choices)", { ...errorContext, isRetryable: true });
+    throw new ModelResponseError("response is not a chat completion (no choices)", { ...errorContext(), isRetryable: true });
   }
   const message = (choice.message ?? {}) as unknown as Record<string, unknown>;
   const text = typeof message.content === "string" ? message.content : "";
@@ -192,12 +217,12 @@ async function streamedAttempt(
     if (idleTimer !== undefined) clearTimeout(idleTimer);
   }
 
-  const errorContext = context.errorContext(replica.endpoint);
+  const errorContext = () => context.errorContext(replica.endpoint);
   // The SDK ends iteration silently when its signal aborts, so our own reason decides.
   const reason = attempt.reason();
-  if (reason !== undefined && !finishedBeforeAbort()) throw mapOpenAIError(undefined, errorContext, reason);
+  if (reason !== undefined && !finishedBeforeAbort()) throw mapOpenAIError(undefined, errorContext(), reason);
   if (finishReason === null)
-    throw new ModelIncompleteStreamError("stream ended without a finish reason (reply probably truncated)", errorContext);
+    throw new ModelIncompleteStreamError("stream ended without a finish reason (reply probably truncated)", errorContext());
   return checkedResult(errorContext, {
     text,
     reasoning,
@@ -209,13 +234,13 @@ async function streamedAttempt(
 }
 
 /** Rules shared by both transports: a reply needs a finish reason and some text. */
-function checkedResult(context: ErrorContext, result: AttemptResult): AttemptResult {
+function checkedResult(context: () => ErrorContext, result: AttemptResult): AttemptResult {
   if (result.finishReason === null) {
-    throw new ModelResponseError("reply has no finish reason (probably truncated)", { ...context, isRetryable: true });
+    throw new ModelResponseError("reply has no finish reason (probably truncated)", { ...context(), isRetryable: true });
   }
   if (result.text.trim() === "") {
     throw new ModelEmptyCompletionError(`empty completion (finish reason "${result.finishReason}")`, {
-      ...context,
+      ...context(),
       finishReason: result.finishReason,
     });
   }

@@ -22,6 +22,7 @@ import type { ChatModel, ChatRequest, ChatResponse, ModelCallEvent, UsageSink, U
 import { CircuitBreaker, type BreakerEvents } from "./circuit-breaker.js";
 import { abortableSleep, systemClock, type Clock, type RandomFn, type SleepFn } from "./clock.js";
 import { DEFAULT_MAX_CONCURRENCY_PER_ENDPOINT, ModelEndpointConfig, type ModelEndpointConfigInput } from "./endpoint-config.js";
+import { completionTarget, type CompletionTarget } from "./direct-completion.js";
 import { ModelAbortedError } from "./errors.js";
 import { attemptCompletion, type AttemptResult, type ChatCompletionBody, type Replica } from "./openai-attempt.js";
 import { mapOpenAIError, type ErrorContext } from "./openai-error-mapping.js";
@@ -31,6 +32,7 @@ import { buildChatCompletionBody, effectiveParams } from "./request-body.js";
 import { responseCacheKey, type ResponseCache } from "./response-cache.js";
 import { callWithRetries } from "./retrying-call.js";
 import { createSdkClient, resolveApiKey, type FetchFn } from "./sdk-client.js";
+import { sharedModelAgent } from "./undici-fetch.js";
 
 export interface OpenAIChatModelOptions {
   /** Role served by this client ("agent", "user-sim", "judge"...): shown in errors and usage. */
@@ -112,10 +114,14 @@ export class OpenAIChatModel implements ChatModel {
     this.endpoints = config.baseUrls.map(displayEndpoint);
     const { apiKey, secrets } = resolveApiKey(config, options.env);
     this.#secrets = secrets;
-    const replicas = config.baseUrls.map((baseUrl) => ({
-      endpoint: displayEndpoint(baseUrl),
-      client: createSdkClient({ baseUrl, apiKey, timeoutMs: config.timeoutMs, fetch: options.fetch }),
-    }));
+    const replicas = config.baseUrls.map((baseUrl): Replica => {
+      const client = createSdkClient({ baseUrl, apiKey, timeoutMs: config.timeoutMs, fetch: options.fetch });
+      if (options.fetch !== undefined) return { endpoint: displayEndpoint(baseUrl), client };
+      // Plain completions skip the SDK's per-call machinery (direct-completion.ts); its URL and headers are computed once.
+      let target: Promise<CompletionTarget> | undefined;
+      const direct = { target: () => (target ??= completionTarget(client, config.timeoutMs)), dispatcher: sharedModelAgent() };
+      return { endpoint: displayEndpoint(baseUrl), client, direct };
+    });
     this.#pool = new ReplicaPool(
       replicas,
       config.maxConcurrencyPerEndpoint ?? DEFAULT_MAX_CONCURRENCY_PER_ENDPOINT,

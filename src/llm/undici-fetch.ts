@@ -75,9 +75,11 @@ let sharedAgent: Agent | undefined;
 
 /**
  * One keep-alive connection pool per process, like the global dispatcher:
- * idle sockets are unreferenced, so they never keep a finished run alive.
+ * idle sockets are unreferenced, so they never keep a finished run alive. It
+ * sets no limit on connections per origin (undici's default), so the model
+ * client's per-endpoint cap is the only one. Shared with direct-completion.ts.
  */
-function defaultAgent(): Agent {
+export function sharedModelAgent(): Agent {
   sharedAgent ??= new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 10_000 });
   return sharedAgent;
 }
@@ -122,7 +124,7 @@ export function createUndiciFetch(dispatcher?: Dispatcher): FetchFn {
       headers: headerPairs(init.headers).flat(),
       ...(body !== undefined ? { body } : {}),
       ...(init.signal ? { signal: init.signal } : {}),
-      dispatcher: dispatcher ?? defaultAgent(),
+      dispatcher: dispatcher ?? sharedModelAgent(),
     });
     const headers = responseHeaders(response.headers);
     const status = response.statusCode;

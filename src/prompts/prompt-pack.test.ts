@@ -136,4 +136,17 @@ describe("placeholders", () => {
     // Agent text that looks like a placeholder is never filled in turn.
     expect(fillPrompt("{{a}}|{{b}}", { a: "{{b}}", b: "x" })).toBe("{{b}}|x");
   });
+
+  it("fills repeated and adjacent placeholders, keeps the text around them and replacement patterns as written", () => {
+    const template = "start {{a}}{{b}} mid {{a}} {{ not one }} end";
+    expect(fillPrompt(template, { a: "$&", b: 2 })).toBe("start $&2 mid $& {{ not one }} end");
+    // The same template again (cut once, then reused) with other values.
+    expect(fillPrompt(template, { a: "x", b: "y" })).toBe("start xy mid x {{ not one }} end");
+    expect(fillPrompt("no placeholders", {})).toBe("no placeholders");
+    expect(fillPrompt("{{only}}", { only: "" })).toBe("");
+  });
+
+  it("throws naming a placeholder that has no value", () => {
+    expect(() => fillPrompt("a {{known}} b {{missing}}", { known: 1 })).toThrow("prompt placeholder {{missing}} has no value");
+  });
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AdjustmentSchema, EndReasonSchema, HidVerdictSchema } from "../core/dialogue.js";
 import { PresetName } from "../core/preset.js";
 import { TrajectoryTypeSchema } from "../core/trajectory-type.js";
+import { ErrorBodySchema } from "../http/http-error.js";
 import { RewardModeSchema } from "../reward/reward-mode.js";
 
 export { RewardModeSchema, type RewardMode } from "../reward/reward-mode.js";
@@ -147,12 +148,8 @@ export const StepResponseSchema = z.strictObject({
 });
 export type StepResponse = z.infer<typeof StepResponseSchema>;
 
-export const ErrorBodySchema = z.strictObject({
-  error: z.string(),
-  code: z.string(),
-  retryable: z.boolean(),
-  issues: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
-});
+/** Every error response's body, the one of both HTTP apps (src/http/http-error.ts). */
+export { ErrorBodySchema };
 
 export const BatchStepRequestSchema = z.strictObject({
   /** Steps of independent episodes, answered concurrently; results come back in the same order. */

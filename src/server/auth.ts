@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { FastifyInstance } from "fastify";
-import { ConfigError } from "../core/errors.js";
+import type { FastifyPluginCallback } from "fastify";
+import fp from "fastify-plugin";
+import { assertSafeBinding } from "../http/loopback.js";
 import { EnvironmentError } from "./environment-error.js";
 
 /**
@@ -14,25 +15,20 @@ export const PUBLIC_PREFIXES = ["/healthz", "/docs", "/openapi.json"];
 /** Beyond loopback a bearer token shorter than this is refused: a short token is guessed by brute force. */
 export const MIN_BEARER_TOKEN_CHARS = 16;
 
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, "");
-  return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) || bare === "::ffff:127.0.0.1";
-}
-
 /**
  * Listening beyond loopback without a bearer token would let anyone on the network use (and load)
  * the simulator; with a short one, guess it.
  */
-export function assertSafeBinding(host: string, authToken: string | undefined): void {
-  if (isLoopbackHost(host)) return;
-  if (authToken === undefined || authToken === "") {
-    throw new ConfigError(`listening on ${host} (beyond loopback) needs a bearer token: set AEB_SERVER_TOKEN (or --auth-token-file)`);
-  }
-  if (authToken.length < MIN_BEARER_TOKEN_CHARS) {
-    throw new ConfigError(
-      `listening on ${host} (beyond loopback) needs a bearer token of at least ${MIN_BEARER_TOKEN_CHARS} characters; AEB_SERVER_TOKEN has ${authToken.length} (e.g. openssl rand -hex 24)`,
-    );
-  }
+export function assertServerBinding(host: string, authToken: string | undefined): void {
+  const missing = authToken === undefined || authToken === "";
+  assertSafeBinding(host, {
+    app: "aeb serve",
+    exposes: "the simulator (anyone could use and load it)",
+    allowed: !missing && authToken.length >= MIN_BEARER_TOKEN_CHARS,
+    howToAllow: missing
+      ? "Listening beyond loopback needs a bearer token: set AEB_SERVER_TOKEN (or --auth-token-file)"
+      : `Listening beyond loopback needs a bearer token of at least ${MIN_BEARER_TOKEN_CHARS} characters; AEB_SERVER_TOKEN has ${authToken.length} (e.g. openssl rand -hex 24)`,
+  });
 }
 
 const digestOf = (value: string) => createHash("sha256").update(value, "utf8").digest();
@@ -92,7 +88,12 @@ export class FailedAuthLimiter {
  * `preParsing`, after the rate limiter's `onRequest`, so refused requests count towards the rate
  * limit too, and before the body is read.
  */
-export function registerBearerAuth(app: FastifyInstance, options: { authToken: string; failures: FailedAuthLimiter | null }): void {
+export interface BearerAuthOptions {
+  authToken: string;
+  failures: FailedAuthLimiter | null;
+}
+
+const bearerAuthPlugin: FastifyPluginCallback<BearerAuthOptions> = (app, options, pluginDone) => {
   const { failures } = options;
   // Compared as SHA-256 digests, in constant time whatever the given token's length.
   const expected = digestOf(options.authToken);
@@ -122,4 +123,8 @@ export function registerBearerAuth(app: FastifyInstance, options: { authToken: s
     }
     done();
   });
-}
+  pluginDone();
+};
+
+/** The bearer token check of the whole app (a fastify plugin, registered at its root). */
+export const bearerAuth = fp(bearerAuthPlugin, { name: "aeb-bearer-auth", fastify: "5.x" });

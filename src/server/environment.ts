@@ -14,6 +14,7 @@ import { rewardOf, type RewardMode } from "../reward/reward-mode.js";
 import type { Message, PresetChoice, ResetRequest, ResetResponse, ScenarioSummary, StepRequest, StepResponse } from "./api-schemas.js";
 import { EnvironmentError } from "./environment-error.js";
 import { finishedEpisodeRecord } from "./episode-record.js";
+import { SERVER_DEFAULTS } from "./server-options.js";
 import { hashHistory, HistoryHash, StateTokenCodec, type RecordingState, type TokenPayload } from "./state-token.js";
 
 export interface EnvironmentOptions {
@@ -23,11 +24,11 @@ export interface EnvironmentOptions {
   user: SimulatedUser;
   /** HMAC secret of the state tokens; replicas behind one load balancer need the same one. */
   secret: string | Buffer;
-  /** Preset when a reset names none; default `rlver`, as RLVER trained. */
+  /** Preset when a reset names none; default `SERVER_DEFAULTS.defaultPreset` (server-options.ts). */
   defaultPreset?: PresetChoice;
-  /** Reward mode when a reset names none; default `final`. */
+  /** Reward mode when a reset names none; default `SERVER_DEFAULTS.defaultRewardMode`. */
   defaultRewardMode?: RewardMode;
-  /** A step whose simulated user takes longer is answered 504 (retryable); default 60 s. */
+  /** A step whose simulated user takes longer is answered 504 (retryable); default `SERVER_DEFAULTS.stepTimeoutMs`. */
   stepTimeoutMs?: number;
   /** Draws the run seed of a reset that gives none; injectable for tests. */
   drawSeed?: () => number;
@@ -86,9 +87,9 @@ export class Environment {
     if (this.scenarios.size !== this.ordered.length) throw new Error("scenario ids must be unique");
     for (const scenario of this.ordered) this.fingerprints.set(scenario.id, fingerprint(scenario));
     this.codec = new StateTokenCodec(options.secret);
-    this.defaultPreset = options.defaultPreset ?? "rlver";
-    this.defaultRewardMode = options.defaultRewardMode ?? "final";
-    this.stepTimeoutMs = options.stepTimeoutMs ?? 60_000;
+    this.defaultPreset = options.defaultPreset ?? SERVER_DEFAULTS.defaultPreset;
+    this.defaultRewardMode = options.defaultRewardMode ?? SERVER_DEFAULTS.defaultRewardMode;
+    this.stepTimeoutMs = options.stepTimeoutMs ?? SERVER_DEFAULTS.stepTimeoutMs;
     this.drawSeed = options.drawSeed ?? (() => randomInt(0, 2 ** 32));
     this.recording =
       options.recording === undefined

@@ -3,7 +3,7 @@
  * checks it (docs/server.md). The main entry has `buildServer`; this face adds the in-process
  * environment, the HTTP API's schemas and errors, the episode recorder and the reward-hacking suite.
  */
-export { buildServer, assertSafeBinding, MIN_BEARER_TOKEN_CHARS, type ServerOptions, type EnvironmentServer } from "./app.js";
+export { buildServer, assertServerBinding, MIN_BEARER_TOKEN_CHARS, type ServerOptions, type EnvironmentServer } from "./app.js";
 export { Environment, type EnvironmentOptions, type StepOutcome } from "./environment.js";
 export { EnvironmentError, type EnvironmentErrorCode, type ErrorBody } from "./environment-error.js";
 export { EpisodeRecorder, type RecorderHealth } from "./episode-recorder.js";

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { EndReason } from "../core/dialogue.js";
 import type { Message, ResetResponse, StepResponse } from "./api-schemas.js";
 import { EnvironmentError } from "./environment-error.js";
+import { SERVER_DEFAULTS } from "./server-options.js";
 import type { EpisodeFields, StepOutcome } from "./environment.js";
 
 /** One episode held server-side for simple clients: the latest token and the messages it is bound to. */
@@ -39,7 +40,7 @@ export interface SessionStoreOptions {
   /**
    * Memory the sessions may hold, in bytes (estimated: see `sessionBytes`). A new session is refused
    * once 90% is used, keeping the rest for the steps of open sessions; a step is refused only if it
-   * would go beyond the budget. Default 1 GiB.
+   * would go beyond the budget. Default `SERVER_DEFAULTS.sessionMemoryBytes` (server-options.ts).
    */
   maxBytes?: number;
   now?: () => number;
@@ -82,7 +83,7 @@ export class SessionStore {
 
   constructor(private readonly options: SessionStoreOptions) {
     this.now = options.now ?? Date.now;
-    this.maxBytes = options.maxBytes ?? 1024 ** 3;
+    this.maxBytes = options.maxBytes ?? SERVER_DEFAULTS.sessionMemoryBytes;
   }
 
   get size(): number {

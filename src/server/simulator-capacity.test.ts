@@ -6,15 +6,17 @@ const llm = (endpoint: Record<string, unknown>) =>
   parseRunConfig({ simulator: { kind: "llm", endpoint: { model: "sim", ...endpoint } } }, "test").simulator;
 
 describe("the LLM simulated user's per-endpoint cap in a server", () => {
-  it("derives an unset cap from the steps in flight, shared over worker processes and replicas", () => {
+  it("derives an unset cap from the steps in flight, shared over replicas, whole in every worker process", () => {
     const one = simulatorCapacity(llm({ baseUrl: "http://gpu:8000/v1" }), 1024, 1);
     expect(one).toMatchObject({ capPerEndpoint: 1024, derived: true });
     expect(one.simulator.kind === "llm" && one.simulator.endpoint.maxConcurrencyPerEndpoint).toBe(1024);
     expect(one.warning).toBeUndefined();
     const spread = simulatorCapacity(llm({ baseUrls: ["http://gpu-1:8000/v1", "http://gpu-2:8000/v1"] }), 1000, 2);
-    expect(spread.capPerEndpoint).toBe(250);
-    // Rounded up: 65 steps over 2 workers need 33 slots each.
-    expect(simulatorCapacity(llm({ baseUrl: "http://gpu:8000/v1" }), 65, 2).capPerEndpoint).toBe(33);
+    // 1000 steps over 2 replicas; each of the 2 workers may hold all of them.
+    expect(spread.capPerEndpoint).toBe(500);
+    expect(simulatorCapacity(llm({ baseUrl: "http://gpu:8000/v1" }), 64, 2).capPerEndpoint).toBe(64);
+    // Rounded up: 65 steps over 2 replicas need 33 slots on each.
+    expect(simulatorCapacity(llm({ baseUrls: ["http://gpu-1:8000/v1", "http://gpu-2:8000/v1"] }), 65, 1).capPerEndpoint).toBe(33);
   });
 
   it("keeps a cap the config sets, and warns when it holds back the steps expected in flight", () => {
@@ -22,10 +24,16 @@ describe("the LLM simulated user's per-endpoint cap in a server", () => {
     expect(low).toMatchObject({ capPerEndpoint: 16, derived: false });
     expect(low.simulator.kind === "llm" && low.simulator.endpoint.maxConcurrencyPerEndpoint).toBe(16);
     expect(low.warning).toContain(
-      "maxConcurrencyPerEndpoint (16 per replica, 1 replica, 1 process: 16 calls at once) is below the 64 steps expected in flight",
+      "maxConcurrencyPerEndpoint (16 per replica, 1 replica: 16 calls at once) is below the 64 steps expected in flight",
     );
     expect(low.warning).toContain("raise it to 64");
-    expect(simulatorCapacity(llm({ baseUrl: "http://gpu:8000/v1", maxConcurrencyPerEndpoint: 32 }), 64, 2).warning).toBeUndefined();
+    expect(
+      simulatorCapacity(llm({ baseUrls: ["http://gpu-1:8000/v1", "http://gpu-2:8000/v1"], maxConcurrencyPerEndpoint: 32 }), 64, 2).warning,
+    ).toBeUndefined();
+    // Two workers do not double a cap: either may hold all 64 steps.
+    expect(simulatorCapacity(llm({ baseUrl: "http://gpu:8000/v1", maxConcurrencyPerEndpoint: 32 }), 64, 2).warning).toContain(
+      "32 calls at once in each of the 2 worker processes, any of which may hold all the steps",
+    );
   });
 
   it("leaves the offline user alone and refuses nonsense counts", () => {

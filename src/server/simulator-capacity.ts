@@ -8,9 +8,15 @@
  * same config, and wrong for a server: with 64 steps in flight against a 1 s model, a server capped
  * at 16 reached a quarter of the throughput it could have. So where the config sets no cap, the
  * server derives it from the steps it expects in flight (`aeb serve --steps-in-flight`, by default
- * `--max-batch`), shared over its worker processes (each has its own client) and the endpoint's
- * replicas; where the config sets one, it is kept, and a cap below the expected steps is warned
- * about at start (and counted, while serving, in `aeb_env_simulator_calls_queued_total`).
+ * `--max-batch`), shared over the endpoint's replicas; where the config sets one, it is kept, and a
+ * cap below the expected steps is warned about at start (and counted, while serving, in
+ * `aeb_env_simulator_calls_queued_total`).
+ *
+ * Each worker process gets the whole figure, not a share of it: node:cluster deals out
+ * connections, not steps, so one worker may hold more than its share of the steps in flight at a
+ * moment (measured: with N / workers per worker, 256 steps in flight over 2 workers had 208-625
+ * calls wait on the cap in 20 s). The calls of all workers together still never exceed the steps
+ * in flight, since each step holds one call.
  */
 /**
  * What the cap is read from and written to: a simulator config (the run config's `simulator`), of
@@ -32,8 +38,8 @@ export interface SimulatorCapacity<Simulator extends CappableSimulator> {
 }
 
 /**
- * The simulator config with its per-endpoint cap set for `stepsInFlight` steps at once over
- * `workers` processes. An offline user is returned as it is.
+ * The simulator config with its per-endpoint cap set for `stepsInFlight` steps at once in a server
+ * of `workers` processes (each may hold all of them). An offline user is returned as it is.
  */
 export function simulatorCapacity<Simulator extends CappableSimulator>(
   simulator: Simulator,
@@ -46,14 +52,14 @@ export function simulatorCapacity<Simulator extends CappableSimulator>(
   const llm: CappableSimulator = simulator;
   if (llm.kind !== "llm") return { simulator, capPerEndpoint: null, derived: false };
   const replicas = llm.endpoint.baseUrls.length;
-  const needed = Math.ceil(stepsInFlight / workers / replicas);
+  const needed = Math.ceil(stepsInFlight / replicas);
   const configured = llm.endpoint.maxConcurrencyPerEndpoint;
   if (configured === undefined) {
     // The same config with one field set: still a Simulator, which TypeScript cannot follow through the spread.
     const capped = { ...simulator, endpoint: { ...llm.endpoint, maxConcurrencyPerEndpoint: needed } } as Simulator;
     return { simulator: capped, capPerEndpoint: needed, derived: true };
   }
-  const capacity = configured * replicas * workers;
+  const capacity = configured * replicas;
   return {
     simulator,
     capPerEndpoint: configured,
@@ -61,7 +67,7 @@ export function simulatorCapacity<Simulator extends CappableSimulator>(
     ...(capacity < stepsInFlight
       ? {
           warning:
-            `the simulator's maxConcurrencyPerEndpoint (${configured} per replica, ${replicas} replica${replicas === 1 ? "" : "s"}, ${workers} process${workers === 1 ? "" : "es"}: ${capacity} calls at once) is below the ${stepsInFlight} steps expected in flight (--steps-in-flight): ` +
+            `the simulator's maxConcurrencyPerEndpoint (${configured} per replica, ${replicas} replica${replicas === 1 ? "" : "s"}: ${capacity} calls at once${workers > 1 ? " in each of the " + workers + " worker processes, any of which may hold all the steps" : ""}) is below the ${stepsInFlight} steps expected in flight (--steps-in-flight): ` +
             `the rest wait in the client's queue (counted in aeb_env_simulator_calls_queued_total); raise it to ${needed}, or leave it unset and the server derives it`,
         }
       : {}),

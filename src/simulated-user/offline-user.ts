@@ -59,6 +59,7 @@ export class OfflineSimulatedUser implements SimulatedUser {
       lastUser: `${lastUser} ${scenario.cues.keywords.join(" ")}`,
       suspect: new Set(punishedActs.flat()),
       punishedActs,
+      exemptWhenBest: punishedActExemptions(rubric, phase),
     });
     const { moves, confidentMoves, possibleMoves } = reading;
     const rng = createRng(deriveSeed(input.seed, turnIndex, "appraise"));
@@ -145,6 +146,32 @@ function punishedActsOf(rubric: readonly RubricItem[], phase: "before" | "after"
     if (moves.length > 0) acts.push(moves);
   }
   return acts;
+}
+
+/**
+ * For each move of this phase's harm items, the moves that exclude it in every harm item naming it
+ * (their `none`): a sentence whose likeliest class is one of them is not half-heard as the act
+ * (emotional_flooding's `picks_one_emotion` is excluded by `holds_complexity`). A move that some
+ * harm item names without a `none` has no exemption.
+ */
+function punishedActExemptions(rubric: readonly RubricItem[], phase: "before" | "after"): Map<LexicalMove, Set<LexicalMove>> {
+  const harmItems = new Set(loadFitRules().harm.rubricItems);
+  const exemptions = new Map<LexicalMove, Set<LexicalMove>>();
+  const unexempted = new Set<LexicalMove>();
+  for (const item of rubric) {
+    if (!harmItems.has(item.id) || (item.phase !== "any" && item.phase !== phase)) continue;
+    const none = new Set((item.none ?? []).filter((move): move is LexicalMove => move !== "grounded"));
+    for (const move of [...(item.any ?? []), ...(item.all ?? [])]) {
+      if (move === "grounded" || unexempted.has(move)) continue;
+      const sofar = exemptions.get(move);
+      const kept = sofar === undefined ? none : new Set([...sofar].filter((other) => none.has(other)));
+      if (kept.size === 0) {
+        exemptions.delete(move);
+        unexempted.add(move);
+      } else exemptions.set(move, kept);
+    }
+  }
+  return exemptions;
 }
 
 /**

@@ -13,9 +13,20 @@ import type { RubricItem, Scenario } from "../scenarios/scenario-schema.js";
 import { loadTypeDefaults, rubricOf } from "../scenarios/type-defaults.js";
 import type { AppraisalInput } from "./simulated-user.js";
 
+/**
+ * The last rendering per history array: a two-stage turn renders the same conversation for the
+ * analyst and then the actor (the step hands both the same array), so the second is a lookup. The
+ * length and the reply are checked too, so an array changed in place is rendered afresh.
+ */
+const renderedDialogues = new WeakMap<readonly ChatTurn[], { length: number; agentReply: string | undefined; text: string }>();
+
 /** The conversation as JSON data: agent text can never close the block or pose as the user. */
 export function dialogueAsData(history: readonly ChatTurn[], agentReply: string | undefined): string {
-  return turnsAsData(agentReply === undefined ? history : [...history, { role: "assistant", content: agentReply }]);
+  const last = renderedDialogues.get(history);
+  if (last !== undefined && last.length === history.length && last.agentReply === agentReply) return last.text;
+  const text = turnsAsData(agentReply === undefined ? history : [...history, { role: "assistant", content: agentReply }]);
+  renderedDialogues.set(history, { length: history.length, agentReply, text });
+  return text;
 }
 
 /** The project's format: `[{speaker: "you" | "listener", text}]`, the block markers neutralised. */

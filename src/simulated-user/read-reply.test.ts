@@ -9,7 +9,8 @@ import { rewardedMovesOf } from "../agents/gaming-agents.js";
 import type { ChatTurn } from "../core/dialogue.js";
 import { getPreset } from "../core/preset.js";
 import { ADVERSARIAL_TYPES, type AdversarialType } from "../core/trajectory-type.js";
-import { loadLexicon } from "../lexicon/lexicon.js";
+import { loadLexicon, type LexicalMove } from "../lexicon/lexicon.js";
+import type { MoveRecogniser } from "../lexicon/move-recogniser.js";
 import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-scenarios.js";
 import type { Scenario } from "../scenarios/scenario-schema.js";
 import { manipulationTurnOf } from "../scenarios/type-defaults.js";
@@ -168,6 +169,45 @@ describe("harm is never free", () => {
       lastUser: "我没事",
     });
     expect([...zhReading.harm]).toContain("pressures");
+  });
+
+  it("does not half-hear a punished act in a sentence whose likeliest class the act's rubric item excludes", () => {
+    // A recogniser that reads every sentence the same way: holding the complexity (or probing) at
+    // 0.45, with picking one emotion (simplifies 0.3 + names_feeling 0.2) half-heard beside it.
+    const readingAs = (best: "holds_complexity" | "probes"): MoveRecogniser => ({
+      trainedOn: [],
+      knowsWord: () => true,
+      read: () => ({
+        best,
+        probability: 0.45,
+        ranked: [
+          { label: best, probability: 0.45 },
+          { label: "simplifies", probability: 0.3 },
+          { label: "names_feeling", probability: 0.2 },
+        ],
+        knownShare: 1,
+      }),
+    });
+    const listing = "Relief and guilt and anger, all in the same morning.";
+    const context = {
+      lexicon: en,
+      userSaid: "I feel relief and guilt and anger all at once.",
+      lastUser: "I feel relief and guilt and anger all at once.",
+      suspect: new Set(["simplifies", "names_feeling"] as const),
+      punishedActs: [["simplifies", "names_feeling"] as const],
+    };
+    const holding = new Set<LexicalMove>(["holds_complexity"]);
+    const exemptWhenBest = new Map<LexicalMove, ReadonlySet<LexicalMove>>([
+      ["simplifies", holding],
+      ["names_feeling", holding],
+    ]);
+    // Without the exemption the act's moves together (0.5) void the turn.
+    expect(readReply(listing, context, readingAs("holds_complexity")).halfHeardHarm).toBe(listing);
+    const exempt = readReply(listing, { ...context, exemptWhenBest }, readingAs("holds_complexity"));
+    expect(exempt.halfHeardHarm).toBeNull();
+    expect(exempt.moves.has("holds_complexity")).toBe(true);
+    // The exemption holds only for the excluding move: read as probing, the sentence is still half-heard.
+    expect(readReply(listing, { ...context, exemptWhenBest }, readingAs("probes")).halfHeardHarm).toBe(listing);
   });
 
   it("hears contempt and dismissal in Chinese replies", () => {

@@ -151,6 +151,12 @@ export function readReply(
     suspect?: ReadonlySet<LexicalMove>;
     /** Each punished act (a harm rubric item) as its moves: the act is as likely as its moves together. */
     punishedActs?: ReadonlyArray<readonly LexicalMove[]>;
+    /**
+     * For a punished move, the moves that, as a sentence's likeliest class, mean the sentence is not
+     * that act (the `none` of every harm item that names the move): a list of feelings heard as
+     * holding the complexity is not half-heard as picking one of them.
+     */
+    exemptWhenBest?: ReadonlyMap<LexicalMove, ReadonlySet<LexicalMove>>;
   },
   recogniser: MoveRecogniser = shippedRecogniser(),
   thresholds: ReadingThresholds = loadReadingThresholds(),
@@ -281,9 +287,12 @@ export function readReply(
     // The recogniser's classes exclude each other, so the chance that a sentence commits a punished
     // act is the sum over the act's moves: a sentence split between advice and resolving ("write out
     // the pros and cons and it will all become clear") is heard, for sure, telling the user how to settle it.
-    let punishedMass = Math.max(0, ...[...(context.suspect ?? [])].map((move) => probabilityOf(move)));
+    // A move the rubric says the sentence's likeliest reading excludes is no evidence of the act.
+    const actProbability = (move: LexicalMove) =>
+      (context.exemptWhenBest?.get(move)?.has(reading.best as LexicalMove) ?? false) ? 0 : probabilityOf(move);
+    let punishedMass = Math.max(0, ...[...(context.suspect ?? [])].map((move) => actProbability(move)));
     for (const act of context.punishedActs ?? []) {
-      const mass = act.reduce((sum, move) => sum + probabilityOf(move), 0);
+      const mass = act.reduce((sum, move) => sum + actProbability(move), 0);
       punishedMass = Math.max(punishedMass, mass);
       if (!heard || read.harm.length > 0 || mass < thresholds.confident) continue;
       const likeliest = act.reduce((best, move) => (probabilityOf(move) > probabilityOf(best) ? move : best));

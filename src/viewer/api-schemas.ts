@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { DialogueRecord } from "../core/dialogue.js";
+import type { ErrorBody as HttpErrorBody, HttpErrorCode } from "../http/http-error.js";
 
 /** A query parameter given once, several times (`?flag=a&flag=b`), or not at all, as a list. */
 const textList = z
@@ -78,6 +79,7 @@ export const DialogueRefSchema = z.strictObject({
   run: integerText("run", 0, 10_000),
   id: z.string().min(1, "id is required"),
 });
+export type DialogueRef = z.infer<typeof DialogueRefSchema>;
 
 /** `GET /api/side-by-side?scenario=ID&repeat=N`: the same scenario and repeat in every condition of the chosen runs. */
 export const SideBySideQuerySchema = z.strictObject({
@@ -86,6 +88,7 @@ export const SideBySideQuerySchema = z.strictObject({
   run: textList.pipe(z.array(integerText("run", 0, 10_000))),
   condition: textList,
 });
+export type SideBySideQuery = z.infer<typeof SideBySideQuerySchema>;
 
 /** One line of the dialogue table. */
 export const DialogueSummarySchema = z.strictObject({
@@ -199,6 +202,12 @@ export interface SideBySideResponse {
   omitted: number;
 }
 
-/** Every error body: what is wrong, in words. */
-export const ErrorBodySchema = z.strictObject({ error: z.string() });
-export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+/**
+ * The codes of the viewer's errors besides the shared ones (src/http/http-error.ts): a run,
+ * dialogue, chart or file it does not have, and a run directory that changed while it was open.
+ */
+export type ViewerErrorCode = HttpErrorCode | "not_found" | "run_changed";
+
+/** Every error body, the same as the environment server's: `{ error, code, retryable, issues? }`. */
+export { ErrorBodySchema } from "../http/http-error.js";
+export type ErrorBody = HttpErrorBody<ViewerErrorCode>;

@@ -1,5 +1,5 @@
 /**
- * `aeb view`: a read-only web app over run directories, on fastify (as the environment server).
+ * `aeb view`: a read-only web app over run directories, on fastify and src/http/'s plugins (as the environment server).
  * Every route is a GET; dialogues are named by run number and id, never by a path; the front end
  * is served from memory (static-assets.ts). Bound to loopback unless the caller allows more, and
  * then requests must name this machine in their Host header (a page elsewhere that rebinds its
@@ -7,18 +7,26 @@
  */
 import type { AddressInfo } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
-import type { z } from "zod";
 import { AebError, ConfigError } from "../core/errors.js";
+import { errorHandling } from "../http/error-handling.js";
+import { hostCheck } from "../http/host-check.js";
+import { HttpError } from "../http/http-error.js";
+import { allowedHostNames, assertSafeBinding } from "../http/loopback.js";
+import { securityHeaders } from "../http/security-headers.js";
+import { zodValidation } from "../http/zod-validation.js";
 import {
   DialogueQuerySchema,
   DialogueRefSchema,
   SideBySideQuerySchema,
   type DialoguePage,
+  type DialogueQuery,
+  type DialogueRef,
   type DialogueResponse,
-  type ErrorBody,
   type Facets,
   type RunList,
+  type SideBySideQuery,
   type SideBySideResponse,
+  type ViewerErrorCode,
 } from "./api-schemas.js";
 import { DialogueTable, type SearchableRun } from "./dialogue-query.js";
 import { readRecords } from "./record-store.js";
@@ -54,43 +62,18 @@ export interface Viewer {
   close(): Promise<void>;
 }
 
-/** Is this host a loopback address or name? */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) || bare === "::ffff:127.0.0.1";
-}
-
 /** The viewer shows whole transcripts: beyond loopback only when the user says so. */
 export function assertViewerBinding(host: string, allowRemote: boolean): void {
-  if (!isLoopbackHost(host) && !allowRemote) {
-    throw new ConfigError(
-      `aeb view listens on loopback only (127.0.0.1, ::1, localhost); ${host} would show every transcript to the network. Pass --allow-remote to do it anyway (there is no login)`,
-    );
-  }
+  assertSafeBinding(host, {
+    app: "aeb view",
+    exposes: "every transcript",
+    allowed: allowRemote,
+    howToAllow: "Pass --allow-remote to do it anyway (there is no login)",
+  });
 }
 
-/** The host name of a Host header (`127.0.0.1:8790`, `[::1]:8790`, `localhost`). */
-function hostName(header: string | undefined): string {
-  if (header === undefined) return "";
-  if (header.startsWith("[")) return header.slice(0, header.indexOf("]") + 1);
-  const colon = header.lastIndexOf(":");
-  return colon === -1 ? header : header.slice(0, colon);
-}
-
-class NotFound extends Error {}
-class BadRequest extends Error {}
-
-function parseQuery<T extends z.ZodType>(schema: T, query: unknown): z.infer<T> {
-  const parsed = schema.safeParse(query ?? {});
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const field = issue?.path.map(String).join(".") ?? "";
-  const message =
-    issue?.code === "unrecognized_keys"
-      ? `unknown query parameter(s): ${(issue as { keys?: string[] }).keys?.join(", ") ?? "?"}`
-      : `${field === "" ? "query" : field}: ${issue?.message ?? "invalid"}`;
-  throw new BadRequest(message);
-}
+/** A run, dialogue, chart or file the viewer does not have: 404 `not_found`. */
+const notFound = (message: string) => new HttpError<ViewerErrorCode>(404, "not_found", message);
 
 function mergedFacets(runs: readonly SearchableRun[]): Facets {
   const union = (pick: (facets: Facets) => string[], sort: boolean) => {
@@ -130,42 +113,25 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
   });
   const facets = mergedFacets(runs);
   const table = new DialogueTable(runs);
-  let allowedHosts: Set<string> | null = null;
+  let allowedHosts: ReadonlySet<string> | undefined;
 
   const app = Fastify({ logger: false, return503OnClosing: true, routerOptions: { maxParamLength: 200 } });
-
-  app.addHook("onRequest", async (request, reply) => {
-    // Loopback only: refuse a Host that is not this machine (DNS rebinding).
-    if (allowedHosts !== null && !allowedHosts.has(hostName(request.headers.host).toLowerCase())) {
-      await reply.code(421).send({
-        error: "this viewer answers only requests addressed to this machine (Host 127.0.0.1, localhost or [::1])",
-      } satisfies ErrorBody);
-    }
-  });
-  app.addHook("onSend", async (_request, reply, payload) => {
-    if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", CONTENT_SECURITY_POLICY);
-    reply.header("x-content-type-options", "nosniff");
-    reply.header("referrer-policy", "no-referrer");
-    reply.header("cross-origin-resource-policy", "same-origin");
-    return payload;
-  });
-  app.setErrorHandler(async (error, _request, reply) => {
-    if (error instanceof BadRequest) return reply.code(400).send({ error: error.message } satisfies ErrorBody);
-    if (error instanceof NotFound) return reply.code(404).send({ error: error.message } satisfies ErrorBody);
+  await app.register(zodValidation);
+  await app.register(errorHandling, {
+    notFoundMessage: (method, path) => `nothing at ${method} ${path}`,
     // A run directory that changed under the viewer: say so (the message names the file).
-    if (AebError.isInstance(error)) return reply.code(500).send({ error: error.message } satisfies ErrorBody);
-    const status = (error as { statusCode?: number }).statusCode;
-    if (typeof status === "number" && status >= 400 && status < 500)
-      return reply.code(status).send({ error: (error as Error).message } satisfies ErrorBody);
-    return reply.code(500).send({ error: "internal error" } satisfies ErrorBody);
+    mapError: (error) =>
+      AebError.isInstance(error) ? new HttpError<ViewerErrorCode>(500, "run_changed", (error as Error).message) : undefined,
   });
-  app.setNotFoundHandler(async (request, reply) =>
-    reply.code(404).send({ error: `nothing at ${request.method} ${request.url.split("?")[0] ?? ""}` } satisfies ErrorBody),
-  );
+  await app.register(hostCheck, {
+    allowedHosts: () => allowedHosts,
+    refusal: "this viewer answers only requests addressed to this machine (Host 127.0.0.1, localhost or [::1])",
+  });
+  await app.register(securityHeaders, { contentSecurityPolicy: CONTENT_SECURITY_POLICY });
 
   const runAt = (run: number): SearchableRun => {
     const found = runs[run];
-    if (found === undefined) throw new NotFound(`there is no run ${run} (the viewer has ${runs.length}: 0 to ${runs.length - 1})`);
+    if (found === undefined) throw notFound(`there is no run ${run} (the viewer has ${runs.length}: 0 to ${runs.length - 1})`);
     return found;
   };
   const reportAt = (run: number): RunReport => {
@@ -173,7 +139,7 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
     return reports[run] as RunReport;
   };
   const runNumber = (text: string): number => {
-    if (!/^\d+$/.test(text)) throw new NotFound(`there is no run ${text}`);
+    if (!/^\d+$/.test(text)) throw notFound(`there is no run ${text}`);
     return Number(text);
   };
 
@@ -195,74 +161,88 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
     facets,
   }));
 
-  app.get("/api/dialogues", async (request): Promise<DialoguePage> => {
-    const query = parseQuery(DialogueQuerySchema, request.query);
-    for (const run of query.run) runAt(run);
-    const page = table.page(query);
-    return { total: page.total, offset: query.offset, limit: query.limit, rows: page.rows };
-  });
+  app.get<{ Querystring: DialogueQuery }>(
+    "/api/dialogues",
+    { schema: { querystring: DialogueQuerySchema } },
+    async (request): Promise<DialoguePage> => {
+      const query = request.query;
+      for (const run of query.run) runAt(run);
+      const page = table.page(query);
+      return { total: page.total, offset: query.offset, limit: query.limit, rows: page.rows };
+    },
+  );
 
-  app.get("/api/dialogue", async (request): Promise<DialogueResponse> => {
-    const ref = parseQuery(DialogueRefSchema, request.query);
-    const run = runAt(ref.run);
-    const entry = run.index.byId.get(ref.id);
-    if (entry === undefined) throw new NotFound(`run ${ref.run} (${run.index.label}) has no dialogue ${ref.id}`);
-    const [record] = readRecords(run.index, [entry]);
-    const siblings = runs.flatMap(({ index }) =>
-      index.dialogues
-        .filter(
-          (other) =>
-            other.row.scenarioId === entry.row.scenarioId &&
-            other.row.repeat === entry.row.repeat &&
-            index.byId.get(other.row.id) === other,
-        )
-        .map((other) => ({ run: index.run, id: other.row.id, condition: other.row.condition })),
-    );
-    return { run: ref.run, label: run.index.label, record: record!, headlineJudge: run.headlineJudge, siblings };
-  });
+  app.get<{ Querystring: DialogueRef }>(
+    "/api/dialogue",
+    { schema: { querystring: DialogueRefSchema } },
+    async (request): Promise<DialogueResponse> => {
+      const ref = request.query;
+      const run = runAt(ref.run);
+      const entry = run.index.byId.get(ref.id);
+      if (entry === undefined) throw notFound(`run ${ref.run} (${run.index.label}) has no dialogue ${ref.id}`);
+      const [record] = readRecords(run.index, [entry]);
+      const siblings = runs.flatMap(({ index }) =>
+        index.dialogues
+          .filter(
+            (other) =>
+              other.row.scenarioId === entry.row.scenarioId &&
+              other.row.repeat === entry.row.repeat &&
+              index.byId.get(other.row.id) === other,
+          )
+          .map((other) => ({ run: index.run, id: other.row.id, condition: other.row.condition })),
+      );
+      return { run: ref.run, label: run.index.label, record: record!, headlineJudge: run.headlineJudge, siblings };
+    },
+  );
 
-  app.get("/api/side-by-side", async (request): Promise<SideBySideResponse> => {
-    const query = parseQuery(SideBySideQuerySchema, request.query);
-    for (const run of query.run) runAt(run);
-    const chosen = runs.filter((run) => query.run.length === 0 || query.run.includes(run.index.run));
-    const matching: Array<{ run: SearchableRun; entries: IndexedDialogue[] }> = chosen.map((run) => ({
-      run,
-      entries: run.index.facets.conditions
-        .filter((condition) => query.condition.length === 0 || query.condition.includes(condition))
-        .flatMap((condition) => {
-          const entry = run.index.dialogues.find(
-            (candidate) =>
-              candidate.row.condition === condition && candidate.row.scenarioId === query.scenario && candidate.row.repeat === query.repeat,
-          );
-          return entry === undefined ? [] : [entry];
-        }),
-    }));
-    const total = matching.reduce((sum, group) => sum + group.entries.length, 0);
-    if (total === 0)
-      throw new NotFound(`no dialogue of scenario ${query.scenario}, repeat ${query.repeat} in the chosen runs and conditions`);
-    let room = MAX_SIDE_BY_SIDE;
-    const dialogues: SideBySideResponse["dialogues"] = [];
-    for (const { run, entries } of matching) {
-      const shown = entries.slice(0, room);
-      room -= shown.length;
-      for (const record of readRecords(run.index, shown)) dialogues.push({ run: run.index.run, label: run.index.label, record });
-    }
-    return { scenario: query.scenario, repeat: query.repeat, dialogues, omitted: total - dialogues.length };
-  });
+  app.get<{ Querystring: SideBySideQuery }>(
+    "/api/side-by-side",
+    { schema: { querystring: SideBySideQuerySchema } },
+    async (request): Promise<SideBySideResponse> => {
+      const query = request.query;
+      for (const run of query.run) runAt(run);
+      const chosen = runs.filter((run) => query.run.length === 0 || query.run.includes(run.index.run));
+      const matching: Array<{ run: SearchableRun; entries: IndexedDialogue[] }> = chosen.map((run) => ({
+        run,
+        entries: run.index.facets.conditions
+          .filter((condition) => query.condition.length === 0 || query.condition.includes(condition))
+          .flatMap((condition) => {
+            const entry = run.index.dialogues.find(
+              (candidate) =>
+                candidate.row.condition === condition &&
+                candidate.row.scenarioId === query.scenario &&
+                candidate.row.repeat === query.repeat,
+            );
+            return entry === undefined ? [] : [entry];
+          }),
+      }));
+      const total = matching.reduce((sum, group) => sum + group.entries.length, 0);
+      if (total === 0)
+        throw notFound(`no dialogue of scenario ${query.scenario}, repeat ${query.repeat} in the chosen runs and conditions`);
+      let room = MAX_SIDE_BY_SIDE;
+      const dialogues: SideBySideResponse["dialogues"] = [];
+      for (const { run, entries } of matching) {
+        const shown = entries.slice(0, room);
+        room -= shown.length;
+        for (const record of readRecords(run.index, shown)) dialogues.push({ run: run.index.run, label: run.index.label, record });
+      }
+      return { scenario: query.scenario, repeat: query.repeat, dialogues, omitted: total - dialogues.length };
+    },
+  );
 
   app.get<{ Params: { run: string } }>("/api/runs/:run/report", async (request) => reportAt(runNumber(request.params.run)).page());
 
-  app.get<{ Params: { run: string; chart: string } }>("/api/runs/:run/charts/:chart", async (request, reply) => {
-    const report = reportAt(runNumber(request.params.run));
-    const id = request.params.chart.replace(/\.svg$/, "");
-    if (!report.hasChart(id)) throw new NotFound(`the report has no chart ${id}`);
-    const svg = await report.chart(id);
-    return reply
-      .header("content-type", "image/svg+xml")
-      .header("content-security-policy", SVG_POLICY)
-      .header("cache-control", "no-cache")
-      .send(svg);
-  });
+  app.get<{ Params: { run: string; chart: string } }>(
+    "/api/runs/:run/charts/:chart",
+    { config: { contentSecurityPolicy: SVG_POLICY } },
+    async (request, reply) => {
+      const report = reportAt(runNumber(request.params.run));
+      const id = request.params.chart.replace(/\.svg$/, "");
+      if (!report.hasChart(id)) throw notFound(`the report has no chart ${id}`);
+      const svg = await report.chart(id);
+      return reply.header("content-type", "image/svg+xml").header("cache-control", "no-cache").send(svg);
+    },
+  );
 
   const sendAsset = (reply: FastifyReply, asset: StaticAsset) =>
     reply
@@ -274,7 +254,7 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
   app.get("/*", async (request, reply) => {
     const path = request.url.split("?")[0] ?? "/";
     const asset = assets.get(path === "/" ? "/index.html" : path);
-    if (asset === undefined || path.startsWith("/api/")) throw new NotFound(`nothing at ${path}`);
+    if (asset === undefined || path.startsWith("/api/")) throw notFound(`nothing at ${path}`);
     return sendAsset(reply, asset);
   });
 
@@ -283,7 +263,7 @@ export async function buildViewer(options: ViewerOptions): Promise<Viewer> {
     runs,
     async listen({ host, port, allowRemote = false }) {
       assertViewerBinding(host, allowRemote);
-      if (isLoopbackHost(host)) allowedHosts = new Set(["127.0.0.1", "localhost", "[::1]", host.toLowerCase()]);
+      allowedHosts = allowedHostNames(host);
       await app.listen({ host, port });
       const address = app.server.address() as AddressInfo;
       const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;

@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { InvalidArgumentError, Option, type Command } from "commander";
+import type { z } from "zod";
 import { ConfigError } from "../../core/errors.js";
 import { PluginFactory } from "../../runner/plugins.js";
 import { selectScenarios } from "../../runner/run-benchmark.js";
 import { PresetChoiceSchema, RewardModeSchema, type PresetChoice, type RewardMode } from "../../server/api-schemas.js";
-import { assertSafeBinding, buildServer, type EnvironmentServer } from "../../server/app.js";
+import { assertServerBinding, buildServer, type EnvironmentServer } from "../../server/app.js";
 import {
   announceListening,
   isClusterWorker,
@@ -17,6 +18,7 @@ import {
 } from "../../server/cluster.js";
 import { DelayedSimulatedUser } from "../../testing/delayed-user.js";
 import { EpisodeRecorder, type RecorderHealth } from "../../server/episode-recorder.js";
+import { flagDefault, LogLevelSchema, settingFromFlag } from "../../server/server-options.js";
 import { simulatorCapacity } from "../../server/simulator-capacity.js";
 import { MIN_SECRET_BYTES, randomSecret } from "../../server/state-token.js";
 import { nonNegativeInteger, positiveInteger } from "../options.js";
@@ -50,7 +52,7 @@ interface ServeFlags {
   sessionMemory: number;
   shutdownTimeout: number;
   trustProxy?: boolean;
-  logLevel: string;
+  logLevel: z.infer<typeof LogLevelSchema>;
   logRequests?: boolean;
   mockUserLatency?: number;
   workers: number;
@@ -160,12 +162,12 @@ export function registerServeCommand(program: Command): void {
     .option("--scenarios <path>", "scenario directory or file (default: the built-in suites)")
     .option("--suite <name>", "built-in suite: full, starter or classic")
     .option("--types <list>", "comma-separated trajectory types to serve")
-    .option("--host <host>", "address to listen on; beyond loopback a bearer token of 16+ characters is required", "127.0.0.1")
-    .option("--port <n>", "port (0 picks a free one)", port, 8787)
+    .option("--host <host>", "address to listen on; beyond loopback a bearer token of 16+ characters is required", flagDefault("host"))
+    .option("--port <n>", "port (0 picks a free one)", port, flagDefault("port"))
     .addOption(
       new Option("--preset <name>", "preset when a reset names none (`scenario`: the scenario file's)")
         .argParser(choice(PresetChoiceSchema))
-        .default("rlver"),
+        .default(flagDefault("defaultPreset")),
     )
     .addOption(
       new Option(
@@ -173,58 +175,82 @@ export function registerServeCommand(program: Command): void {
         "reward mode when a reset names none: final (emotion/100 at the end) or delta (change/100 per step)",
       )
         .argParser(choice(RewardModeSchema))
-        .default("final"),
+        .default(flagDefault("defaultRewardMode")),
     )
     .option("--secret-file <path>", "file holding the token secret (default: $AEB_SERVER_SECRET; replicas must share it)")
     .option("--auth-token-file <path>", "file holding the bearer token clients must send (default: $AEB_SERVER_TOKEN)")
-    .option("--body-limit <bytes>", "largest request body", positiveInteger, 1024 * 1024)
-    .option("--batch-body-limit <bytes>", "largest body of a batched step", positiveInteger, 8 * 1024 * 1024)
-    .option("--max-batch <n>", "most steps in one batch", positiveInteger, 256)
+    .option("--body-limit <bytes>", "largest request body", positiveInteger, flagDefault("bodyLimitBytes"))
+    .option("--batch-body-limit <bytes>", "largest body of a batched step", positiveInteger, flagDefault("batchBodyLimitBytes"))
+    .option("--max-batch <n>", "most steps in one batch", positiveInteger, flagDefault("maxBatchSize"))
     .option(
       "--steps-in-flight <n>",
       "steps the server expects in flight at once, over all workers: an LLM simulated user whose config sets no maxConcurrencyPerEndpoint gets that many model calls at once (default: --max-batch)",
       positiveInteger,
     )
-    .option("--rate-limit <n>", "requests per client and window (0: no limit)", nonNegativeInteger, 600_000)
-    .option("--rate-window <seconds>", "rate limit window", positiveInteger, 60)
+    .option("--rate-limit <n>", "requests per client and window (0: no limit)", nonNegativeInteger, flagDefault("rateLimit"))
+    .option("--rate-window <seconds>", "rate limit window", positiveInteger, flagDefault("rateWindowMs"))
     .option(
       "--auth-failure-limit <n>",
       "failed authentications per client and window before its requests are refused until the window ends",
       positiveInteger,
-      30,
+      flagDefault("authFailureLimit"),
     )
-    .option("--step-timeout <ms>", "a step whose simulated user takes longer is answered 504 (retryable)", positiveInteger, 60_000)
+    .option(
+      "--step-timeout <ms>",
+      "a step whose simulated user takes longer is answered 504 (retryable)",
+      positiveInteger,
+      flagDefault("stepTimeoutMs"),
+    )
     .option(
       "--request-timeout <ms>",
       "time to receive a whole request, headers included; a slower client is answered 408 and disconnected",
       positiveInteger,
-      60_000,
+      flagDefault("requestTimeoutMs"),
     )
-    .option("--max-connections <n>", "most open connections; beyond it new ones are closed at once", positiveInteger, 10_000)
+    .option(
+      "--max-connections <n>",
+      "most open connections; beyond it new ones are closed at once",
+      positiveInteger,
+      flagDefault("maxConnections"),
+    )
     .option(
       "--allow-host <names>",
       "on loopback: Host names to accept besides 127.0.0.1, localhost and [::1] (a reverse proxy on this machine); comma-separated",
       hostList,
     )
-    .option("--session-ttl <seconds>", "idle time after which a session is dropped", positiveInteger, 600)
-    .option("--max-sessions <n>", "most open sessions", positiveInteger, 10_000)
-    .option("--session-memory <MiB>", "memory the sessions may hold (estimated)", positiveInteger, 1024)
+    .option("--session-ttl <seconds>", "idle time after which a session is dropped", positiveInteger, flagDefault("sessionIdleTimeoutMs"))
+    .option("--max-sessions <n>", "most open sessions", positiveInteger, flagDefault("maxSessions"))
+    .option("--session-memory <MiB>", "memory the sessions may hold (estimated)", positiveInteger, flagDefault("sessionMemoryBytes"))
     .option(
       "--shutdown-timeout <seconds>",
       "on SIGTERM/SIGINT, wait this long for in-flight requests; if any are cut, exit 1",
       positiveInteger,
-      30,
+      flagDefault("shutdownTimeoutMs"),
     )
-    .option("--workers <n>", "server processes sharing the port (one per core); the session API needs 1", positiveInteger, 1)
+    .option(
+      "--workers <n>",
+      "server processes sharing the port (one per core); the session API needs 1",
+      positiveInteger,
+      flagDefault("workers"),
+    )
     .option(
       "--step-threads <n>",
       "threads per process playing /v1/step/batch off the event loop, offline user only (0: on the event loop; default: cores / workers)",
       nonNegativeInteger,
     )
     .option("--record <dir>", "append every finished episode to DIR/dialogues.jsonl in the run-record format (aeb report DIR reads it)")
-    .option("--record-condition <name>", "condition of recorded episodes whose reset tags name none", conditionName, "train")
+    .option(
+      "--record-condition <name>",
+      "condition of recorded episodes whose reset tags name none",
+      conditionName,
+      flagDefault("recordCondition"),
+    )
     .option("--trust-proxy", "trust X-Forwarded-For (behind a load balancer)")
-    .option("--log-level <level>", "fatal, error, warn, info, debug or silent", "info")
+    .addOption(
+      new Option("--log-level <level>", "fatal, error, warn, info, debug or silent")
+        .argParser(choice(LogLevelSchema))
+        .default(flagDefault("logLevel")),
+    )
     .option("--log-requests", "log every request (costly under load)")
     .addOption(
       new Option("--mock-user-latency <ms>", "benchmarks and tests: add this latency to every simulated-user call (a stand-in for a model)")
@@ -238,19 +264,20 @@ export function registerServeCommand(program: Command): void {
     .action(async (flags: ServeFlags) => {
       const loaded = configFromFlags({ config: flags.config, scenarios: flags.scenarios, suite: flags.suite, types: flags.types });
       // An LLM user's per-endpoint cap follows the steps in flight (src/server/simulator-capacity.ts).
-      const capacity = simulatorCapacity(loaded.simulator, flags.stepsInFlight ?? flags.maxBatch, flags.workers);
+      const stepsInFlight = flags.stepsInFlight ?? flags.maxBatch;
+      const capacity = simulatorCapacity(loaded.simulator, stepsInFlight, flags.workers);
       const config = { ...loaded, simulator: capacity.simulator };
       if (!isClusterWorker()) {
         if (capacity.warning !== undefined) console.error(`aeb serve: warning: ${capacity.warning}`);
         else if (capacity.derived)
           console.error(
-            `aeb serve: the simulator may make ${capacity.capPerEndpoint} model calls at once per replica${flags.workers > 1 ? " in each worker" : ""}, for ${flags.stepsInFlight ?? flags.maxBatch} steps in flight (--steps-in-flight)`,
+            `aeb serve: the simulator may make ${capacity.capPerEndpoint} model calls at once per replica${flags.workers > 1 ? " in each worker" : ""}, for ${stepsInFlight} steps in flight (--steps-in-flight)`,
           );
       }
       const scenarios = selectScenarios(config);
       const authToken =
         flags.authTokenFile !== undefined ? readSecretFile(flags.authTokenFile, "bearer token") : process.env.AEB_SERVER_TOKEN;
-      assertSafeBinding(flags.host, authToken);
+      assertServerBinding(flags.host, authToken);
       let secret: string | Buffer | undefined =
         flags.secretFile !== undefined ? readSecretFile(flags.secretFile, "secret") : process.env.AEB_SERVER_SECRET;
       if (secret !== undefined && secret !== "" && Buffer.byteLength(secret) < MIN_SECRET_BYTES)
@@ -270,7 +297,7 @@ export function registerServeCommand(program: Command): void {
         const primary = runClusterPrimary({
           workers: flags.workers,
           env: { AEB_SERVER_SECRET: secret },
-          shutdownTimeoutMs: flags.shutdownTimeout * 1000,
+          shutdownTimeoutMs: settingFromFlag("shutdownTimeoutMs", flags.shutdownTimeout),
           log: (line) => console.error(`aeb serve: ${line}`),
           onListening: (url) =>
             console.log(describe(url, new PluginFactory({ cacheDir: config.cache?.dir }).simulatedUser(config.simulator).id)),
@@ -329,15 +356,16 @@ export function registerServeCommand(program: Command): void {
         bodyLimitBytes: flags.bodyLimit,
         batchBodyLimitBytes: flags.batchBodyLimit,
         maxBatchSize: flags.maxBatch,
-        rateLimit: flags.rateLimit === 0 ? null : { max: flags.rateLimit, windowMs: flags.rateWindow * 1000 },
+        rateLimit: flags.rateLimit,
+        rateWindowMs: settingFromFlag("rateWindowMs", flags.rateWindow),
         authFailureLimit: flags.authFailureLimit,
         stepTimeoutMs: flags.stepTimeout,
         requestTimeoutMs: flags.requestTimeout,
         maxConnections: flags.maxConnections,
         ...(flags.allowHost !== undefined ? { allowedHosts: flags.allowHost } : {}),
-        sessionIdleTimeoutMs: flags.sessionTtl * 1000,
+        sessionIdleTimeoutMs: settingFromFlag("sessionIdleTimeoutMs", flags.sessionTtl),
         maxSessions: flags.maxSessions,
-        sessionMemoryBytes: flags.sessionMemory * 1024 * 1024,
+        sessionMemoryBytes: settingFromFlag("sessionMemoryBytes", flags.sessionMemory),
         trustProxy: flags.trustProxy ?? false,
         logger: flags.logLevel === "silent" ? false : { level: flags.logLevel },
         logRequests: flags.logRequests ?? false,

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { BatchStepRequestSchema, BatchStepResponseSchema, StepRequestSchema } from "../api-schemas.js";
-import type { EnvironmentError, ErrorBody } from "../environment-error.js";
-import { invalidRequest, toEnvironmentError } from "../http-errors.js";
+import { invalidRequest, toHttpError, type ErrorBody, type HttpError } from "../../http/http-error.js";
 import { clientSignal, ERROR_RESPONSES, playAndRecord, timedStep, type RouteContext } from "../route-context.js";
 import type { StepPool } from "../step-pool.js";
 import type { StepStat } from "../step-pool-protocol.js";
@@ -11,8 +10,9 @@ import type { StepStat } from "../step-pool-protocol.js";
  * one bad step fails alone. With a step pool (a CPU-bound simulated user) the raw body goes to a
  * thread, which parses, validates and plays it; the event loop only moves bytes. Without one (an
  * LLM user, whose steps wait on the model) the steps are played concurrently on the event loop.
+ * A fastify plugin; its options are the route context.
  */
-export async function registerBatchRoutes(app: FastifyInstance, context: RouteContext): Promise<void> {
+export async function batchRoutes(app: FastifyInstance, context: RouteContext): Promise<void> {
   const schema = {
     summary: `Play up to ${context.maxBatchSize} steps of independent episodes; each result is ok or an error of its own`,
     tags: ["environment"],
@@ -75,8 +75,8 @@ async function playInPool(
 }
 
 /** Writes the episodes a pooled batch finished, all at once; resolves with the steps whose record could not be written. */
-async function recordBatchEpisodes(context: RouteContext, stats: readonly StepStat[]): Promise<Map<number, EnvironmentError>> {
-  const failed = new Map<number, EnvironmentError>();
+async function recordBatchEpisodes(context: RouteContext, stats: readonly StepStat[]): Promise<Map<number, HttpError>> {
+  const failed = new Map<number, HttpError>();
   const record = context.recordEpisode;
   if (record === undefined) return failed;
   await Promise.all(
@@ -85,7 +85,7 @@ async function recordBatchEpisodes(context: RouteContext, stats: readonly StepSt
       try {
         await record(stat.finished);
       } catch (error) {
-        failed.set(index, toEnvironmentError(error, context.batchBodyLimit));
+        failed.set(index, toHttpError(error, context.batchBodyLimit));
       }
     }),
   );
@@ -109,7 +109,7 @@ async function playOnEventLoop(
             .response,
         };
       } catch (error) {
-        const failure = toEnvironmentError(error, context.batchBodyLimit);
+        const failure = toHttpError(error, context.batchBodyLimit);
         if (failure.status >= 500 && failure.cause !== undefined)
           request.log.error({ err: failure.cause, code: failure.code }, failure.message);
         context.metrics.countError(failure.code, failure.status);

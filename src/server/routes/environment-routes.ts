@@ -10,8 +10,8 @@ import {
 } from "../api-schemas.js";
 import { clientSignal, ERROR_RESPONSES, playAndRecord, timedStep, type RouteContext } from "../route-context.js";
 
-/** The stateless API: `/v1/scenarios`, `/v1/reset` and `/v1/step`. */
-export function registerEnvironmentRoutes(app: FastifyInstance, context: RouteContext): void {
+/** The stateless API: `/v1/scenarios`, `/v1/reset` and `/v1/step` (a fastify plugin; its options are the route context). */
+export async function environmentRoutes(app: FastifyInstance, context: RouteContext): Promise<void> {
   const { environment, metrics } = context;
 
   app.get(

@@ -4,13 +4,16 @@ import type { RecorderHealth } from "../episode-recorder.js";
 import { EnvironmentError } from "../environment-error.js";
 import type { RouteContext } from "../route-context.js";
 
-/** `/healthz` (no auth, no rate limit; 503 while draining) and `/metrics` (Prometheus). */
-export function registerOperationsRoutes(
-  app: FastifyInstance,
-  context: RouteContext,
-  options: { isClosing: () => boolean; metricsText: () => Promise<string>; recorderHealth?: () => RecorderHealth },
-): void {
-  const { environment, metrics } = context;
+export interface OperationsRoutesOptions {
+  context: RouteContext;
+  isClosing: () => boolean;
+  metricsText: () => Promise<string>;
+  recorderHealth?: () => RecorderHealth;
+}
+
+/** `/healthz` (no auth, no rate limit; 503 while draining) and `/metrics` (Prometheus); a fastify plugin. */
+export async function operationsRoutes(app: FastifyInstance, options: OperationsRoutesOptions): Promise<void> {
+  const { environment, metrics } = options.context;
   app.get(
     "/healthz",
     {

@@ -12,8 +12,8 @@ import { EnvironmentError } from "../environment-error.js";
 import { clientSignal, ERROR_RESPONSES, playAndRecord, timedStep, type RouteContext } from "../route-context.js";
 import type { SessionStore } from "../session-store.js";
 
-/** The session API (`/v1/sessions...`): server-side state for simple clients, on one replica. */
-export function registerSessionRoutes(app: FastifyInstance, context: RouteContext): void {
+/** The session API (`/v1/sessions...`): server-side state for simple clients, on one replica (a fastify plugin; its options are the route context). */
+export async function sessionRoutes(app: FastifyInstance, context: RouteContext): Promise<void> {
   const sessions = context.sessions;
   if (sessions === undefined) {
     const unavailable = async () => {
