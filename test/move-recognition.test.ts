@@ -4,11 +4,11 @@
  * written by a different helper from the voices the shipped model trains on. A sentence counts as
  * recognised as class c when c is the recogniser's best class at the reader's `heard` threshold
  * (data/offline-user/reading.yaml). The per-class table is printed (docs/offline-user.md quotes it);
- * the floors pin macro precision and recall per language, and harm recall (contempt and
- * dismissing), a little below the measured figures.
+ * the floors pin macro precision and recall per language, and harm recall (contempt, dismissing
+ * and pressuring), a little below the measured figures.
  */
 import { describe, expect, it } from "vitest";
-import { heldOutVoices, loadMoveCorpus, SENTENCE_CLASSES, type SentenceClass } from "../src/lexicon/move-corpus.js";
+import { HARM_CLASSES, heldOutVoices, loadMoveCorpus, SENTENCE_CLASSES, type SentenceClass } from "../src/lexicon/move-corpus.js";
 import { shippedRecogniser } from "../src/lexicon/move-recogniser.js";
 import { loadReadingThresholds } from "../src/simulated-user/read-reply.js";
 
@@ -54,13 +54,14 @@ describe("move recognition on held-out voices", () => {
       `${file}\n${rows.map((row) => `${row.label.padEnd(18)} P ${row.precision.toFixed(2)} R ${row.recall.toFixed(2)} (n ${row.n})`).join("\n")}`,
     );
     const macro = (key: "precision" | "recall") => rows.reduce((sum, row) => sum + row[key], 0) / rows.length;
-    const harm = rows.filter((row) => row.label === "contempt" || row.label === "dismisses");
+    const harm = rows.filter((row) => (HARM_CLASSES as readonly string[]).includes(row.label));
     console.log(
       `${file}: macro precision ${macro("precision").toFixed(3)}, macro recall ${macro("recall").toFixed(3)}, harm recall ${harm.map((row) => row.recall.toFixed(2)).join(" / ")}`,
     );
     expect(rows.length).toBe(SENTENCE_CLASSES.length);
     expect(macro("precision")).toBeGreaterThanOrEqual(FLOORS[file]!.precision);
     expect(macro("recall")).toBeGreaterThanOrEqual(FLOORS[file]!.recall);
+    expect(harm.map((row) => row.label).sort()).toEqual([...HARM_CLASSES].sort());
     for (const row of harm) expect(row.recall, row.label).toBeGreaterThanOrEqual(FLOORS[file]!.harmRecall);
   });
 });

@@ -11,12 +11,16 @@ import { MOVE_IDS } from "./lexicon.js";
  * something off the topic. Unaccounted text (filler, nonsense, keyword lists, bare quotes) is what
  * is left when none of these is heard with confidence and the sentence is not grounded.
  */
-export const SENTENCE_CLASSES = [...MOVE_IDS, "contempt", "dismisses", "connective", "off_topic"] as const;
+export const SENTENCE_CLASSES = [...MOVE_IDS, "contempt", "dismisses", "pressures", "connective", "off_topic"] as const;
 export const SentenceClassSchema = z.enum(SENTENCE_CLASSES);
 export type SentenceClass = z.infer<typeof SentenceClassSchema>;
 
-/** Harm that any reply can carry, whatever the trajectory type. */
-export const HARM_CLASSES = ["contempt", "dismisses"] as const satisfies readonly SentenceClass[];
+/**
+ * Harm that any reply can carry, whatever the trajectory type and phase. `pressures` is coercion:
+ * demanding that the user disclose, refusing to accept "I'm fine", insisting on or overriding what
+ * they say they feel. It is no move because no rubric pays it anywhere (docs/offline-user.md).
+ */
+export const HARM_CLASSES = ["contempt", "dismisses", "pressures"] as const satisfies readonly SentenceClass[];
 
 const MoveCorpusFileSchema = z.object({
   voice: z.string().min(1),

@@ -51,3 +51,20 @@ function wordCount(text: string): number {
   const words = text.replace(/\p{Script=Han}/gu, " ").match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
   return words + han / 2;
 }
+
+/**
+ * The tails of a sentence that start at a capitalised word in its middle right after a word that
+ * is neither capitalised nor a function word (`isFunctionWord`): "umbrella Whatever.",
+ * "spreadsheet saxophone Come on, keep talking." That is where a reply glued of fragments hides
+ * one sentence behind stray words; a name after a function word ("in Kraków", "from Bella") starts
+ * none, nor do "I" and its contractions.
+ */
+export function capitalisedTails(sentence: string, isFunctionWord: (word: string) => boolean): string[] {
+  const tails: string[] = [];
+  const pattern = /(?<=(?:^|\s)(\p{Ll}[\p{L}'’]*)\s+)(?=\p{Lu})(?!I(?:['’]\p{L}+)?\b)/gu;
+  for (const match of sentence.matchAll(pattern)) {
+    const before = sentence.slice(0, match.index).trim().split(/\s+/).pop()!;
+    if (!isFunctionWord(before.toLowerCase().replace(/’/g, "'"))) tails.push(sentence.slice(match.index).trim());
+  }
+  return tails;
+}

@@ -4,6 +4,7 @@ import type { Rng } from "../core/random.js";
 import { maskUserWords, USER_WORD_MARK } from "../lexicon/content-words.js";
 import { withoutQuotations } from "../lexicon/detect-moves.js";
 import { LanguageSchema, LexicalMoveSchema, type LexicalMove, type Lexicon, type Move } from "../lexicon/lexicon.js";
+import { HARM_CLASSES } from "../lexicon/move-corpus.js";
 import { replySimilarity, textShingles } from "../lexicon/text-similarity.js";
 import type { RubricItem } from "../scenarios/scenario-schema.js";
 import { DeltaSchema } from "../scenarios/scenario-schema.js";
@@ -28,10 +29,15 @@ const FitRulesSchema = z.strictObject({
     delta: DeltaSchema,
   }),
   /**
-   * Harm is never free: contempt or dismissing anywhere in the reply costs its delta, and when it or
-   * one of `rubricItems` (each type's punished act) fires, the reply's positive items earn nothing.
+   * Harm is never free: contempt, dismissing or pressuring anywhere in the reply costs its delta, and
+   * when it or one of `rubricItems` (each type's punished act) fires, the reply's positive items earn nothing.
    */
-  harm: z.strictObject({ rubricItems: z.array(z.string().min(1)).min(1), contempt: DeltaSchema, dismisses: DeltaSchema }),
+  harm: z.strictObject({
+    rubricItems: z.array(z.string().min(1)).min(1),
+    contempt: DeltaSchema,
+    dismisses: DeltaSchema,
+    pressures: DeltaSchema,
+  }),
   /**
    * Padding never pays: positive items earn the reply's accounted share of their value, and a reply
    * more than `costAbove` unaccounted also costs `cost`.
@@ -230,7 +236,13 @@ export function applyFitRules(
     items.push({ id: "contempt", value: drawDelta(rules.harm.contempt, rng), description: "contempt: insulting or mocking me" });
   if (input.harm.has("dismisses"))
     items.push({ id: "dismisses", value: drawDelta(rules.harm.dismisses, rng), description: "dismissing or minimising what I feel" });
-  const harmful = new Set([...rules.harm.rubricItems, "contempt", "dismisses"]);
+  if (input.harm.has("pressures"))
+    items.push({
+      id: "pressures",
+      value: drawDelta(rules.harm.pressures, rng),
+      description: "pressing me to say what I don't want to, or telling me what I feel",
+    });
+  const harmful = new Set([...rules.harm.rubricItems, ...HARM_CLASSES]);
   if (items.some((item) => harmful.has(item.id) && item.value < 0)) {
     voidPositives("harm");
     return items;

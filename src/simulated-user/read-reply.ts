@@ -5,7 +5,7 @@ import { firstMatch, GROUNDING_MIN_SHARED, type DetectedMove } from "../lexicon/
 import { MOVE_IDS, type LexicalMove, type Lexicon, type Move } from "../lexicon/lexicon.js";
 import { HARM_CLASSES, type SentenceClass } from "../lexicon/move-corpus.js";
 import { shippedRecogniser, type MoveRecogniser } from "../lexicon/move-recogniser.js";
-import { clausesOf, splitSentences } from "../lexicon/sentences.js";
+import { capitalisedTails, clausesOf, splitSentences } from "../lexicon/sentences.js";
 
 /** What a sentence of a reply is, for the offline user. */
 export type SentenceKind = "move" | "harm" | "grounded" | "connective" | "unaccounted";
@@ -74,7 +74,7 @@ const ThresholdsSchema = z.strictObject({
   /** A move is possible from this probability: a possible move blocks a penalty that excuses it ("balance without validating" is not charged when validating is possible). */
   possible: z.number().min(0).max(1),
   /**
-   * A sentence is suspect, and pays for nothing, when harm (contempt and dismissing together) or
+   * A sentence is suspect, and pays for nothing, when harm (contempt, dismissing and pressuring together) or
    * one of the type's punished moves is this likely in it without being heard for sure: an
    * optimiser searches for sentences the recogniser half-hears as a rewarded move.
    */
@@ -217,9 +217,28 @@ export function readReply(
     // ("scared wanted tundra. Toughen up") is no echo.
     const echo = own.size >= 2 && grounding.length >= 0.75 * own.size;
     const harmFrom = echo ? thresholds.echoHarm : thresholds.harm;
-    if (heard) for (const entry of reading.ranked) if (isHarm(entry.label) && entry.probability >= harmFrom) read.harm.push(entry.label);
+    // Words glued on do not dilute harm: it is read in the whole sentence, in each clause, and in
+    // each tail that starts at a capitalised word in its middle ("umbrella Whatever."), and the
+    // likeliest reading of each harm class counts.
+    const spanReadings = capitalisedTails(masked, (word) => lexicon.stopwords.has(word))
+      .map((span) => recogniser.read(span))
+      .filter((spanReading) => spanReading.knownShare >= thresholds.minKnownShare);
+    const harmReadings = heard ? [reading, ...spanReadings] : spanReadings;
+    const harmOf = (label: HarmClass) =>
+      Math.max(0, ...harmReadings.map((spanReading) => spanReading.ranked.find((entry) => entry.label === label)?.probability ?? 0));
+    for (const label of HARM_CLASSES) if (harmOf(label) >= harmFrom) read.harm.push(label);
     for (const found of read.harm) harm.add(found);
     if (read.harm.length > 0) read.kind = "harm";
+    // Harm half-heard in a sentence of any shape (a keyword list, an off-topic line) still voids the turn's gains.
+    const harmMass = Math.max(
+      0,
+      ...[reading, ...spanReadings].map((spanReading) =>
+        spanReading.ranked.filter((entry) => isHarm(entry.label)).reduce((sum, entry) => sum + entry.probability, 0),
+      ),
+    );
+    const voidsTurn = (mass: number) =>
+      read.harm.length === 0 && halfHeardHarm === null && mass >= (echo ? thresholds.echoHarm : thresholds.voidsTurn);
+    if (voidsTurn(harmMass)) halfHeardHarm = sentence.text;
     const shape = functionWordShare(sentence.own, lexicon);
     const list = thresholds.keywordList;
     // The user's own words said back with nothing around them ("terrified operations") are a list too, however short.
@@ -281,13 +300,8 @@ export function readReply(
       if (!read.moves.includes(likeliest)) read.moves.push(likeliest);
     }
     for (const move of read.confident) confidentMoves.add(move);
-    const harmMass = probabilityOf("contempt") + probabilityOf("dismisses");
     if (read.harm.length === 0 && (harmMass >= (echo ? thresholds.echoHarm : thresholds.suspect) || punishedMass >= thresholds.suspect)) {
-      if (
-        halfHeardHarm === null &&
-        (harmMass >= (echo ? thresholds.echoHarm : thresholds.voidsTurn) || punishedMass >= thresholds.voidsTurn)
-      )
-        halfHeardHarm = sentence.text;
+      if (halfHeardHarm === null && punishedMass >= thresholds.voidsTurn) halfHeardHarm = sentence.text;
       // What it is for sure still counts against it; nothing in it pays.
       read.moves = read.moves.filter((move) => read.confident.includes(move) && (context.suspect?.has(move) ?? false));
       if (read.moves.length === 0) {
