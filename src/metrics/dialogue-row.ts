@@ -35,7 +35,8 @@ export interface HidRow {
  * A dialogue reduced to what summary.json, the report tables and the charts are computed from:
  * identity, outcome, the per-dialogue metrics, the emotion after each step and the judges'
  * numbers, without any text. A run keeps one row per dialogue in memory instead of the record
- * (a few hundred bytes instead of several kilobytes), so memory stays flat however long the run;
+ * (held column by column by record/dialogue-row-store.ts: about 200 bytes instead of several
+ * kilobytes), so memory stays flat however long the run;
  * what shows text (the worst dialogues' transcripts) is read back from dialogues.jsonl.
  * Everything computed from rows equals what the same code computed from the records.
  */
