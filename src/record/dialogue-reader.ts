@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { DialogueRecordSchema, type DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError, formatIssues } from "../core/errors.js";
 import { scanJsonlFile } from "../core/jsonl.js";
-import { dialogueRow, type DialogueRow } from "../metrics/dialogue-row.js";
-import { DialogueRowStore } from "./dialogue-row-store.js";
+import { dialogueRow } from "../metrics/dialogue-row.js";
+import { DialogueRowStore, type StoredRow } from "./dialogue-row-store.js";
 import { DIALOGUES_FILE } from "./files.js";
 import { invalidLinesError } from "./jsonl-file.js";
 import { readJudgements, withJudgements, type FoldedJudgements } from "./judgements.js";
@@ -87,9 +87,11 @@ export function readDialogueRecords(dir: string, options: DialogueScanOptions = 
  * Every dialogue of a run directory as a compact row (metrics/dialogue-row.ts, judgements merged),
  * read in one streamed pass: each record is dropped once its row is made, and the rows are held
  * column by column (dialogue-row-store.ts): about 200 bytes per dialogue (20 MB for 100,000).
+ * Each row is a read-only view whose getters rebuild its fields; `row.plain()` (or JSON) gives it
+ * as a plain object.
  */
-export function readDialogueRows(dir: string, options: DialogueScanOptions = {}): { rows: DialogueRow[]; tornTail: boolean } {
-  const rows: DialogueRow[] = [];
+export function readDialogueRows(dir: string, options: DialogueScanOptions = {}): { rows: StoredRow[]; tornTail: boolean } {
+  const rows: StoredRow[] = [];
   const store = new DialogueRowStore();
   const { tornTail } = scanDialogues(dir, (record) => rows.push(store.add(dialogueRow(record))), options);
   return { rows, tornTail };

@@ -12,8 +12,8 @@ import type { DialogueRow, EcsRow, HidRow } from "../metrics/dialogue-row.js";
  * dialogue.
  *
  * `add` returns the row as a {@link StoredRow}: an index into the store whose getters rebuild each
- * field as a plain value when read (`metrics`, `ecs`, `hid`, `emotions` are fresh objects on every
- * read), equal to the row that was added. Readers that only read rows see no difference; no code
+ * field when read (`ecs`, `hid`, `emotions` are fresh plain objects on every read, `metrics` a
+ * {@link StoredMetrics} view), equal to the row that was added. Readers that only read rows see no difference; no code
  * writes to a row once it is made.
  *
  * A missing number (null, or an absent `meanReplyTokens`) is stored as NaN: rows are made from
@@ -148,7 +148,7 @@ export class DialogueRowStore {
       status: this.status(index),
       endReason: this.endReason(index),
       ...(error !== undefined ? { error } : {}),
-      metrics: this.metrics(index),
+      metrics: this.plainMetrics(index),
       emotions: this.emotions(index),
       finalEmotion: this.finalEmotion(index),
       ecs: this.ecs(index),
@@ -197,30 +197,65 @@ export class DialogueRowStore {
     return given !== undefined ? given.error : this.#errors.get(index);
   }
 
-  /** The FS of a row without building its metrics (the reader the summary calls most). */
-  fs(index: number): number {
-    return this.#given(index)?.metrics.fs ?? (this.#fs[index] as number);
+  /**
+   * The row's metrics as a view ({@link StoredMetrics}: one small object whose getters read the
+   * columns), or as given. The summary reads `row.metrics.fs` and the like millions of times:
+   * a view costs one small object per read where a plain copy cost a dozen fields and a flags map.
+   */
+  metrics(index: number): DialogueMetrics {
+    return this.#given(index)?.metrics ?? new StoredMetrics(this, index);
   }
 
-  metrics(index: number): DialogueMetrics {
+  /** The row's metrics as a plain object, equal to the ones added. */
+  plainMetrics(index: number): DialogueMetrics {
     const given = this.#given(index);
     if (given !== undefined) return given.metrics;
+    const tokens = this.meanReplyTokens(index);
+    return {
+      fs: this.fs(index),
+      collapsed: this.collapsed(index),
+      hid: this.simulatorHid(index),
+      turns: this.turns(index),
+      meanReplyChars: this.meanReplyChars(index),
+      meanReplyWords: this.meanReplyWords(index),
+      ...(tokens === undefined ? {} : { meanReplyTokens: tokens }),
+      meanThinkChars: this.meanThinkChars(index),
+      flags: this.flags(index),
+    };
+  }
+
+  // The metrics of a row stored in the columns (not one kept as given), field by field.
+  fs(index: number): number {
+    return this.#fs[index] as number;
+  }
+  collapsed(index: number): boolean {
+    return this.#collapsed[index] === 1;
+  }
+  simulatorHid(index: number): number | null {
+    return nullIfNaN(this.#hid[index] as number);
+  }
+  turns(index: number): number {
+    return this.#turns[index] as number;
+  }
+  meanReplyChars(index: number): number {
+    return this.#meanReplyChars[index] as number;
+  }
+  meanReplyWords(index: number): number {
+    return this.#meanReplyWords[index] as number;
+  }
+  meanReplyTokens(index: number): number | undefined {
+    const tokens = this.#meanReplyTokens[index] as number;
+    return Number.isNaN(tokens) ? undefined : tokens;
+  }
+  meanThinkChars(index: number): number | null {
+    return nullIfNaN(this.#meanThinkChars[index] as number);
+  }
+  flags(index: number): Record<string, number> {
     const flags: Record<string, number> = {};
     const end = this.#flagStart[index + 1] as number;
     for (let at = this.#flagStart[index] as number; at < end; at += 1)
       flags[this.#strings[this.#flagName.at(at)] as string] = this.#flagCount.at(at);
-    const tokens = this.#meanReplyTokens[index] as number;
-    return {
-      fs: this.#fs[index] as number,
-      collapsed: this.#collapsed[index] === 1,
-      hid: nullIfNaN(this.#hid[index] as number),
-      turns: this.#turns[index] as number,
-      meanReplyChars: this.#meanReplyChars[index] as number,
-      meanReplyWords: this.#meanReplyWords[index] as number,
-      ...(Number.isNaN(tokens) ? {} : { meanReplyTokens: tokens }),
-      meanThinkChars: nullIfNaN(this.#meanThinkChars[index] as number),
-      flags,
-    };
+    return flags;
   }
 
   emotions(index: number): number[] {
@@ -367,6 +402,53 @@ export class StoredRow implements DialogueRow {
   }
 
   toJSON(): DialogueRow {
+    return this.plain();
+  }
+}
+
+/**
+ * The metrics of one stored row, read from the columns by getters (`flags` is built on each
+ * read). Not own properties: `plain()` or JSON gives the plain object.
+ */
+export class StoredMetrics implements DialogueMetrics {
+  constructor(
+    readonly store: DialogueRowStore,
+    readonly index: number,
+  ) {}
+
+  get fs(): number {
+    return this.store.fs(this.index);
+  }
+  get collapsed(): boolean {
+    return this.store.collapsed(this.index);
+  }
+  get hid(): number | null {
+    return this.store.simulatorHid(this.index);
+  }
+  get turns(): number {
+    return this.store.turns(this.index);
+  }
+  get meanReplyChars(): number {
+    return this.store.meanReplyChars(this.index);
+  }
+  get meanReplyWords(): number {
+    return this.store.meanReplyWords(this.index);
+  }
+  get meanReplyTokens(): number | undefined {
+    return this.store.meanReplyTokens(this.index);
+  }
+  get meanThinkChars(): number | null {
+    return this.store.meanThinkChars(this.index);
+  }
+  get flags(): Record<string, number> {
+    return this.store.flags(this.index);
+  }
+
+  plain(): DialogueMetrics {
+    return this.store.plainMetrics(this.index);
+  }
+
+  toJSON(): DialogueMetrics {
     return this.plain();
   }
 }
