@@ -239,7 +239,11 @@ export function matchScenarioMeans<T extends ComparableDialogue = DialogueRow>(
     const values = new Map<string, number[]>();
     for (const record of records) {
       const value = read(record);
-      if (value !== null) values.set(record.scenarioId, [...(values.get(record.scenarioId) ?? []), value]);
+      if (value === null) continue;
+      // Pushed in place: copying the list at every value made each scenario's list quadratic in its dialogues.
+      const list = values.get(record.scenarioId);
+      if (list === undefined) values.set(record.scenarioId, [value]);
+      else list.push(value);
     }
     return new Map([...values].map(([scenario, list]) => [scenario, mean(list)]));
   };
@@ -257,8 +261,9 @@ export function matchScenarioMeans<T extends ComparableDialogue = DialogueRow>(
 export function matchDialogues<T extends ComparableDialogue = DialogueRow>(recordsA: readonly T[], recordsB: readonly T[]): Array<[T, T]> {
   const key = (record: T) => `${record.scenarioId}#${record.repeat}`;
   const indexB = new Map(recordsB.map((record) => [key(record), record]));
-  return recordsA
-    .filter((record) => indexB.has(key(record)))
-    .sort((x, y) => key(x).localeCompare(key(y)))
-    .map((record) => [record, indexB.get(key(record)) as T]);
+  // Each key made once, and compared by a collator made once: the order localeCompare gives (it
+  // is defined as this collator's compare), without two strings and a collator per comparison.
+  const keyed = recordsA.map((record) => ({ key: key(record), record })).filter((entry) => indexB.has(entry.key));
+  const collator = new Intl.Collator();
+  return keyed.sort((x, y) => collator.compare(x.key, y.key)).map((entry) => [entry.record, indexB.get(entry.key) as T]);
 }

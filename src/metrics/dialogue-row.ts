@@ -1,5 +1,4 @@
 import type { DialogueError, DialogueRecord } from "../core/dialogue.js";
-import type { StringPool } from "../core/string-pool.js";
 import { dialogueMetrics, type DialogueMetrics } from "./dialogue-metrics.js";
 
 /**
@@ -36,7 +35,8 @@ export interface HidRow {
  * A dialogue reduced to what summary.json, the report tables and the charts are computed from:
  * identity, outcome, the per-dialogue metrics, the emotion after each step and the judges'
  * numbers, without any text. A run keeps one row per dialogue in memory instead of the record
- * (a few hundred bytes instead of several kilobytes), so memory stays flat however long the run;
+ * (held column by column by record/dialogue-row-store.ts: about 200 bytes instead of several
+ * kilobytes), so memory stays flat however long the run;
  * what shows text (the worst dialogues' transcripts) is read back from dialogues.jsonl.
  * Everything computed from rows equals what the same code computed from the records.
  */
@@ -121,25 +121,6 @@ export function dialogueRow(record: DialogueRecord): DialogueRow {
     ecs: judgeRows(record.ecs, ecsRowOf),
     hid: judgeRows(record.hid, hidRowOf),
   };
-}
-
-/**
- * The row with its repeated strings (condition, scenario, type, preset, status, end reason, judge
- * ids) taken from `pool`, in place: what a reader holding every row of a run does, so that equal
- * strings are held once. The row's content does not change.
- */
-export function internRowStrings(row: DialogueRow, pool: StringPool): DialogueRow {
-  row.condition = pool.get(row.condition);
-  row.scenarioId = pool.get(row.scenarioId);
-  row.type = pool.get(row.type);
-  row.preset = pool.get(row.preset);
-  row.status = pool.get(row.status) as DialogueRow["status"];
-  row.endReason = pool.get(row.endReason) as DialogueRow["endReason"];
-  for (const entry of Object.values(row.ecs)) {
-    if (entry.judge !== null) entry.judge = pool.get(entry.judge);
-    if (entry.unreadableTurn !== null) entry.unreadableTurn = pool.get(entry.unreadableTurn) as EcsRow["unreadableTurn"];
-  }
-  return row;
 }
 
 /** The named judge's ECS of a dialogue, or null when that judge did not (or could not) score it. */

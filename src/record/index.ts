@@ -15,6 +15,7 @@ export {
   HTML_REPORT_FILE,
 } from "./files.js";
 export { scanDialogues, readDialogueRecords, readDialogueRows, type DialogueScanOptions, type DialogueVisitor } from "./dialogue-reader.js";
+export { DialogueRowStore, StoredRow } from "./dialogue-row-store.js";
 export { JudgementLineSchema, readJudgements, withJudgements, type FoldedJudgements, type JudgementLine } from "./judgements.js";
 export { RunManifestSchema, InvocationSchema, readManifest, type RunManifest, type Invocation } from "./manifest.js";
 export { ProvenanceSchema, type Provenance } from "./provenance.js";

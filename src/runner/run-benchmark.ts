@@ -20,7 +20,7 @@ import { forEachConcurrent } from "./concurrency.js";
 import { judgeDialogue, judgesWithWork, withNewJudgements, type NamedJudges } from "./dialogue-judgements.js";
 import { configWarnings, PluginFactory } from "./plugins.js";
 import type { RunConfig } from "./run-config.js";
-import { planRun, plannedDialogueCount } from "./run-plan.js";
+import { plannedDialogueCount, RunPlan } from "./run-plan.js";
 import { resultDefinition } from "./result-definition.js";
 
 /** The largest plan a run accepts: a bigger one is almost surely a typo (`--repeats 1000000000`). */
@@ -173,7 +173,7 @@ class SystematicFailureWatch {
 }
 
 /** Finished dialogues of the plan whose judges still have work (failed turns or verdicts), read in one streamed pass. */
-function dialoguesToRejudge(directory: RunDirectory, planned: ReadonlySet<string>, judges: NamedJudges): DialogueRecord[] {
+function dialoguesToRejudge(directory: RunDirectory, planned: RunPlan, judges: NamedJudges): DialogueRecord[] {
   if (judges.ecs.length + judges.hid.length === 0 || directory.recorder.finished.size === 0) return [];
   const found: DialogueRecord[] = [];
   scanDialogues(directory.dir, (record) => {
@@ -245,15 +245,16 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       }
     }
 
-    const tasks = planRun(config.conditions, scenarios, config.repeats, config.seed);
-    const planned = new Set(tasks.map((task) => task.id));
-    const unfinished = tasks.filter((task) => !directory.recorder.finished.has(task.id));
+    const plan = new RunPlan(config.conditions, scenarios, config.repeats, config.seed);
+    // Positions in the plan, not tasks: a task is made when its dialogue starts.
+    const unfinished: number[] = [];
+    for (let index = 0; index < plan.size; index += 1) if (!directory.recorder.finished.has(plan.idAt(index))) unfinished.push(index);
     const todo = options.limit === undefined ? unfinished : unfinished.slice(0, options.limit);
-    const rejudge = dialoguesToRejudge(directory, planned, judges);
+    const rejudge = dialoguesToRejudge(directory, plan, judges);
     const scenarioById = new Map(scenarios.map((scenario) => [scenario.id, scenario]));
     options.events?.onPlan?.({
-      total: tasks.length,
-      alreadyFinished: tasks.length - unfinished.length,
+      total: plan.size,
+      alreadyFinished: plan.size - unfinished.length,
       toRun: todo.length,
       ...(todo.length < unfinished.length ? { limitedFrom: unfinished.length } : {}),
       resumed: directory.state !== "fresh",
@@ -294,11 +295,12 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
     await forEachConcurrent(
       todo,
       config.concurrency,
-      async (task) => {
+      async (position) => {
         // Offline dialogues never wait on I/O: yield to the event loop between them, so progress
         // timers and Ctrl-C are served during a long offline run.
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (signal.aborted) return;
+        const task = plan.taskAt(position);
         const played = await runEpisode({
           dialogueId: task.id,
           condition: task.condition.name,
@@ -355,22 +357,23 @@ export async function runBenchmark(options: RunOptions): Promise<RunResult> {
       repeats: config.repeats,
       judges: { ecs: config.judges.ecs.map((judge) => judge.name), hid: config.judges.hid.map((judge) => judge.name) },
       ...(config.report?.reference !== undefined ? { reference: config.report.reference } : {}),
-      ids: planned,
+      ids: plan,
       endingAs: ending,
     });
     outcome = ending.outcome;
     directory.finish(outcome, ending.endedAt);
-    const finished = tasks.filter((task) => directory.recorder.finished.has(task.id)).length;
+    let finished = 0;
+    for (let index = 0; index < plan.size; index += 1) if (directory.recorder.finished.has(plan.idAt(index))) finished += 1;
     return {
       summary,
       ran: recorded,
-      skipped: tasks.length - unfinished.length,
+      skipped: plan.size - unfinished.length,
       errors,
       judgeRetries: rejudge.length,
       outDir,
       stopped,
       finished,
-      planned: tasks.length,
+      planned: plan.size,
     };
   } catch (error) {
     if (outcome === "finished") outcome = "failed";

@@ -25,7 +25,7 @@ export interface RunOutputOptions extends Omit<SummaryOptions, "usage" | "condit
   /** Conditions in this order first; default: the order in which dialogues.jsonl first names them. */
   conditionOrder?: readonly string[];
   /** Only these dialogues (a run's plan): a directory continued under another config keeps others on disk. */
-  ids?: ReadonlySet<string>;
+  ids?: { has(id: string): boolean };
   /**
    * How the invocation writing these files ends, as the reports show it: run.json records it only
    * after they are written (so it never says "finished" for a run whose reports failed).

@@ -10,8 +10,9 @@ import type { DialogueRecord } from "../core/dialogue.js";
 import { RunDirectoryError } from "../core/errors.js";
 import { scanJsonlFile } from "../core/jsonl.js";
 import { StringPool } from "../core/string-pool.js";
-import { dialogueRow, internRowStrings, type DialogueRow } from "../metrics/dialogue-row.js";
+import { dialogueRow, type DialogueRow } from "../metrics/dialogue-row.js";
 import { scanDialogues } from "../record/dialogue-reader.js";
+import { DialogueRowStore } from "../record/dialogue-row-store.js";
 import { DIALOGUES_FILE, JUDGEMENTS_FILE } from "../record/files.js";
 import { readConditionOrder } from "../record/load-run.js";
 
@@ -135,22 +136,23 @@ export function indexRun(dir: string, run: number, label: string = basename(reso
       `${join(dir, DIALOGUES_FILE)} is missing: ${dir} is not a run directory, or its run has not finished a dialogue yet`,
     );
   const pool = new StringPool();
+  const store = new DialogueRowStore();
   const dialogues: IndexedDialogue[] = [];
   const byId = new Map<string, IndexedDialogue>();
   const ecsJudges: string[] = [];
   let duplicates = 0;
   const { tornTail } = scanDialogues(dir, (record, line, offset, bytes) => {
-    // The strings every row repeats are held once (core/string-pool.ts).
-    const row = internRowStrings(dialogueRow(record), pool);
-    for (const judge of Object.keys(row.ecs)) if (!ecsJudges.includes(judge)) ecsJudges.push(judge);
+    // Built once as a plain row for what the index derives from it, then held column by column (record/dialogue-row-store.ts).
+    const plain = dialogueRow(record);
+    for (const judge of Object.keys(plain.ecs)) if (!ecsJudges.includes(judge)) ecsJudges.push(judge);
     const entry: IndexedDialogue = {
       run,
       ordinal: dialogues.length,
-      row,
+      row: store.add(plain),
       line,
       span: { offset, bytes },
-      lowestEmotion: row.emotions.reduce((lowest, emotion) => Math.min(lowest, emotion), row.finalEmotion),
-      flags: Object.keys(row.metrics.flags)
+      lowestEmotion: plain.emotions.reduce((lowest, emotion) => Math.min(lowest, emotion), plain.finalEmotion),
+      flags: Object.keys(plain.metrics.flags)
         .sort()
         .map((flag) => pool.get(flag)),
       ...disagreementOf(record),
