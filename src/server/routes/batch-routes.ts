@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { BatchStepRequestSchema, BatchStepResponseSchema, StepRequestSchema } from "../api-schemas.js";
 import { invalidRequest, toHttpError, type ErrorBody, type HttpError } from "../../http/http-error.js";
 import { clientSignal, ERROR_RESPONSES, playAndRecord, timedStep, type RouteContext } from "../route-context.js";
+import { SERVER_DEFAULTS } from "../server-options.js";
 import type { StepPool } from "../step-pool.js";
 import type { StepStat } from "../step-pool-protocol.js";
 
@@ -58,7 +59,7 @@ async function playInPool(
     }
     metrics.observeResult({
       reward: stat.reward ?? 0,
-      rewardMode: stat.rewardMode ?? "final",
+      rewardMode: stat.rewardMode ?? SERVER_DEFAULTS.defaultRewardMode,
       flags: stat.flags ?? [],
       endReason: stat.endReason ?? null,
     });
