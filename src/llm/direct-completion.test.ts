@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { APIConnectionError, APIError } from "openai";
 import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
@@ -79,5 +81,25 @@ describe("plain completions straight over undici", () => {
     ).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(APIConnectionError);
     expect((refused as APIConnectionError).cause).toMatchObject({ code: "ECONNREFUSED" });
+  });
+
+  it("a 200 whose body is not JSON (a proxy's page, a cut body) throws SyntaxError, as the SDK's response.json() does", async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end('{"choices": [{"message": {"content": "cut off');
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const failed = await sendCompletion(
+        { url: `http://127.0.0.1:${port}/v1/chat/completions`, headers: [] },
+        { model: "m", messages: [] },
+        new AbortController().signal,
+        agent,
+      ).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(SyntaxError);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
