@@ -207,13 +207,6 @@ export function flagDefault<Key extends keyof ServeSettings>(key: Key): ServeSet
   return (scale === undefined || typeof value !== "number" ? value : value / scale) as ServeSettings[Key];
 }
 
-/** A flag's help text: the setting's description in the schema, so `aeb serve --help` and docs/server.md say the same. */
-export function flagDescription(key: keyof ServeSettings): string {
-  const meta = metaOf(ServeSettingsSchema.shape[key]);
-  if (meta === undefined) throw new Error(`server setting ${key} has no flag metadata`);
-  return meta.description;
-}
-
 /** A flag's value as the setting (seconds as ms, MiB as bytes): the inverse of `flagDefault`. */
 export function settingFromFlag(key: keyof ServeSettings, value: number): number {
   return value * (metaOf(ServeSettingsSchema.shape[key])?.scale ?? 1);

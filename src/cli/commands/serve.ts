@@ -18,7 +18,7 @@ import {
 } from "../../server/cluster.js";
 import { DelayedSimulatedUser } from "../../testing/delayed-user.js";
 import { EpisodeRecorder, type RecorderHealth } from "../../server/episode-recorder.js";
-import { flagDefault, flagDescription, LogLevelSchema, settingFromFlag } from "../../server/server-options.js";
+import { flagDefault, LogLevelSchema, settingFromFlag } from "../../server/server-options.js";
 import { simulatorCapacity } from "../../server/simulator-capacity.js";
 import { MIN_SECRET_BYTES, randomSecret } from "../../server/state-token.js";
 import { nonNegativeInteger, positiveInteger } from "../options.js";
@@ -163,7 +163,7 @@ export function registerServeCommand(program: Command): void {
     .option("--suite <name>", "built-in suite: full, starter or classic")
     .option("--types <list>", "comma-separated trajectory types to serve")
     .option("--host <host>", "address to listen on; beyond loopback a bearer token of 16+ characters is required", flagDefault("host"))
-    .option("--port <n>", flagDescription("port"), port, flagDefault("port"))
+    .option("--port <n>", "port (0 picks a free one)", port, flagDefault("port"))
     .addOption(
       new Option("--preset <name>", "preset when a reset names none (`scenario`: the scenario file's)")
         .argParser(choice(PresetChoiceSchema))
@@ -179,37 +179,72 @@ export function registerServeCommand(program: Command): void {
     )
     .option("--secret-file <path>", "file holding the token secret (default: $AEB_SERVER_SECRET; replicas must share it)")
     .option("--auth-token-file <path>", "file holding the bearer token clients must send (default: $AEB_SERVER_TOKEN)")
-    .option("--body-limit <bytes>", flagDescription("bodyLimitBytes"), positiveInteger, flagDefault("bodyLimitBytes"))
-    .option("--batch-body-limit <bytes>", flagDescription("batchBodyLimitBytes"), positiveInteger, flagDefault("batchBodyLimitBytes"))
-    .option("--max-batch <n>", flagDescription("maxBatchSize"), positiveInteger, flagDefault("maxBatchSize"))
+    .option("--body-limit <bytes>", "largest request body", positiveInteger, flagDefault("bodyLimitBytes"))
+    .option("--batch-body-limit <bytes>", "largest body of a batched step", positiveInteger, flagDefault("batchBodyLimitBytes"))
+    .option("--max-batch <n>", "most steps in one batch", positiveInteger, flagDefault("maxBatchSize"))
     .option(
       "--steps-in-flight <n>",
       "steps the server expects in flight at once, over all workers: an LLM simulated user whose config sets no maxConcurrencyPerEndpoint gets that many model calls at once (default: --max-batch)",
       positiveInteger,
     )
-    .option("--rate-limit <n>", flagDescription("rateLimit"), nonNegativeInteger, flagDefault("rateLimit"))
-    .option("--rate-window <seconds>", flagDescription("rateWindowMs"), positiveInteger, flagDefault("rateWindowMs"))
-    .option("--auth-failure-limit <n>", flagDescription("authFailureLimit"), positiveInteger, flagDefault("authFailureLimit"))
-    .option("--step-timeout <ms>", flagDescription("stepTimeoutMs"), positiveInteger, flagDefault("stepTimeoutMs"))
-    .option("--request-timeout <ms>", flagDescription("requestTimeoutMs"), positiveInteger, flagDefault("requestTimeoutMs"))
-    .option("--max-connections <n>", flagDescription("maxConnections"), positiveInteger, flagDefault("maxConnections"))
+    .option("--rate-limit <n>", "requests per client and window (0: no limit)", nonNegativeInteger, flagDefault("rateLimit"))
+    .option("--rate-window <seconds>", "rate limit window", positiveInteger, flagDefault("rateWindowMs"))
+    .option(
+      "--auth-failure-limit <n>",
+      "failed authentications per client and window before its requests are refused until the window ends",
+      positiveInteger,
+      flagDefault("authFailureLimit"),
+    )
+    .option(
+      "--step-timeout <ms>",
+      "a step whose simulated user takes longer is answered 504 (retryable)",
+      positiveInteger,
+      flagDefault("stepTimeoutMs"),
+    )
+    .option(
+      "--request-timeout <ms>",
+      "time to receive a whole request, headers included; a slower client is answered 408 and disconnected",
+      positiveInteger,
+      flagDefault("requestTimeoutMs"),
+    )
+    .option(
+      "--max-connections <n>",
+      "most open connections; beyond it new ones are closed at once",
+      positiveInteger,
+      flagDefault("maxConnections"),
+    )
     .option(
       "--allow-host <names>",
       "on loopback: Host names to accept besides 127.0.0.1, localhost and [::1] (a reverse proxy on this machine); comma-separated",
       hostList,
     )
-    .option("--session-ttl <seconds>", flagDescription("sessionIdleTimeoutMs"), positiveInteger, flagDefault("sessionIdleTimeoutMs"))
-    .option("--max-sessions <n>", flagDescription("maxSessions"), positiveInteger, flagDefault("maxSessions"))
-    .option("--session-memory <MiB>", flagDescription("sessionMemoryBytes"), positiveInteger, flagDefault("sessionMemoryBytes"))
-    .option("--shutdown-timeout <seconds>", flagDescription("shutdownTimeoutMs"), positiveInteger, flagDefault("shutdownTimeoutMs"))
-    .option("--workers <n>", flagDescription("workers"), positiveInteger, flagDefault("workers"))
+    .option("--session-ttl <seconds>", "idle time after which a session is dropped", positiveInteger, flagDefault("sessionIdleTimeoutMs"))
+    .option("--max-sessions <n>", "most open sessions", positiveInteger, flagDefault("maxSessions"))
+    .option("--session-memory <MiB>", "memory the sessions may hold (estimated)", positiveInteger, flagDefault("sessionMemoryBytes"))
+    .option(
+      "--shutdown-timeout <seconds>",
+      "on SIGTERM/SIGINT, wait this long for in-flight requests; if any are cut, exit 1",
+      positiveInteger,
+      flagDefault("shutdownTimeoutMs"),
+    )
+    .option(
+      "--workers <n>",
+      "server processes sharing the port (one per core); the session API needs 1",
+      positiveInteger,
+      flagDefault("workers"),
+    )
     .option(
       "--step-threads <n>",
       "threads per process playing /v1/step/batch off the event loop, offline user only (0: on the event loop; default: cores / workers)",
       nonNegativeInteger,
     )
     .option("--record <dir>", "append every finished episode to DIR/dialogues.jsonl in the run-record format (aeb report DIR reads it)")
-    .option("--record-condition <name>", flagDescription("recordCondition"), conditionName, flagDefault("recordCondition"))
+    .option(
+      "--record-condition <name>",
+      "condition of recorded episodes whose reset tags name none",
+      conditionName,
+      flagDefault("recordCondition"),
+    )
     .option("--trust-proxy", "trust X-Forwarded-For (behind a load balancer)")
     .addOption(
       new Option("--log-level <level>", "fatal, error, warn, info, debug or silent")
