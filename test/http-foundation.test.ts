@@ -13,7 +13,16 @@ import { allowedHostNames, assertSafeBinding, isLoopbackHost } from "../src/http
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
 import { buildServer, type EnvironmentServer } from "../src/server/app.js";
 import { Environment } from "../src/server/environment.js";
-import { flagDefault, SERVE_DEFAULTS, SERVER_DEFAULTS, serverDefaultsTable, settingFromFlag } from "../src/server/server-options.js";
+import {
+  flagDefault,
+  flagMeta,
+  SERVE_DEFAULTS,
+  SERVER_DEFAULTS,
+  serverDefaultsTable,
+  ServeSettingsSchema,
+  settingFromFlag,
+  type ServeSettings,
+} from "../src/server/server-options.js";
 import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";
 import type { ReportPage } from "../src/viewer/api-schemas.js";
 import { buildViewer, type Viewer } from "../src/viewer/viewer-app.js";
@@ -24,6 +33,25 @@ const SECRET = "test-secret-test-secret-test-secret";
 
 let server: EnvironmentServer;
 let viewer: Viewer;
+
+/**
+ * `aeb serve --help`'s entry for each flag, by flag: its help text with the lines commander
+ * wrapped it into (at spaces, to the terminal's width) joined again by single spaces, so a check
+ * reads the text and not where a line happened to break.
+ */
+function helpEntries(help: string): Map<string, string> {
+  const entries = new Map<string, string>();
+  let flag: string | undefined;
+  for (const line of help.split("\n")) {
+    const start = /^ {2}(?:-\w, )?(--[\w-]+)(?: <[^>]+>)? {2,}(\S.*)$/.exec(line);
+    if (start !== null) {
+      flag = start[1]!;
+      entries.set(flag, start[2]!);
+    } else if (flag !== undefined && /^ {3,}\S/.test(line)) entries.set(flag, `${entries.get(flag)} ${line.trim()}`);
+    else flag = undefined;
+  }
+  return entries;
+}
 
 beforeAll(async () => {
   server = await buildServer({ scenarios, user: new OfflineSimulatedUser(), secret: SECRET });
@@ -190,9 +218,26 @@ describe("the server's settings: one schema, every default once", () => {
     // Flags in their own unit: seconds and MiB for settings kept in ms and bytes.
     expect(flagDefault("sessionIdleTimeoutMs")).toBe(SERVER_DEFAULTS.sessionIdleTimeoutMs / 1000);
     expect(settingFromFlag("sessionMemoryBytes", flagDefault("sessionMemoryBytes"))).toBe(SERVER_DEFAULTS.sessionMemoryBytes);
-    const help = await runCli(["serve", "--help"]);
-    expect(help.stdout).toContain(`(default: ${SERVER_DEFAULTS.maxBatchSize})`);
-    expect(help.stdout).toContain(`(default: ${flagDefault("sessionIdleTimeoutMs")})`);
+    const help = helpEntries((await runCli(["serve", "--help"])).stdout);
+    expect(help.get("--max-batch")).toMatch(new RegExp(`\\(default: ${SERVER_DEFAULTS.maxBatchSize}\\)$`));
+    expect(help.get("--session-ttl")).toMatch(new RegExp(`\\(default: ${flagDefault("sessionIdleTimeoutMs")}\\)$`));
+  });
+
+  it("aeb serve --help shows every setting's flag with the schema's description and the default in the flag's unit", async () => {
+    const help = helpEntries((await runCli(["serve", "--help"])).stdout);
+    for (const key of Object.keys(ServeSettingsSchema.shape) as (keyof ServeSettings)[]) {
+      const meta = flagMeta(key);
+      const value = flagDefault(key);
+      const shown =
+        meta.serveDefault !== undefined
+          ? ` (default: ${meta.serveDefault})`
+          : typeof value === "number"
+            ? ` (default: ${value})`
+            : typeof value === "string"
+              ? ` (default: "${value}")`
+              : "";
+      expect(help.get(meta.flag), `aeb serve --help's entry for ${meta.flag} (setting ${key})`).toBe(`${meta.description}${shown}`);
+    }
   });
 
   it("docs/server.md's table of defaults is the schema's", () => {

@@ -4,9 +4,9 @@ import { PresetChoiceSchema, RewardModeSchema } from "./api-schemas.js";
 
 /**
  * Every setting of the environment server with its default, written here once: `buildServer` and
- * `Environment` read their defaults from `SERVER_DEFAULTS`, `aeb serve` takes its flags' defaults
- * from it (in the flag's unit), and docs/server.md's table of defaults is `serverDefaultsTable()`
- * (test/server-options.test.ts fails when it is stale).
+ * `Environment` read their defaults from `SERVER_DEFAULTS`, `aeb serve` takes its flags' names,
+ * help texts (`description`) and defaults (in the flag's unit) from the schema, and docs/server.md's
+ * table of defaults is `serverDefaultsTable()` (test/http-foundation.test.ts fails when it is stale).
  */
 
 /** How a setting is shown as an `aeb serve` flag (a type, not an interface: zod's metadata needs an index signature). */
@@ -19,6 +19,7 @@ export type FlagMeta = {
   unit?: string;
   /** What `aeb serve` uses instead of the library's default, when it differs. */
   serveDefault?: string;
+  /** What the setting does: the flag's help in `aeb serve --help` and the last column of docs/server.md's table. */
   description: string;
 };
 
@@ -34,7 +35,10 @@ export const ServerSettingsSchema = z.strictObject({
     flag({ flag: "--preset", description: "preset when a reset names none (`scenario`: the scenario file's); RLVER trained with `rlver`" }),
   ),
   defaultRewardMode: RewardModeSchema.default("final").meta(
-    flag({ flag: "--reward-mode", description: "reward mode when a reset names none: `final` (emotion/100 at the end) or `delta`" }),
+    flag({
+      flag: "--reward-mode",
+      description: "reward mode when a reset names none: `final` (emotion/100 at the end) or `delta` (change/100 per step)",
+    }),
   ),
   stepTimeoutMs: milliseconds()
     .default(60_000)
@@ -101,7 +105,8 @@ export const ServerSettingsSchema = z.strictObject({
     .meta(
       flag({
         flag: "--allow-host",
-        description: "on loopback, Host names accepted besides 127.0.0.1, localhost and [::1] (a reverse proxy on this machine)",
+        description:
+          "on loopback, Host names accepted besides 127.0.0.1, localhost and [::1] (a reverse proxy on this machine); comma-separated",
       }),
     ),
   logRequests: z
@@ -123,7 +128,8 @@ export const ServerSettingsSchema = z.strictObject({
       flag({
         flag: "--step-threads",
         serveDefault: "cores / `--workers`, at least 1",
-        description: "threads playing `/v1/step/batch` off the event loop, for a CPU-bound simulated user; 0: on the event loop",
+        description:
+          "threads per process playing `/v1/step/batch` off the event loop, for a CPU-bound simulated user (the offline one); 0: on the event loop",
       }),
     ),
 });
@@ -207,6 +213,13 @@ export function flagDefault<Key extends keyof ServeSettings>(key: Key): ServeSet
   return (scale === undefined || typeof value !== "number" ? value : value / scale) as ServeSettings[Key];
 }
 
+/** How a setting is shown as an `aeb serve` flag: its name, unit, help text (`description`) and serve default. */
+export function flagMeta(key: keyof ServeSettings): FlagMeta {
+  const meta = metaOf(ServeSettingsSchema.shape[key]);
+  if (meta === undefined) throw new Error(`server setting ${key} has no flag metadata`);
+  return meta;
+}
+
 /** A flag's value as the setting (seconds as ms, MiB as bytes): the inverse of `flagDefault`. */
 export function settingFromFlag(key: keyof ServeSettings, value: number): number {
   return value * (metaOf(ServeSettingsSchema.shape[key])?.scale ?? 1);
@@ -218,9 +231,8 @@ function metaOf(schema: z.ZodType | undefined): FlagMeta | undefined {
 
 /** docs/server.md's table of `aeb serve`'s flags and their defaults, from the schema. */
 export function serverDefaultsTable(): string {
-  const rows = Object.entries(ServeSettingsSchema.shape).map(([key, schema]) => {
-    const meta = metaOf(schema);
-    if (meta === undefined) throw new Error(`server setting ${key} has no flag metadata`);
+  const rows = Object.keys(ServeSettingsSchema.shape).map((key) => {
+    const meta = flagMeta(key as keyof ServeSettings);
     const value = flagDefault(key as keyof ServeSettings);
     const shown =
       value === undefined

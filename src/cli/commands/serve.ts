@@ -18,7 +18,7 @@ import {
 } from "../../server/cluster.js";
 import { DelayedSimulatedUser } from "../../testing/delayed-user.js";
 import { EpisodeRecorder, type RecorderHealth } from "../../server/episode-recorder.js";
-import { flagDefault, LogLevelSchema, settingFromFlag } from "../../server/server-options.js";
+import { flagDefault, flagMeta, LogLevelSchema, settingFromFlag, type ServeSettings } from "../../server/server-options.js";
 import { simulatorCapacity } from "../../server/simulator-capacity.js";
 import { MIN_SECRET_BYTES, randomSecret } from "../../server/state-token.js";
 import { nonNegativeInteger, positiveInteger } from "../options.js";
@@ -99,6 +99,23 @@ function choice<T extends string>(schema: { options: readonly T[] }) {
   };
 }
 
+/**
+ * The flag of a server setting, written once in src/server/server-options.ts: its name, its help
+ * (the setting's description, and `aeb serve`'s own default where that differs from the library's)
+ * and its default in the flag's unit, which commander shows as "(default: N)". Booleans, lists and
+ * settings without a default (or with a computed serve default) get no commander default.
+ * `value` names the flag's argument (`<n>`); a switch has none.
+ */
+function settingOption(key: keyof ServeSettings, value?: string, parse?: (text: string) => unknown): Option {
+  const meta = flagMeta(key);
+  const help = meta.serveDefault === undefined ? meta.description : `${meta.description} (default: ${meta.serveDefault})`;
+  const option = new Option(value === undefined ? meta.flag : `${meta.flag} ${value}`, help);
+  if (parse !== undefined) option.argParser(parse);
+  const fallback = flagDefault(key);
+  if (meta.serveDefault === undefined && (typeof fallback === "number" || typeof fallback === "string")) option.default(fallback);
+  return option;
+}
+
 /** Threads per server process for batches: the cores left to each process, at least one. */
 export function defaultStepThreads(workers: number, cores = availableParallelism()): number {
   return Math.max(1, Math.floor(cores / workers));
@@ -162,96 +179,34 @@ export function registerServeCommand(program: Command): void {
     .option("--scenarios <path>", "scenario directory or file (default: the built-in suites)")
     .option("--suite <name>", "built-in suite: full, starter or classic")
     .option("--types <list>", "comma-separated trajectory types to serve")
-    .option("--host <host>", "address to listen on; beyond loopback a bearer token of 16+ characters is required", flagDefault("host"))
-    .option("--port <n>", "port (0 picks a free one)", port, flagDefault("port"))
-    .addOption(
-      new Option("--preset <name>", "preset when a reset names none (`scenario`: the scenario file's)")
-        .argParser(choice(PresetChoiceSchema))
-        .default(flagDefault("defaultPreset")),
-    )
-    .addOption(
-      new Option(
-        "--reward-mode <mode>",
-        "reward mode when a reset names none: final (emotion/100 at the end) or delta (change/100 per step)",
-      )
-        .argParser(choice(RewardModeSchema))
-        .default(flagDefault("defaultRewardMode")),
-    )
+    .addOption(settingOption("host", "<host>"))
+    .addOption(settingOption("port", "<n>", port))
+    .addOption(settingOption("defaultPreset", "<name>", choice(PresetChoiceSchema)))
+    .addOption(settingOption("defaultRewardMode", "<mode>", choice(RewardModeSchema)))
     .option("--secret-file <path>", "file holding the token secret (default: $AEB_SERVER_SECRET; replicas must share it)")
     .option("--auth-token-file <path>", "file holding the bearer token clients must send (default: $AEB_SERVER_TOKEN)")
-    .option("--body-limit <bytes>", "largest request body", positiveInteger, flagDefault("bodyLimitBytes"))
-    .option("--batch-body-limit <bytes>", "largest body of a batched step", positiveInteger, flagDefault("batchBodyLimitBytes"))
-    .option("--max-batch <n>", "most steps in one batch", positiveInteger, flagDefault("maxBatchSize"))
-    .option(
-      "--steps-in-flight <n>",
-      "steps the server expects in flight at once, over all workers: an LLM simulated user whose config sets no maxConcurrencyPerEndpoint gets that many model calls at once (default: --max-batch)",
-      positiveInteger,
-    )
-    .option("--rate-limit <n>", "requests per client and window (0: no limit)", nonNegativeInteger, flagDefault("rateLimit"))
-    .option("--rate-window <seconds>", "rate limit window", positiveInteger, flagDefault("rateWindowMs"))
-    .option(
-      "--auth-failure-limit <n>",
-      "failed authentications per client and window before its requests are refused until the window ends",
-      positiveInteger,
-      flagDefault("authFailureLimit"),
-    )
-    .option(
-      "--step-timeout <ms>",
-      "a step whose simulated user takes longer is answered 504 (retryable)",
-      positiveInteger,
-      flagDefault("stepTimeoutMs"),
-    )
-    .option(
-      "--request-timeout <ms>",
-      "time to receive a whole request, headers included; a slower client is answered 408 and disconnected",
-      positiveInteger,
-      flagDefault("requestTimeoutMs"),
-    )
-    .option(
-      "--max-connections <n>",
-      "most open connections; beyond it new ones are closed at once",
-      positiveInteger,
-      flagDefault("maxConnections"),
-    )
-    .option(
-      "--allow-host <names>",
-      "on loopback: Host names to accept besides 127.0.0.1, localhost and [::1] (a reverse proxy on this machine); comma-separated",
-      hostList,
-    )
-    .option("--session-ttl <seconds>", "idle time after which a session is dropped", positiveInteger, flagDefault("sessionIdleTimeoutMs"))
-    .option("--max-sessions <n>", "most open sessions", positiveInteger, flagDefault("maxSessions"))
-    .option("--session-memory <MiB>", "memory the sessions may hold (estimated)", positiveInteger, flagDefault("sessionMemoryBytes"))
-    .option(
-      "--shutdown-timeout <seconds>",
-      "on SIGTERM/SIGINT, wait this long for in-flight requests; if any are cut, exit 1",
-      positiveInteger,
-      flagDefault("shutdownTimeoutMs"),
-    )
-    .option(
-      "--workers <n>",
-      "server processes sharing the port (one per core); the session API needs 1",
-      positiveInteger,
-      flagDefault("workers"),
-    )
-    .option(
-      "--step-threads <n>",
-      "threads per process playing /v1/step/batch off the event loop, offline user only (0: on the event loop; default: cores / workers)",
-      nonNegativeInteger,
-    )
+    .addOption(settingOption("bodyLimitBytes", "<bytes>", positiveInteger))
+    .addOption(settingOption("batchBodyLimitBytes", "<bytes>", positiveInteger))
+    .addOption(settingOption("maxBatchSize", "<n>", positiveInteger))
+    .addOption(settingOption("stepsInFlight", "<n>", positiveInteger))
+    .addOption(settingOption("rateLimit", "<n>", nonNegativeInteger))
+    .addOption(settingOption("rateWindowMs", "<seconds>", positiveInteger))
+    .addOption(settingOption("authFailureLimit", "<n>", positiveInteger))
+    .addOption(settingOption("stepTimeoutMs", "<ms>", positiveInteger))
+    .addOption(settingOption("requestTimeoutMs", "<ms>", positiveInteger))
+    .addOption(settingOption("maxConnections", "<n>", positiveInteger))
+    .addOption(settingOption("allowedHosts", "<names>", hostList))
+    .addOption(settingOption("sessionIdleTimeoutMs", "<seconds>", positiveInteger))
+    .addOption(settingOption("maxSessions", "<n>", positiveInteger))
+    .addOption(settingOption("sessionMemoryBytes", "<MiB>", positiveInteger))
+    .addOption(settingOption("shutdownTimeoutMs", "<seconds>", positiveInteger))
+    .addOption(settingOption("workers", "<n>", positiveInteger))
+    .addOption(settingOption("stepThreads", "<n>", nonNegativeInteger))
     .option("--record <dir>", "append every finished episode to DIR/dialogues.jsonl in the run-record format (aeb report DIR reads it)")
-    .option(
-      "--record-condition <name>",
-      "condition of recorded episodes whose reset tags name none",
-      conditionName,
-      flagDefault("recordCondition"),
-    )
-    .option("--trust-proxy", "trust X-Forwarded-For (behind a load balancer)")
-    .addOption(
-      new Option("--log-level <level>", "fatal, error, warn, info, debug or silent")
-        .argParser(choice(LogLevelSchema))
-        .default(flagDefault("logLevel")),
-    )
-    .option("--log-requests", "log every request (costly under load)")
+    .addOption(settingOption("recordCondition", "<name>", conditionName))
+    .addOption(settingOption("trustProxy"))
+    .addOption(settingOption("logLevel", "<level>", choice(LogLevelSchema)))
+    .addOption(settingOption("logRequests"))
     .addOption(
       new Option("--mock-user-latency <ms>", "benchmarks and tests: add this latency to every simulated-user call (a stand-in for a model)")
         .argParser(nonNegativeInteger)
