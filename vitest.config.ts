@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
+    // Removes each file's temporary directories after its tests (test/helpers/temporary-directory.ts).
+    setupFiles: ["test/remove-temporary-directories.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

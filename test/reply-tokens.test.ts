@@ -1,20 +1,14 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DialogueRecordSchema } from "../src/core/dialogue.js";
 import { loadReplyTokenizer } from "../src/metrics/reply-tokenizer.js";
 import { runBenchmark } from "../src/runner/run-benchmark.js";
 import { parseRunConfig } from "../src/runner/run-config.js";
+import { temporaryDirectory } from "./helpers/temporary-directory.js";
 
 const FIXTURE = join(import.meta.dirname, "fixtures", "tokenizer");
-const dirs: string[] = [];
-afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "aeb-tokens-"));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = () => temporaryDirectory("aeb-tokens-");
 
 const base = {
   scenarios: { suite: "starter" },

@@ -1,22 +1,22 @@
 /**
  * report.html in a real browser (Debian's Chromium driven by playwright-core): every chart drew
  * an SVG of non-zero size with marks, the console stayed clean, the page asked for nothing
- * outside itself, and hostile transcript text stayed text. Saves a screenshot for a human look.
+ * outside itself, and hostile transcript text stayed text. Saves screenshots for a human look in
+ * $AEB_SCREENSHOT_DIR/report-browser/ when that is set (else in a temporary directory removed after the tests).
  *
  * Chromium is required on CI (.ci/run installs it); elsewhere the test skips with a message.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync, cpSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUILTIN_SCENARIO_DIR, filterScenarios, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
-import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent, onCi, warnWhenSkipped } from "./helpers/chromium.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent, onCi, screenshotDirectory, warnWhenSkipped } from "./helpers/chromium.js";
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
 
-/** Where the screenshots go (a stable place under the temp dir, so a person can find them). */
-const SCREENSHOT_DIR = join(tmpdir(), "aeb-report-browser");
+/** Where the screenshots go (see screenshotDirectory). */
+const SCREENSHOT_DIR = screenshotDirectory("report-browser");
 
 warnWhenSkipped("report-browser.test.ts");
 

@@ -3,8 +3,7 @@
  * worst dialogues with whole transcripts, escaping of hostile transcript text, no external
  * resource, and the same bytes for the same input.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readSummaryFile, savedSummary, writeSummaryFile } from "../src/record/summary-file.js";
@@ -18,6 +17,7 @@ import { buildReportModel, partsOf, reportInputOfRecords, type ReportInput } fro
 import { summariseRun } from "../src/analysis/run-summary.js";
 import type { RunSummary } from "../src/analysis/summary-schema.js";
 import { dialogueRow } from "../src/metrics/dialogue-row.js";
+import { temporaryDirectory } from "./helpers/temporary-directory.js";
 
 interface DialogueSpec {
   condition: string;
@@ -679,18 +679,14 @@ describe("the report's sections", () => {
 
   it("read the summary as summary.json holds it: written and read back it is the same, and one the schema refuses names the field", () => {
     const summary = summariseRun(mixedRun().map(dialogueRow), { conditionOrder: [], seed: 5, repeats: 4 });
-    const dir = mkdtempSync(join(tmpdir(), "aeb-summary-"));
-    try {
-      const written = writeSummaryFile(dir, summary);
-      const bytes = readFileSync(join(dir, "summary.json"), "utf8");
-      expect(readSummaryFile(dir)).toEqual(written);
-      expect(savedSummary(summary)).toEqual(written);
-      // Written again (aeb report --write-summary of a recomputed summary), a saved summary gives the same bytes: its keys keep their order.
-      writeSummaryFile(dir, savedSummary(summary));
-      expect(readFileSync(join(dir, "summary.json"), "utf8")).toBe(bytes);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = temporaryDirectory("aeb-summary-");
+    const written = writeSummaryFile(dir, summary);
+    const bytes = readFileSync(join(dir, "summary.json"), "utf8");
+    expect(readSummaryFile(dir)).toEqual(written);
+    expect(savedSummary(summary)).toEqual(written);
+    // Written again (aeb report --write-summary of a recomputed summary), a saved summary gives the same bytes: its keys keep their order.
+    writeSummaryFile(dir, savedSummary(summary));
+    expect(readFileSync(join(dir, "summary.json"), "utf8")).toBe(bytes);
     expect(() => savedSummary({ ...summary, seed: -1 })).toThrow(
       /the summary is not a run summary:\n {2}- seed: .*\n\(run aeb report with --recompute/,
     );

@@ -4,8 +4,7 @@
  * agent above the formulaic one. The profile files are read from ../shared/data (never copied into
  * the repository); the tests that need them are skipped, saying so, where they are absent.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../src/core/data-files.js";
@@ -105,7 +104,7 @@ describe.skipIf(!present)(`SAGE/RLVER profile files as scenarios${NEEDS_DATA}`, 
 });
 
 describe("selectScenarios with a sage: path", () => {
-  const file = join(mkdtempSync(join(tmpdir(), "aeb-sage-select-")), "profiles.jsonl");
+  const file = join(temporaryDirectory("aeb-sage-select-"), "profiles.jsonl");
   const good = {
     id: "p1",
     player: "* 姓名：李明\n* 年龄：30岁",

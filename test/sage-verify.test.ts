@@ -3,13 +3,12 @@
  * check of the sage preset as a user runs it, on SAGE's shared result files and on a broken file.
  */
 import { Command } from "commander";
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { registerImportCommand } from "../src/cli/commands/import.js";
 import { packageRoot } from "../src/core/data-files.js";
-
+import { temporaryDirectory } from "./helpers/temporary-directory.js";
 const RESULTS = join(packageRoot, "..", "shared", "data", "sage", "results-deepseek-v3-simulator");
 const present = existsSync(RESULTS);
 const resultFiles = present
@@ -54,7 +53,7 @@ describe.skipIf(!present)(
 );
 
 describe("aeb import sage --verify on a file SAGE's loop could not have written", () => {
-  const dir = mkdtempSync(join(tmpdir(), "aeb-verify-"));
+  const dir = temporaryDirectory("aeb-verify-");
   const file = join(dir, "odd_result.jsonl");
   const history = [
     { role: "user", content: "唉。", "emotion-point": 40 },

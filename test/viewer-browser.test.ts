@@ -2,12 +2,12 @@
  * `aeb view` in a real browser (Debian's Chromium driven by playwright-core, as the report's
  * browser test): the report page with its charts, filtering, the search, a dialogue page, the
  * side-by-side view; the console stays clean, nothing outside the viewer is requested, and hostile
- * transcript text stays text. Screenshots go to $TMPDIR/aeb-viewer-browser/ (printed).
+ * transcript text stays text. Screenshots go to $AEB_SCREENSHOT_DIR/viewer-browser/ when that is
+ * set (printed), else to a temporary directory removed after the tests.
  *
  * Chromium is required on CI (.ci/run installs it); elsewhere the test skips with a message.
  */
 import { mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,11 +15,11 @@ import type { DialogueRecord } from "../src/core/dialogue.js";
 import { readDialogueRecords } from "../src/record/dialogue-reader.js";
 import type { DialoguePage } from "../src/viewer/api-schemas.js";
 import { buildViewer, type Viewer } from "../src/viewer/viewer-app.js";
-import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent, onCi, warnWhenSkipped } from "./helpers/chromium.js";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent, onCi, screenshotDirectory, warnWhenSkipped } from "./helpers/chromium.js";
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
 import { COOPERATIVE_ID_INDEX, HOSTILE, makeEditedRun, THINK_TEXT } from "./helpers/viewer-runs.js";
 
-const SCREENSHOT_DIR = join(tmpdir(), "aeb-viewer-browser");
+const SCREENSHOT_DIR = screenshotDirectory("viewer-browser");
 
 warnWhenSkipped("viewer-browser.test.ts");
 

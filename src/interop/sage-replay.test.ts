@@ -3,10 +3,10 @@
  * copied into the repository; skipped, saying so, where absent) and on hand-made lines that break
  * one rule each.
  */
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { temporaryDirectory } from "../../test/helpers/temporary-directory.js";
 import { packageRoot } from "../core/data-files.js";
 import { getPreset } from "../core/preset.js";
 import { replaySageResultFile } from "./sage-replay.js";
@@ -68,7 +68,7 @@ function fullLength(): unknown[] {
 }
 
 function writeLines(lines: unknown[]): string {
-  const file = join(mkdtempSync(join(tmpdir(), "aeb-replay-")), "model_result.jsonl");
+  const file = join(temporaryDirectory("aeb-replay-"), "model_result.jsonl");
   writeFileSync(file, lines.map((value) => `${JSON.stringify(value)}\n`).join(""));
   return file;
 }

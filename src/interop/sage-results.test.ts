@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { temporaryDirectory } from "../../test/helpers/temporary-directory.js";
 import { DialogueRecordSchema } from "../core/dialogue.js";
 import { conditionNameOf, readSageResultFile } from "./sage-results.js";
 
@@ -33,7 +33,7 @@ function resultLine(overrides: Record<string, unknown> = {}): Record<string, unk
 }
 
 function resultFile(lines: Array<Record<string, unknown> | string>, name = "model-x_result.jsonl"): string {
-  const file = join(mkdtempSync(join(tmpdir(), "aeb-sage-results-")), name);
+  const file = join(temporaryDirectory("aeb-sage-results-"), name);
   writeFileSync(file, lines.map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n") + "\n");
   return file;
 }

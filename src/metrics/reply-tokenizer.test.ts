@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { temporaryDirectory } from "../../test/helpers/temporary-directory.js";
 import { loadReplyTokenizer } from "./reply-tokenizer.js";
 
 const FIXTURE = join(import.meta.dirname, "..", "..", "test", "fixtures", "tokenizer");
@@ -22,7 +22,7 @@ describe("loadReplyTokenizer", () => {
   });
 
   it("names the file when it is missing, not JSON, or not a tokenizer", () => {
-    const dir = mkdtempSync(join(tmpdir(), "aeb-tok-"));
+    const dir = temporaryDirectory("aeb-tok-");
     expect(() => loadReplyTokenizer(join(dir, "nope.json"))).toThrow(/cannot read tokenizer file .*nope\.json/);
     writeFileSync(join(dir, "broken.json"), "{ not json");
     expect(() => loadReplyTokenizer(join(dir, "broken.json"))).toThrow(/broken\.json is not valid JSON/);

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { temporaryDirectory } from "../../test/helpers/temporary-directory.js";
 import { ScenarioError } from "../core/errors.js";
 import { lintScenario } from "../simulated-user/validate-suite.js";
 import { offlineOpening } from "../simulated-user/offline-opening.js";
@@ -17,7 +17,7 @@ function profile(overrides: Record<string, unknown> = {}): Record<string, unknow
 }
 
 function profileFile(lines: Array<Record<string, unknown> | string>): string {
-  const file = join(mkdtempSync(join(tmpdir(), "aeb-profiles-")), "profiles.jsonl");
+  const file = join(temporaryDirectory("aeb-profiles-"), "profiles.jsonl");
   writeFileSync(file, lines.map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n") + "\n");
   return file;
 }

@@ -3,7 +3,9 @@
  * Without it a developer's run skips those tests with a warning; on CI they fail, since .ci/run
  * installs it.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { temporaryDirectory } from "./temporary-directory.js";
 
 /** AEB_CHROMIUM points elsewhere (e.g. to check that a missing browser fails on CI). */
 export const CHROMIUM = process.env.AEB_CHROMIUM ?? "/usr/bin/chromium";
@@ -27,4 +29,17 @@ export function warnWhenSkipped(testFile: string): void {
       `${testFile}: skipped, no Chromium at ${CHROMIUM} (install it with: apt-get install -y chromium). On CI this check fails instead.`,
     );
   }
+}
+
+/**
+ * Where a browser test's screenshots go: $AEB_SCREENSHOT_DIR/NAME when that is set, kept there
+ * for a human look; otherwise a temporary directory removed after the test file, so a plain test
+ * run leaves nothing behind (the tests still take and check the screenshots).
+ */
+export function screenshotDirectory(name: string): string {
+  const kept = process.env.AEB_SCREENSHOT_DIR;
+  if (kept === undefined || kept === "") return temporaryDirectory(`aeb-${name}-screenshots-`);
+  const dir = join(kept, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }

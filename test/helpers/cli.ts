@@ -1,7 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { format } from "node:util";
 import { main } from "../../src/cli/program.js";
 
@@ -100,6 +98,5 @@ export function runCliProcess(args: string[], options: { env?: Record<string, st
   });
 }
 
-export function temporaryDirectory(prefix = "aeb-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+/** Most test files make their directories next to running the CLI; they are removed after each file. */
+export { temporaryDirectory } from "./temporary-directory.js";
