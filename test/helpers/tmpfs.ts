@@ -21,6 +21,8 @@ export interface Tmpfs {
 export function mountTmpfs(sizeBytes: number): Tmpfs | string {
   if (process.platform !== "linux") return "tmpfs needs Linux";
   if (process.getuid?.() !== 0) return "mounting a tmpfs needs root";
+  // Not temporaryDirectory(): the mount point must outlive the file's tests and be unmounted before
+  // it can be removed, which `unmount()` does (the test files call it in afterAll).
   const dir = mkdtempSync(join(tmpdir(), "aeb-tmpfs-"));
   try {
     execFileSync("mount", ["-t", "tmpfs", "-o", `size=${sizeBytes}`, "tmpfs", dir], { stdio: "pipe" });
