@@ -30,6 +30,8 @@ function newestMtime(dir: string, keep: (name: string) => boolean): number {
  * the last test file: whatever is still in that directory was left by a test or by the product
  * (a temp dir it did not remove), so it lists it, sets a failing exit code, and removes it. A
  * directory of the run's own keeps the check exact while other runs share the machine's temp dir.
+ * Its name is short because it lengthens every temp path: Chromium puts a Unix socket under
+ * TMPDIR, and a socket's path may not exceed 107 bytes.
  */
 function isolateTemporaryDirectory(): () => void {
   const outer = tmpdir();
