@@ -4,7 +4,7 @@ import { contentWords, maskUserWords } from "../lexicon/content-words.js";
 import { firstMatch, GROUNDING_MIN_SHARED, type DetectedMove } from "../lexicon/detect-moves.js";
 import { MOVE_IDS, type LexicalMove, type Lexicon, type Move } from "../lexicon/lexicon.js";
 import { HARM_CLASSES, type SentenceClass } from "../lexicon/move-corpus.js";
-import { shippedRecogniser, type MoveRecogniser } from "../lexicon/move-recogniser.js";
+import { shippedRecogniser, type MoveRecogniser, type SentenceReading } from "../lexicon/move-recogniser.js";
 import { capitalisedTails, clausesOf, splitSentences } from "../lexicon/sentences.js";
 
 /** What a sentence of a reply is, for the offline user. */
@@ -227,6 +227,19 @@ export function readReply(
     const harmOf = (label: HarmClass) =>
       Math.max(0, ...harmReadings.map((spanReading) => spanReading.ranked.find((entry) => entry.label === label)?.probability ?? 0));
     for (const label of HARM_CLASSES) if (harmOf(label) >= harmFrom) read.harm.push(label);
+    // The harm classes exclude each other, so a sentence split between them ("That's a stupid thing
+    // to be upset about.": dismissing 0.44, contempt 0.25) is harmful as surely as one heard as either:
+    // their sum counts, as the likeliest of them, as a punished act's moves do.
+    if (read.harm.length === 0) {
+      for (const from of harmReadings) {
+        const harmEntries = from.ranked.filter((entry) => isHarm(entry.label));
+        const mass = harmEntries.reduce((sum, entry) => sum + entry.probability, 0);
+        if (mass >= harmFrom && harmEntries.length > 0) {
+          read.harm.push(harmEntries[0]!.label as HarmClass);
+          break;
+        }
+      }
+    }
     for (const found of read.harm) harm.add(found);
     if (read.harm.length > 0) read.kind = "harm";
     // Harm half-heard in a sentence of any shape (a keyword list, an off-topic line) still voids the turn's gains.
@@ -283,21 +296,30 @@ export function readReply(
         }
       }
     }
-    const probabilityOf = (label: SentenceClass) => reading.ranked.find((entry) => entry.label === label)?.probability ?? 0;
     // The recogniser's classes exclude each other, so the chance that a sentence commits a punished
     // act is the sum over the act's moves: a sentence split between advice and resolving ("write out
     // the pros and cons and it will all become clear") is heard, for sure, telling the user how to settle it.
     // A move the rubric says the sentence's likeliest reading excludes is no evidence of the act.
-    const actProbability = (move: LexicalMove) =>
-      (context.exemptWhenBest?.get(move)?.has(reading.best as LexicalMove) ?? false) ? 0 : probabilityOf(move);
-    let punishedMass = Math.max(0, ...[...(context.suspect ?? [])].map((move) => actProbability(move)));
+    // Like harm, a punished act is read in the whole sentence and in each capitalised tail, so words
+    // glued in front of it ("harbour You were completely right.") do not dilute it.
+    const actReadings = heard ? [reading, ...spanReadings] : spanReadings;
+    const probabilityIn = (from: SentenceReading, label: SentenceClass) =>
+      from.ranked.find((entry) => entry.label === label)?.probability ?? 0;
+    const actProbability = (from: SentenceReading, move: LexicalMove) =>
+      (context.exemptWhenBest?.get(move)?.has(from.best as LexicalMove) ?? false) ? 0 : probabilityIn(from, move);
+    let punishedMass = Math.max(
+      0,
+      ...actReadings.flatMap((from) => [...(context.suspect ?? [])].map((move) => actProbability(from, move))),
+    );
     for (const act of context.punishedActs ?? []) {
-      const mass = act.reduce((sum, move) => sum + actProbability(move), 0);
-      punishedMass = Math.max(punishedMass, mass);
-      if (!heard || read.harm.length > 0 || mass < thresholds.confident) continue;
-      const likeliest = act.reduce((best, move) => (probabilityOf(move) > probabilityOf(best) ? move : best));
-      if (!read.confident.includes(likeliest)) read.confident.push(likeliest);
-      if (!read.moves.includes(likeliest)) read.moves.push(likeliest);
+      for (const from of actReadings) {
+        const mass = act.reduce((sum, move) => sum + actProbability(from, move), 0);
+        punishedMass = Math.max(punishedMass, mass);
+        if (read.harm.length > 0 || mass < thresholds.confident) continue;
+        const likeliest = act.reduce((best, move) => (probabilityIn(from, move) > probabilityIn(from, best) ? move : best));
+        if (!read.confident.includes(likeliest)) read.confident.push(likeliest);
+        if (!read.moves.includes(likeliest)) read.moves.push(likeliest);
+      }
     }
     for (const move of read.confident) confidentMoves.add(move);
     if (read.harm.length === 0 && (harmMass >= (echo ? thresholds.echoHarm : thresholds.suspect) || punishedMass >= thresholds.suspect)) {
