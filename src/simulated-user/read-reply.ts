@@ -115,9 +115,13 @@ export function loadReadingThresholds(): ReadingThresholds {
 const isMove = (label: SentenceClass): label is LexicalMove => (MOVE_IDS as readonly string[]).includes(label);
 const isHarm = (label: SentenceClass): label is HarmClass => (HARM_CLASSES as readonly string[]).includes(label);
 
+const HAN = /\p{Script=Han}/u;
+
 /** How much text: Latin-script words count one each, Han characters half. */
 export function textSize(text: string): number {
   const words = text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
+  // Without a Han character every word counts one (the common case: no scan per word).
+  if (!HAN.test(text)) return words.length;
   let size = 0;
   for (const word of words) {
     const han = word.match(/\p{Script=Han}/gu)?.length ?? 0;
