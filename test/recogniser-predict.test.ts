@@ -12,7 +12,9 @@ import { splitSentences } from "../src/lexicon/sentences.js";
 import { type ClassifierSnapshot, DEFAULT_TRAINING, SoftmaxClassifier } from "../src/lexicon/softmax-classifier.js";
 
 /** The prediction as it was: the distinct features in a Set, looked up in its insertion order. */
-function setBasedPrediction(snapshot: ClassifierSnapshot): (features: readonly string[]) => { probabilities: number[]; knownShare: number } {
+function setBasedPrediction(
+  snapshot: ClassifierSnapshot,
+): (features: readonly string[]) => { probabilities: number[]; knownShare: number } {
   const vocabulary = new Map(snapshot.vocabulary.map((feature, index) => [feature, index]));
   const decode = (base64: string) => {
     const bytes = Buffer.from(base64, "base64");
@@ -31,7 +33,8 @@ function setBasedPrediction(snapshot: ClassifierSnapshot): (features: readonly s
       if (index !== undefined) known.push(index);
     }
     const scores = new Float64Array(classes);
-    for (const index of known) for (let k = 0; k < classes; k += 1) scores[k] = (scores[k] as number) + (weights[index * classes + k] as number);
+    for (const index of known)
+      for (let k = 0; k < classes; k += 1) scores[k] = (scores[k] as number) + (weights[index * classes + k] as number);
     const scale = 1 / Math.sqrt(Math.max(1, distinct.size));
     for (let k = 0; k < classes; k += 1) scores[k] = (scores[k] as number) * scale + (bias[k] as number);
     let max = Number.NEGATIVE_INFINITY;

@@ -60,8 +60,7 @@ export function recogniserFeatures(sentence: string): string[] {
  * second is (pattern-screen.ts), so asking it first changes no feature.
  */
 let screened:
-  | Array<{ anyMove: (text: string) => boolean; moves: Array<{ move: LexicalMove; matches: (text: string) => boolean }> }>
-  | undefined;
+  Array<{ anyMove: (text: string) => boolean; moves: Array<{ move: LexicalMove; matches: (text: string) => boolean }> }> | undefined;
 function moveScreens(): NonNullable<typeof screened> {
   screened ??= ([loadLexicon("en"), loadLexicon("zh")] as Lexicon[]).map((lexicon) => ({
     anyMove: screenOf(MOVE_IDS.flatMap((move) => lexicon.moves[move])),
