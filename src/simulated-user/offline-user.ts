@@ -45,7 +45,7 @@ export class OfflineSimulatedUser implements SimulatedUser {
   async appraise(input: AppraisalInput): Promise<Appraisal> {
     const { scenario, turnIndex } = input;
     const lexicon = loadLexicon(scenario.language);
-    const lastUser = [...input.history].reverse().find((turn) => turn.role === "user")?.content ?? "";
+    const lastUser = input.history.findLast((turn) => turn.role === "user")?.content ?? "";
     const everythingSaid = [
       ...input.history.filter((turn) => turn.role === "user").map((turn) => turn.content),
       ...scenario.cues.keywords,

@@ -179,7 +179,7 @@ export function readReply(
   let halfHeardHarm: string | null = null;
   for (const sentence of splitSentences(reply)) {
     const size = textSize(sentence.text);
-    const ownSize = textSize(sentence.own);
+    const ownSize = sentence.quotes ? textSize(sentence.own) : size;
     const quoted = Math.max(0, size - ownSize);
     const own = contentWords(sentence.own, lexicon);
     const grounding = [...own].filter((word) => userWords.has(word));
@@ -246,7 +246,7 @@ export function readReply(
     const shape = functionWordShare(sentence.own, lexicon);
     const list = thresholds.keywordList;
     // The user's own words said back with nothing around them ("terrified operations") are a list too, however short.
-    const ownContent = [...contentWords(sentence.own, lexicon)];
+    const ownContent = [...own];
     const bareEcho = shape.share === 0 && ownContent.length > 0 && ownContent.every((word) => userWords.has(word));
     if (
       bareEcho ||
