@@ -138,7 +138,7 @@ export class OfflineSimulatedUser implements SimulatedUser {
 
 /** What a rubric punishes in one phase, as readReply takes it. */
 interface Punished {
-  punishedActs: LexicalMove[][];
+  punishedActs: ReadonlyArray<readonly LexicalMove[]>;
   suspect: ReadonlySet<LexicalMove>;
   exemptWhenBest: ReadonlyMap<LexicalMove, ReadonlySet<LexicalMove>>;
 }
