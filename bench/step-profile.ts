@@ -11,7 +11,11 @@
  * - the same with a user that answers at once (what the server adds around the user, without HTTP);
  * - POST /v1/step through the whole fastify app of `aeb serve` (`buildServer`, bearer auth and the
  *   rate limiter on, as the CLI starts it) with `app.inject`: routing, hooks, validation, the step,
- *   metrics and serialisation, everything but the socket and its `writev`.
+ *   metrics and serialisation, everything but the socket and its `writev`;
+ * - `Environment.step` with the offline user on replies the process has never read (what a trainer
+ *   sends: every reply new, so the recogniser's memo of sentences misses): the recorded bodies with
+ *   their reply replaced by one of the validity corpus's human-written replies
+ *   (data/validity-corpus/), each read once per build, a share of them in each round.
  *
  * Then a V8 CPU profile (node:inspector) of the inject loop, printed as the functions with the most
  * self time and as shares by source area (the offline user, the recogniser, the token, fastify...).
@@ -103,6 +107,14 @@ async function recordBodies(library: AebLibrary, scenarios: Array<{ id: string; 
     }
   }
   return bodies;
+}
+
+/** The validity corpus's replies (human-written, data/validity-corpus/), from a build's agents folder. */
+async function validityReplies(from: string): Promise<string[]> {
+  const { loadValidityCorpus } = (await import(pathToFileURL(join(from, "agents", "validity-corpus-agent.js")).href)) as {
+    loadValidityCorpus(): Array<{ replies: Record<string, string[]> }>;
+  };
+  return loadValidityCorpus().flatMap((file) => Object.values(file.replies).flat());
 }
 
 /** CPU microseconds per call of `play` over every body. */
@@ -214,6 +226,9 @@ const PLAY_LABELS: Record<PlayName, string> = {
   inject: "POST /v1/step through the fastify app (app.inject, auth and rate limit on)",
 };
 
+const FRESH_LABEL = (perRound: number) =>
+  `Environment.step, offline user, replies never read before (${perRound} validity-corpus replies a round, each read once)`;
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -225,6 +240,11 @@ async function main(): Promise<void> {
   const library = await libraryOf(dist);
   const scenarios = library.filterScenarios(library.loadScenarioDirectory(library.BUILTIN_SCENARIO_DIR), { suite: "starter" });
   const bodies = await recordBodies(library, scenarios);
+  // Never-read replies on real step requests (token and history as recorded: they verify).
+  const freshBodies = (await validityReplies(dist)).map((reply, index) =>
+    JSON.stringify({ ...(JSON.parse(bodies[(index * 7) % bodies.length] as string) as object), reply }),
+  );
+  const freshPerRound = Math.floor(freshBodies.length / rounds);
   const ids = scenarios.map((scenario) => scenario.id);
   // PROFILE_BASE: another build in the same process, its rounds interleaved with this one's, so both
   // meet the same load and the ratio per round is a fair comparison on a busy machine.
@@ -232,10 +252,14 @@ async function main(): Promise<void> {
   const names: PlayName[] = ["offline", "noUser", "inject"];
   // Warm-up: the recogniser's memo, the JIT, the token memory.
   for (const build of builds) for (const name of names) await microsPerStep(bodies, build.plays[name]);
-  const measured = builds.map(() => ({ offline: [] as number[], noUser: [] as number[], inject: [] as number[] }));
-  for (let round = 0; round < rounds; round += 1)
+  const measured = builds.map(() => ({ offline: [] as number[], noUser: [] as number[], inject: [] as number[], fresh: [] as number[] }));
+  for (let round = 0; round < rounds; round += 1) {
     for (const name of names)
       for (const [index, build] of builds.entries()) measured[index]![name].push(await microsPerStep(bodies, build.plays[name]));
+    // Each build has its own memos, so this round's share of replies is new to each of them.
+    const fresh = freshBodies.slice(round * freshPerRound, (round + 1) * freshPerRound);
+    for (const [index, build] of builds.entries()) measured[index]!.fresh.push(await microsPerStep(fresh, build.plays.offline));
+  }
   const inject = (builds[0] as Build).plays.inject;
 
   const session = new Session();
@@ -262,13 +286,15 @@ async function main(): Promise<void> {
   for (const [index, build] of builds.entries()) {
     console.log(`${index === 0 ? "This build" : "Base (PROFILE_BASE)"}: ${build.dist}\n`);
     for (const name of names) console.log(`- ${PLAY_LABELS[name]}: ${shown(measured[index]![name])}`);
+    console.log(`- ${FRESH_LABEL(freshPerRound)}: ${shown(measured[index]!.fresh)}`);
     console.log("");
   }
   if (builds.length === 2) {
     console.log("This build over the base, round by round (median):\n");
-    for (const name of names) {
+    for (const name of [...names, "fresh" as const]) {
       const ratios = measured[0]![name].map((value, round) => value / (measured[1]![name][round] as number));
-      console.log(`- ${PLAY_LABELS[name]}: ${median(ratios).toFixed(3)} (${ratios.map((ratio) => ratio.toFixed(2)).join(", ")})`);
+      const label = name === "fresh" ? FRESH_LABEL(freshPerRound) : PLAY_LABELS[name];
+      console.log(`- ${label}: ${median(ratios).toFixed(3)} (${ratios.map((ratio) => ratio.toFixed(2)).join(", ")})`);
     }
   }
   console.log(`\n## Self time in the inject loop (${profiledSteps} steps, V8 sampling every 100 µs)\n`);
@@ -280,7 +306,7 @@ async function main(): Promise<void> {
   if (process.env.PROFILE_JSON)
     writeFileSync(
       process.env.PROFILE_JSON,
-      `${JSON.stringify({ loadBefore, loadAfter: loadavg()[0], steps: bodies.length, builds: builds.map((build, index) => ({ dist: build.dist, microsPerStep: measured[index] })), areas, functions: functions.slice(0, 100) }, null, 2)}\n`,
+      `${JSON.stringify({ loadBefore, loadAfter: loadavg()[0], steps: bodies.length, freshStepsPerRound: freshPerRound, builds: builds.map((build, index) => ({ dist: build.dist, microsPerStep: measured[index] })), areas, functions: functions.slice(0, 100) }, null, 2)}\n`,
     );
 }
 

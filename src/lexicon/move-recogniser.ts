@@ -46,18 +46,26 @@ export const COMMON_IN = 3;
  */
 export function recogniserFeatures(sentence: string): string[] {
   const features = sentenceFeatures(sentence);
-  for (const screens of moveScreens()) {
-    for (const { move, matches } of screens) if (matches(sentence)) features.push(`LEX_${move}`);
+  for (const { anyMove, moves } of moveScreens()) {
+    // Most sentences match no pattern of a lexicon at all: one scan says so, instead of one per move.
+    if (!anyMove(sentence)) continue;
+    for (const { move, matches } of moves) if (matches(sentence)) features.push(`LEX_${move}`);
   }
   return features;
 }
 
-/** Per lexicon (English, then Chinese), per move in MOVE_IDS order: does any of its patterns match? One scan per move. */
-let screened: Array<Array<{ move: LexicalMove; matches: (text: string) => boolean }>> | undefined;
+/**
+ * Per lexicon (English, then Chinese): does any pattern of any move match (one scan), and per move
+ * in MOVE_IDS order, does any of its patterns match? The first is true exactly when one of the
+ * second is (pattern-screen.ts), so asking it first changes no feature.
+ */
+let screened:
+  Array<{ anyMove: (text: string) => boolean; moves: Array<{ move: LexicalMove; matches: (text: string) => boolean }> }> | undefined;
 function moveScreens(): NonNullable<typeof screened> {
-  screened ??= ([loadLexicon("en"), loadLexicon("zh")] as Lexicon[]).map((lexicon) =>
-    MOVE_IDS.map((move) => ({ move, matches: screenOf(lexicon.moves[move]) })),
-  );
+  screened ??= ([loadLexicon("en"), loadLexicon("zh")] as Lexicon[]).map((lexicon) => ({
+    anyMove: screenOf(MOVE_IDS.flatMap((move) => lexicon.moves[move])),
+    moves: MOVE_IDS.map((move) => ({ move, matches: screenOf(lexicon.moves[move]) })),
+  }));
   return screened;
 }
 

@@ -22,6 +22,9 @@ const CONTRACTIONS: ReadonlyArray<[RegExp, string]> = [
   [/['’]s\b/g, ""],
 ];
 
+/** The apostrophes CONTRACTIONS spell (each of its patterns holds `['’]`). */
+const APOSTROPHE = /['’]/;
+
 /** Words that put the next words of their clause in the scope of a negation. */
 const NEGATORS = new Set(["not", "no", "never", "nothing", "nobody", "none", "neither", "nor", "without", "cannot", "hardly"]);
 /** Words that end a negation's scope (as commas, semicolons and colons do). */
@@ -68,7 +71,8 @@ const LATIN_WORD = /^[a-z][a-z0-9]*$/;
 /** The feature strings of one sentence (own words only: quotations are blanked before this). */
 export function sentenceFeatures(sentence: string): string[] {
   let text = sentence.toLowerCase().normalize("NFKC");
-  for (const [pattern, replacement] of CONTRACTIONS) text = text.replace(pattern, replacement);
+  // Every contraction pattern has an apostrophe in it: a sentence without one skips the eleven scans.
+  if (APOSTROPHE.test(text)) for (const [pattern, replacement] of CONTRACTIONS) text = text.replace(pattern, replacement);
   const features: string[] = [];
   const tokens = text.match(/[\p{L}\p{M}\p{N}]+|[?!,;:，；：]/gu) ?? [];
   const words: string[] = [];

@@ -18,10 +18,13 @@ export interface ReplySentence {
  */
 const BOUNDARY = /(?<=[.!?;…。！？；][”’"')\]」』）]*)\s+|(?<=[。！？；][”’"')\]」』）]*)|\n+|(?<=[”"])\s*(?=\p{Lu})/u;
 
+/** BOUNDARY as `split` takes it, compiled once (`split` copies it and leaves its `lastIndex` alone). */
+const BOUNDARY_SPLIT = new RegExp(BOUNDARY.source, "gu");
+
 /** Splits a reply into sentences (English and Chinese punctuation), dropping empty pieces. */
 export function splitSentences(reply: string): ReplySentence[] {
   const sentences: ReplySentence[] = [];
-  for (const piece of reply.split(new RegExp(BOUNDARY.source, "gu"))) {
+  for (const piece of reply.split(BOUNDARY_SPLIT)) {
     const text = piece.trim();
     if (text === "" || !/[\p{L}\p{N}]/u.test(text)) continue;
     const own = withoutQuotations(text);
@@ -33,6 +36,8 @@ export function splitSentences(reply: string): ReplySentence[] {
 /** Where a sentence divides into clauses: commas, semicolons, colons and dashes, and "but". */
 const CLAUSE_BREAK = /[,;:，；：、]\s*|\s+[—–-]\s+|\s+but\s+/iu;
 
+const CLAUSE_SPLIT = new RegExp(CLAUSE_BREAK.source, "giu");
+
 /**
  * The clauses of a sentence of at least `minWords` words (Han characters count half), when it has
  * two or more; otherwise none. A long sentence often does two things ("being hurt by it is
@@ -40,13 +45,17 @@ const CLAUSE_BREAK = /[,;:，；：、]\s*|\s+[—–-]\s+|\s+but\s+/iu;
  */
 export function clausesOf(sentence: string, minWords = 3): string[] {
   const pieces = sentence
-    .split(new RegExp(CLAUSE_BREAK.source, "giu"))
+    .split(CLAUSE_SPLIT)
     .map((piece) => piece.trim())
     .filter((piece) => wordCount(piece) >= minWords);
   return pieces.length >= 2 ? pieces : [];
 }
 
+const HAN = /\p{Script=Han}/u;
+
 function wordCount(text: string): number {
+  // Without a Han character nothing is replaced and nothing counts half.
+  if (!HAN.test(text)) return text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
   const han = text.match(/\p{Script=Han}/gu)?.length ?? 0;
   const words = text.replace(/\p{Script=Han}/gu, " ").match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
   return words + han / 2;

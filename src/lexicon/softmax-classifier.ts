@@ -40,7 +40,13 @@ export class SoftmaxClassifier {
     /** Weight of feature f for class k at f * classCount + k. */
     private readonly weights: Float64Array,
     private readonly bias: Float64Array,
-  ) {}
+  ) {
+    this.stampedAt = new Int32Array(vocabulary.size);
+  }
+
+  /** Per vocabulary index, the `stamp` of the last prediction that saw it (predict's deduplication). */
+  private readonly stampedAt: Int32Array;
+  private stamp = 0;
 
   static train(examples: readonly LabelledExample[], classCount: number, options: TrainingOptions = DEFAULT_TRAINING): SoftmaxClassifier {
     const vocabulary = new Map<string, number>();
@@ -122,16 +128,30 @@ export class SoftmaxClassifier {
   }
 
   predict(features: readonly string[]): Prediction {
-    const known: number[] = [];
-    const distinct = new Set(features);
-    for (const feature of distinct) {
-      const index = this.vocabulary.get(feature);
-      if (index !== undefined) known.push(index);
+    // The distinct features in the order of their first occurrence (what a Set of them would hold),
+    // without building that Set: a known feature is deduplicated by stamping its vocabulary index,
+    // and only the unknown ones (few) go into a set. The known indices keep that order, so the
+    // scores are summed in the same order as always, to the bit.
+    if (this.stamp === 0x7fffffff) {
+      this.stampedAt.fill(0);
+      this.stamp = 0;
     }
+    const stamp = (this.stamp += 1);
+    const known: number[] = [];
+    let unknown: Set<string> | undefined;
+    for (const feature of features) {
+      const index = this.vocabulary.get(feature);
+      if (index === undefined) (unknown ??= new Set()).add(feature);
+      else if (this.stampedAt[index] !== stamp) {
+        this.stampedAt[index] = stamp;
+        known.push(index);
+      }
+    }
+    const distinct = known.length + (unknown?.size ?? 0);
     const probabilities = new Float64Array(this.classCount);
-    score(known, 1 / Math.sqrt(Math.max(1, distinct.size)), this.weights, this.bias, this.classCount, probabilities);
+    score(known, 1 / Math.sqrt(Math.max(1, distinct)), this.weights, this.bias, this.classCount, probabilities);
     softmaxInPlace(probabilities);
-    return { probabilities, knownShare: distinct.size === 0 ? 0 : known.length / distinct.size };
+    return { probabilities, knownShare: distinct === 0 ? 0 : known.length / distinct };
   }
 }
 

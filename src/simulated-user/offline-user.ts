@@ -45,21 +45,21 @@ export class OfflineSimulatedUser implements SimulatedUser {
   async appraise(input: AppraisalInput): Promise<Appraisal> {
     const { scenario, turnIndex } = input;
     const lexicon = loadLexicon(scenario.language);
-    const lastUser = [...input.history].reverse().find((turn) => turn.role === "user")?.content ?? "";
+    const lastUser = input.history.findLast((turn) => turn.role === "user")?.content ?? "";
     const everythingSaid = [
       ...input.history.filter((turn) => turn.role === "user").map((turn) => turn.content),
       ...scenario.cues.keywords,
     ].join(" ");
     const phase = turnIndex < input.manipulationTurn ? "before" : "after";
     const rubric = rubricOf(scenario);
-    const punishedActs = punishedActsOf(rubric, phase);
+    const { punishedActs, suspect, exemptWhenBest } = punishedOf(rubric, phase);
     const reading = readReply(input.agentReply, {
       lexicon,
       userSaid: everythingSaid,
       lastUser: `${lastUser} ${scenario.cues.keywords.join(" ")}`,
-      suspect: new Set(punishedActs.flat()),
+      suspect,
       punishedActs,
-      exemptWhenBest: punishedActExemptions(rubric, phase),
+      exemptWhenBest,
     });
     const { moves, confidentMoves, possibleMoves } = reading;
     const rng = createRng(deriveSeed(input.seed, turnIndex, "appraise"));
@@ -134,6 +134,30 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const separator = scenario.language === "zh" ? "" : " ";
     return { text: `${reaction}${separator}${scripted}`, left: false };
   }
+}
+
+/** What a rubric punishes in one phase, as readReply takes it. */
+interface Punished {
+  punishedActs: ReadonlyArray<readonly LexicalMove[]>;
+  suspect: ReadonlySet<LexicalMove>;
+  exemptWhenBest: ReadonlyMap<LexicalMove, ReadonlySet<LexicalMove>>;
+}
+
+/**
+ * The punished acts, their moves and their exemptions of a rubric in a phase, worked out once per
+ * rubric (a scenario's or its type's, objects that live as long as the process) instead of every turn.
+ */
+const punishedByRubric = new WeakMap<readonly RubricItem[], Partial<Record<"before" | "after", Punished>>>();
+function punishedOf(rubric: readonly RubricItem[], phase: "before" | "after"): Punished {
+  let byPhase = punishedByRubric.get(rubric);
+  if (byPhase === undefined) punishedByRubric.set(rubric, (byPhase = {}));
+  let punished = byPhase[phase];
+  if (punished === undefined) {
+    const punishedActs = punishedActsOf(rubric, phase);
+    punished = { punishedActs, suspect: new Set(punishedActs.flat()), exemptWhenBest: punishedActExemptions(rubric, phase) };
+    byPhase[phase] = punished;
+  }
+  return punished;
 }
 
 /** This phase's harm items (the type's punished acts, data/offline-user/fit-rules.yaml `harm`), each as its moves. */

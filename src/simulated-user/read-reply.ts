@@ -115,9 +115,13 @@ export function loadReadingThresholds(): ReadingThresholds {
 const isMove = (label: SentenceClass): label is LexicalMove => (MOVE_IDS as readonly string[]).includes(label);
 const isHarm = (label: SentenceClass): label is HarmClass => (HARM_CLASSES as readonly string[]).includes(label);
 
+const HAN = /\p{Script=Han}/u;
+
 /** How much text: Latin-script words count one each, Han characters half. */
 export function textSize(text: string): number {
   const words = text.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
+  // Without a Han character every word counts one (the common case: no scan per word).
+  if (!HAN.test(text)) return words.length;
   let size = 0;
   for (const word of words) {
     const han = word.match(/\p{Script=Han}/gu)?.length ?? 0;
@@ -175,7 +179,7 @@ export function readReply(
   let halfHeardHarm: string | null = null;
   for (const sentence of splitSentences(reply)) {
     const size = textSize(sentence.text);
-    const ownSize = textSize(sentence.own);
+    const ownSize = sentence.quotes ? textSize(sentence.own) : size;
     const quoted = Math.max(0, size - ownSize);
     const own = contentWords(sentence.own, lexicon);
     const grounding = [...own].filter((word) => userWords.has(word));
@@ -255,7 +259,7 @@ export function readReply(
     const shape = functionWordShare(sentence.own, lexicon);
     const list = thresholds.keywordList;
     // The user's own words said back with nothing around them ("terrified operations") are a list too, however short.
-    const ownContent = [...contentWords(sentence.own, lexicon)];
+    const ownContent = [...own];
     const bareEcho = shape.share === 0 && ownContent.length > 0 && ownContent.every((word) => userWords.has(word));
     if (
       bareEcho ||
