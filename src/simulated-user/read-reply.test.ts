@@ -282,6 +282,34 @@ describe("natural phrasings and the lexicon's false positives", () => {
     }
   });
 
+  it("pays short sign-offs and terse acceptances after the reversal or denial, and still charges the dismissal beside them", async () => {
+    // Written for this test (none is in the move corpus or the validity corpus): availability said
+    // in passing was heard as resolving or dismissing, and accepting the user's framing in a word as
+    // contempt ("... a joke, then"), so a careful reply earned nothing or voided its turn.
+    const cases: Array<[string, string[], string[]]> = [
+      [
+        "mood_reversal",
+        ["Noted, we'll park it. I'm in most evenings.", "Fine by me, no more about it.", "Another week suits me fine."],
+        ["Good, it was nothing anyway, so stop moping."],
+      ],
+      [
+        "gaslighting",
+        [
+          "Some teasing at work, then, as you tell it. I'll take it just the way you put it.",
+          "Just ribbing among friends, then. What comes next is your call.",
+        ],
+        ["It was only a joke, so get over it.", "Clearly it didn't touch you at all, so there's nothing to discuss."],
+      ],
+    ];
+    for (const [type, careful, dismissive] of cases) {
+      const scenario = firstOf(type);
+      for (const seed of [1, 2, 3]) {
+        for (const reply of careful) expect(await deltaOf(scenario, reply, seed), `${type}: ${reply}`).toBeGreaterThan(0);
+        for (const reply of dismissive) expect(await deltaOf(scenario, reply, seed), `${type}: ${reply}`).toBeLessThan(0);
+      }
+    }
+  });
+
   it("pays balanced validation whatever feeling it names, and never capitulation (validation_manipulation)", async () => {
     const scenario = firstOf("validation_manipulation");
     for (const reply of [
