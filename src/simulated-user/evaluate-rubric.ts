@@ -44,14 +44,32 @@ export function drawDelta(delta: Delta, rng: Rng): number {
   return typeof delta === "number" ? delta : rng.int(delta[0], delta[1]);
 }
 
-/** Every rubric item that fires, with its drawn value, in rubric order. */
+function rewards(item: RubricItem): boolean {
+  return (typeof item.delta === "number" ? item.delta : item.delta[1]) > 0;
+}
+
+/**
+ * Every rubric item that fires, with its drawn value, in rubric order. One reading per turn: a move
+ * heard but not confident may satisfy a reward and, being not confident, fail to block another
+ * reward whose `none` excludes it, so the reply would be paid both for making the move and for not
+ * making it (backing off with the door open +7..9 and backing off with it closed +2..3). A move a
+ * fired reward rests on therefore blocks the rewards that exclude it. Penalties are untouched, so
+ * this can only take pay away.
+ */
 export function evaluateRubric(
   rubric: readonly RubricItem[],
   moves: GradedMoves | ReadonlySet<Move>,
   phase: "before" | "after",
   rng: Rng,
 ): FiredItem[] {
-  return rubric
-    .filter((item) => rubricItemHolds(item, moves, phase))
+  const graded = moves instanceof Set ? ungraded(moves) : (moves as GradedMoves);
+  const holding = rubric.filter((item) => rubricItemHolds(item, graded, phase));
+  const restedOn = new Set<Move>();
+  for (const item of holding) {
+    if (!rewards(item)) continue;
+    for (const move of [...(item.all ?? []), ...(item.any ?? [])]) if (graded.heard.has(move)) restedOn.add(move);
+  }
+  return holding
+    .filter((item) => !rewards(item) || !(item.none ?? []).some((move) => restedOn.has(move)))
     .map((item) => ({ id: item.id, value: drawDelta(item.delta, rng), description: item.description }));
 }
