@@ -5,9 +5,9 @@
  * plays each file's replies of one quality through the episode loop under the scenario's preset;
  * the held-out half (below) was never looked at while the offline user was tuned, and is measured
  * here. Issue 19's target is Spearman >= 0.6 between quality and FS, giving in below generic
- * support, and good replies' mean FS >= 0.75; the last is not reached (0.653 after the mrgl branch, 0.667 after the good
- * branch, 0.602 before it), so this test pins what was measured: good replies at 0.65 or more, at
- * least 0.3 above every other kind (0.333 above generic, the closest, when measured).
+ * support, and good replies' mean FS >= 0.75; the last is not reached (0.707 with the vm and mrgl branches merged, 0.653 after the mrgl branch alone, 0.667 after the good
+ * branch, 0.602 before it), so this test pins what was measured: good replies at 0.68 or more (retraining alone moves the
+ * mean by about 0.02), at least 0.3 above every other kind (0.380 above generic, the closest, when measured).
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -104,6 +104,6 @@ describe("the offline user's reward follows reply quality (positive-validity cor
   it("on the held-out half, good replies score well above every other kind (the issue's 0.75 is not reached)", () => {
     for (const name of ["generic", "dismissive", "giving_in"] as const)
       expect(heldOut.means.good, name).toBeGreaterThan(heldOut.means[name] + 0.3);
-    expect(heldOut.means.good).toBeGreaterThanOrEqual(0.65);
+    expect(heldOut.means.good).toBeGreaterThanOrEqual(0.68);
   });
 });
