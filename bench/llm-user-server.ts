@@ -39,6 +39,8 @@ const flags = parseArgs(process.argv.slice(2));
 const levels = (flags.get("in-flight") ?? "64,256,1024").split(",").map(Number);
 const durationS = Number(flags.get("duration") ?? 20);
 const warmupS = Number(flags.get("warmup") ?? 5);
+/** Seconds over which the N loops start, evenly spaced (0: all at once). Within the warm-up, so never in the measured window. */
+const rampS = Number(flags.get("ramp") ?? 0);
 const latencyMs = Number(flags.get("latency-ms") ?? 1000);
 const workers = Number(flags.get("workers") ?? 1);
 const cap = flags.has("cap") ? Number(flags.get("cap")) : undefined;
@@ -242,7 +244,10 @@ async function measureLevel(inFlight: number): Promise<Level> {
       }
     }
   };
-  const loops = Array.from({ length: inFlight }, (_, index) => loop(index));
+  const loops = Array.from({ length: inFlight }, async (_, index) => {
+    if (rampS > 0) await new Promise((resolve) => setTimeout(resolve, (index / inFlight) * rampS * 1000));
+    return loop(index);
+  });
   await new Promise((resolve) => setTimeout(resolve, warmupS * 1000));
   const metricsBefore = await get(`${server.url}/metrics`);
   const profiler = profileDir !== undefined ? new Session() : undefined;

@@ -140,9 +140,6 @@ export function loadLexicon(language: Language): Lexicon {
   return lexicon;
 }
 
-/** A character at or above U+2E80 (CJK Radicals Supplement, the first Han block; astral planes included). */
-const MAY_BE_HAN = /[\u{2e80}-\u{10ffff}]/u;
-
 /**
  * Guesses the language of a text: Chinese when Han characters dominate the letters.
  *
@@ -157,6 +154,7 @@ export function detectLanguage(text: string): Language {
     const folded = text.charCodeAt(index) | 0x20;
     if (folded >= 0x61 && folded <= 0x7a) latin += 1;
   }
-  const han = MAY_BE_HAN.test(text) ? (text.match(/\p{Script=Han}/gu)?.length ?? 0) : 0;
+  // Han characters lie at or above U+2E80 (CJK Radicals Supplement; astral planes included).
+  const han = /[\u{2e80}-\u{10ffff}]/u.test(text) ? (text.match(/\p{Script=Han}/gu)?.length ?? 0) : 0;
   return han > latin / 3 ? "zh" : "en";
 }
