@@ -15,6 +15,7 @@
  * (aeb_env_simulator_calls_queued_total), the server's CPU per step and its event-loop lag.
  *
  * Flags: --in-flight 64,256,1024  --duration 20 (measured seconds per level)  --warmup 5
+ *        --ramp 0 (seconds of the warm-up over which the N loops start, evenly; 0: all at once)
  *        --latency-ms 1000  --workers 1  --cap N (set maxConcurrencyPerEndpoint in the config, e.g.
  *        16 for the model client's default; unset, the server derives it)  --json FILE
  *        --profile-dir DIR (CPU profiles of all three processes: the server and the mock run under
