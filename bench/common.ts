@@ -66,8 +66,8 @@ export interface MockServer {
 }
 
 /** Starts `aeb mock-llm --aeb` in its own process, so its CPU is not the harness's. */
-export async function startMockServer(args: readonly string[]): Promise<MockServer> {
-  const child: ChildProcess = spawn(process.execPath, [CLI, "mock-llm", "--aeb", "--port", "0", ...args], {
+export async function startMockServer(args: readonly string[], options: { nodeArgs?: readonly string[] } = {}): Promise<MockServer> {
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, "mock-llm", "--aeb", "--port", "0", ...args], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const url = await new Promise<string>((resolve, reject) => {

@@ -15,22 +15,33 @@
  * (aeb_env_simulator_calls_queued_total), the server's CPU per step and its event-loop lag.
  *
  * Flags: --in-flight 64,256,1024  --duration 20 (measured seconds per level)  --warmup 5
+ *        --ramp 0 (seconds of the warm-up over which the N loops start, evenly; 0: all at once)
  *        --latency-ms 1000  --workers 1  --cap N (set maxConcurrencyPerEndpoint in the config, e.g.
  *        16 for the model client's default; unset, the server derives it)  --json FILE
- *        --profile-dir DIR (the server runs under `node --cpu-prof`, its profiles written to DIR;
- *        read them with `node bench/run.mjs llm-step-profile --read-profile FILE`)
+ *        --profile-dir DIR (CPU profiles of all three processes: the server and the mock run under
+ *        `node --cpu-prof`, written to DIR/server and DIR/mock when they stop; this client profiles
+ *        itself over the measured window into DIR/client; read any of them with
+ *        `node bench/run.mjs llm-step-profile --read-profile FILE`)
+ *
+ * The mock stands in for a model server on another machine, and this client for the trainer's
+ * workers: on this machine their CPU is the harness's cost, so each process's CPU per step is
+ * printed beside the server's, to show who used the cores.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client } from "undici";
 import { CLI, fixed, machine, markdownTable, parseArgs, percentile, reportPrinter, ROOT, startMockServer } from "./common.js";
 
 const flags = parseArgs(process.argv.slice(2));
 const levels = (flags.get("in-flight") ?? "64,256,1024").split(",").map(Number);
 const durationS = Number(flags.get("duration") ?? 20);
 const warmupS = Number(flags.get("warmup") ?? 5);
+/** Seconds over which the N loops start, evenly spaced (0: all at once). Within the warm-up, so never in the measured window. */
+const rampS = Number(flags.get("ramp") ?? 0);
 const latencyMs = Number(flags.get("latency-ms") ?? 1000);
 const workers = Number(flags.get("workers") ?? 1);
 const cap = flags.has("cap") ? Number(flags.get("cap")) : undefined;
@@ -67,7 +78,7 @@ async function serve(configPath: string, stepsInFlight: number): Promise<{ url: 
     "--rate-limit",
     "0",
   ];
-  const nodeArgs = profileDir !== undefined ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
+  const nodeArgs = profileDir !== undefined ? ["--cpu-prof", "--cpu-prof-dir", join(profileDir, "server")] : [];
   const child = spawn(process.execPath, [...nodeArgs, ...args], {
     env: { ...process.env, AEB_SERVER_SECRET: secret },
     stdio: ["ignore", "pipe", "pipe"],
@@ -111,25 +122,34 @@ function treeCpuSeconds(pid: number): number {
   return total;
 }
 
-function post(agent: http.Agent, url: string, body: unknown): Promise<Record<string, unknown>> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } },
-      (response) => {
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => (text += chunk));
-        response.on("end", () => {
-          if (response.statusCode !== 200) reject(new Error(`${url} answered ${response.statusCode}: ${text.slice(0, 300)}`));
-          else resolve(JSON.parse(text) as Record<string, unknown>);
-        });
-      },
-    );
-    request.on("error", reject);
-    request.end(payload);
-  });
+/**
+ * The bench's client: one keep-alive connection per loop (an undici `Client` each: a pool of N
+ * would scan its connections for a free one on every request), bodies written as text. It stands
+ * in for a trainer's workers on other machines, so it should take as little of this machine's CPU
+ * as it can.
+ */
+async function post(connection: Client, path: string, body: string): Promise<Record<string, unknown>> {
+  const response = await connection.request({ path, method: "POST", headers: JSON_HEADERS, body });
+  const text = await response.body.text();
+  if (response.statusCode !== 200) throw new Error(`${path} answered ${response.statusCode}: ${text.slice(0, 300)}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+/** A conversation's messages as JSON text, grown by appending (no re-serialising of the turns already sent). */
+class MessagesJson {
+  #text: string;
+  constructor(messages: ReadonlyArray<{ role: string; content: string }>) {
+    this.#text = JSON.stringify(messages);
+  }
+  push(role: string, content: string): void {
+    const item = `{"role":${JSON.stringify(role)},"content":${JSON.stringify(content)}}`;
+    this.#text = this.#text === "[]" ? `[${item}]` : `${this.#text.slice(0, -1)},${item}]`;
+  }
+  get text(): string {
+    return this.#text;
+  }
 }
 
 function get(url: string): Promise<string> {
@@ -173,12 +193,16 @@ interface Level {
   littleInFlight: number;
   queuedCalls: number;
   cpuMsPerStep: number;
+  mockCpuMsPerStep: number;
+  clientCpuMsPerStep: number;
   eventLoopLagP99Ms: number;
   serverWarnings: string[];
 }
 
 async function measureLevel(inFlight: number): Promise<Level> {
-  const mock = await startMockServer(["--latency-ms", String(latencyMs), "--model", "simulator"]);
+  const mock = await startMockServer(["--latency-ms", String(latencyMs), "--model", "simulator"], {
+    nodeArgs: profileDir !== undefined ? ["--cpu-prof", "--cpu-prof-dir", join(profileDir, "mock")] : [],
+  });
   const dir = mkdtempSync(join(tmpdir(), "aeb-llm-server-bench-"));
   const configPath = join(dir, "simulator.yaml");
   writeFileSync(
@@ -186,24 +210,31 @@ async function measureLevel(inFlight: number): Promise<Level> {
     `simulator:\n  kind: llm\n  endpoint:\n    baseUrl: ${mock.url}\n    model: simulator\n    timeoutMs: 600000\n${cap !== undefined ? `    maxConcurrencyPerEndpoint: ${cap}\n` : ""}`,
   );
   const server = await serve(configPath, inFlight);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
+  const connections = Array.from({ length: inFlight }, () => new Client(server.url, { headersTimeout: 0, bodyTimeout: 0 }));
+  const replyJson = JSON.stringify(REPLY);
   let measuring = false;
   let stopping = false;
   const latencies: number[] = [];
   let errors = 0;
   const loop = async (index: number): Promise<void> => {
+    const connection = connections[index] as Client;
     let episode = 0;
     while (!stopping) {
       try {
-        const reset = await post(agent, `${server.url}/v1/reset`, { seed: index, repeat: episode++ });
+        const reset = await post(connection, "/v1/reset", JSON.stringify({ seed: index, repeat: episode++ }));
         let token = reset.token as string;
-        const messages = reset.messages as Array<{ role: string; content: string }>;
+        const messages = new MessagesJson(reset.messages as Array<{ role: string; content: string }>);
         let done = false;
         while (!done && !stopping) {
           const started = performance.now();
-          const step = await post(agent, `${server.url}/v1/step`, { token, messages, reply: REPLY });
+          const step = await post(
+            connection,
+            "/v1/step",
+            `{"token":${JSON.stringify(token)},"messages":${messages.text},"reply":${replyJson}}`,
+          );
           if (measuring) latencies.push(performance.now() - started);
-          messages.push({ role: "assistant", content: REPLY }, { role: "user", content: step.message as string });
+          messages.push("assistant", REPLY);
+          messages.push("user", step.message as string);
           token = step.token as string;
           done = step.done === true;
         }
@@ -214,16 +245,35 @@ async function measureLevel(inFlight: number): Promise<Level> {
       }
     }
   };
-  const loops = Array.from({ length: inFlight }, (_, index) => loop(index));
+  const loops = Array.from({ length: inFlight }, async (_, index) => {
+    if (rampS > 0) await new Promise((resolve) => setTimeout(resolve, (index / inFlight) * rampS * 1000));
+    return loop(index);
+  });
   await new Promise((resolve) => setTimeout(resolve, warmupS * 1000));
   const metricsBefore = await get(`${server.url}/metrics`);
+  const profiler = profileDir !== undefined ? new Session() : undefined;
+  if (profiler !== undefined) {
+    profiler.connect();
+    await profiler.post("Profiler.enable");
+    await profiler.post("Profiler.start");
+  }
   const cpuBefore = treeCpuSeconds(server.child.pid as number);
+  const mockCpuBefore = mock.cpuSeconds() ?? Number.NaN;
+  const clientCpuBefore = process.cpuUsage();
   measuring = true;
   const started = performance.now();
   await new Promise((resolve) => setTimeout(resolve, durationS * 1000));
   measuring = false;
   const windowS = (performance.now() - started) / 1000;
   const cpuAfter = treeCpuSeconds(server.child.pid as number);
+  const mockCpuAfter = mock.cpuSeconds() ?? Number.NaN;
+  const clientCpu = process.cpuUsage(clientCpuBefore);
+  if (profiler !== undefined && profileDir !== undefined) {
+    const { profile } = await profiler.post("Profiler.stop");
+    profiler.disconnect();
+    mkdirSync(join(profileDir, "client"), { recursive: true });
+    writeFileSync(join(profileDir, "client", `client-${inFlight}.cpuprofile`), JSON.stringify(profile));
+  }
   const metricsAfter = await get(`${server.url}/metrics`);
   stopping = true;
   const delta = (name: string) => metricSum(metricsAfter, name) - metricSum(metricsBefore, name);
@@ -250,13 +300,15 @@ async function measureLevel(inFlight: number): Promise<Level> {
     littleInFlight: throughput * (meanLatencyMs / 1000),
     queuedCalls: delta("aeb_env_simulator_calls_queued_total"),
     cpuMsPerStep: ((cpuAfter - cpuBefore) * 1000) / Math.max(1, serverSteps),
+    mockCpuMsPerStep: ((mockCpuAfter - mockCpuBefore) * 1000) / Math.max(1, serverSteps),
+    clientCpuMsPerStep: (clientCpu.user + clientCpu.system) / 1000 / Math.max(1, serverSteps),
     eventLoopLagP99Ms: metricSum(metricsAfter, "aeb_nodejs_eventloop_lag_p99_seconds") * 1000,
     serverWarnings: server
       .log()
       .split("\n")
       .filter((line) => line.includes("warning") || line.includes("model calls at once")),
   };
-  agent.destroy();
+  await Promise.all(connections.map((connection) => connection.destroy()));
   const exited = new Promise((resolve) => server.child.once("exit", resolve));
   server.child.kill("SIGTERM");
   await exited;
@@ -297,6 +349,8 @@ async function main(): Promise<void> {
         "Little's law: X x W",
         "calls queued on the cap",
         "server CPU ms/step",
+        "mock model CPU ms/step",
+        "bench client CPU ms/step",
         "event-loop lag p99 ms",
       ],
       results.map((level) => [
@@ -312,6 +366,8 @@ async function main(): Promise<void> {
         fixed(level.littleInFlight, 1),
         level.queuedCalls,
         fixed(level.cpuMsPerStep, 2),
+        fixed(level.mockCpuMsPerStep, 2),
+        fixed(level.clientCpuMsPerStep, 2),
         fixed(level.eventLoopLagP99Ms, 1),
       ]),
     ),

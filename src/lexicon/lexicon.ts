@@ -140,9 +140,21 @@ export function loadLexicon(language: Language): Lexicon {
   return lexicon;
 }
 
-/** Guesses the language of a text: Chinese when Han characters dominate the letters. */
+/**
+ * Guesses the language of a text: Chinese when Han characters dominate the letters.
+ *
+ * Counted in one pass over the code units, without the arrays of one-letter matches a
+ * `match(/…/g)` builds (the mock model calls this for every simulated-user prompt it answers);
+ * Han characters are counted with the Unicode property only when some code unit could be one.
+ */
 export function detectLanguage(text: string): Language {
-  const han = text.match(/\p{Script=Han}/gu)?.length ?? 0;
-  const latin = text.match(/[A-Za-z]/g)?.length ?? 0;
+  let latin = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    // Setting bit 5 folds A-Z onto a-z and maps no other code unit into a-z.
+    const folded = text.charCodeAt(index) | 0x20;
+    if (folded >= 0x61 && folded <= 0x7a) latin += 1;
+  }
+  // Han characters lie at or above U+2E80 (CJK Radicals Supplement; astral planes included).
+  const han = /[\u{2e80}-\u{10ffff}]/u.test(text) ? (text.match(/\p{Script=Han}/gu)?.length ?? 0) : 0;
   return han > latin / 3 ? "zh" : "en";
 }

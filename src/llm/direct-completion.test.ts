@@ -4,7 +4,7 @@ import { APIConnectionError, APIError } from "openai";
 import { Agent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockLlmServer, type MockLlmServer, type MockLlmServerOptions } from "../testing/mock-llm-server.js";
-import { completionTarget, sendCompletion } from "./direct-completion.js";
+import { completionTarget, completionTargetAt, sendCompletion } from "./direct-completion.js";
 import { createOpenAIChatModel } from "./openai-chat-model.js";
 import { createSdkClient } from "./sdk-client.js";
 
@@ -62,6 +62,16 @@ describe("plain completions straight over undici", () => {
     expect((unknown as APIError).message).toContain("does not exist");
   });
 
+  it("cuts the target's URL once into origin and path, the query kept", () => {
+    const target = completionTargetAt("http://127.0.0.1:8000/v1/chat/completions?api-version=2024-06-01", ["accept", "application/json"]);
+    expect(target).toEqual({
+      url: "http://127.0.0.1:8000/v1/chat/completions?api-version=2024-06-01",
+      origin: "http://127.0.0.1:8000",
+      path: "/v1/chat/completions?api-version=2024-06-01",
+      headers: ["accept", "application/json"],
+    });
+  });
+
   it("throws the SDK's shapes: a status error with the server's headers, a connection error with the socket's cause", async () => {
     const server = await mock({ faults: [{ type: "error-event", code: 429, message: "slow down" }] });
     const target = await completionTarget(createSdkClient({ baseUrl: server.url, apiKey: "k", timeoutMs: 1000 }), 1000);
@@ -74,7 +84,7 @@ describe("plain completions straight over undici", () => {
     expect((failed as APIError).headers?.get("content-type")).toContain("application/json");
 
     const refused = await sendCompletion(
-      { url: "http://127.0.0.1:9/v1/chat/completions", headers: target.headers },
+      completionTargetAt("http://127.0.0.1:9/v1/chat/completions", target.headers),
       {},
       new AbortController().signal,
       agent,
@@ -92,7 +102,7 @@ describe("plain completions straight over undici", () => {
     try {
       const { port } = server.address() as AddressInfo;
       const failed = await sendCompletion(
-        { url: `http://127.0.0.1:${port}/v1/chat/completions`, headers: [] },
+        completionTargetAt(`http://127.0.0.1:${port}/v1/chat/completions`, []),
         { model: "m", messages: [] },
         new AbortController().signal,
         agent,

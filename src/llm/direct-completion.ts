@@ -20,13 +20,22 @@
  */
 import { APIConnectionError, APIError } from "openai";
 import type OpenAI from "openai";
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 
 /** Where and how one replica's completions are sent: the SDK's URL and headers, fixed per client. */
 export interface CompletionTarget {
   url: string;
+  /** The URL cut once into what a dispatcher takes, so no call parses it again. */
+  origin: string;
+  path: string;
   /** Flat name/value list, as undici takes it. */
   headers: string[];
+}
+
+/** A target for this URL and these headers (a flat name/value list). */
+export function completionTargetAt(url: string, headers: string[]): CompletionTarget {
+  const parsed = new URL(url);
+  return { url, origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, headers };
 }
 
 /** A completion's reply: what the attempt reads (the parsed body, or the text of a non-JSON one) and the header it uses. */
@@ -47,7 +56,7 @@ export async function completionTarget(client: OpenAI, timeoutMs: number): Promi
     // The body's length is undici's to set for the body actually sent.
     if (name !== "content-length") headers.push(name, value);
   }
-  return { url, headers };
+  return completionTargetAt(url, headers);
 }
 
 function header(raw: Dispatcher.ResponseData["headers"], name: string): string | undefined {
@@ -87,7 +96,15 @@ export async function sendCompletion(
   let raw: Dispatcher.ResponseData["headers"];
   let text: string;
   try {
-    const response = await request(target.url, { method: "POST", headers: target.headers, body: JSON.stringify(body), signal, dispatcher });
+    // The dispatcher's own request: undici's top-level `request(url)` parses the URL on every call.
+    const response = await dispatcher.request({
+      origin: target.origin,
+      path: target.path,
+      method: "POST",
+      headers: target.headers,
+      body: JSON.stringify(body),
+      signal,
+    });
     status = response.statusCode;
     raw = response.headers;
     text = await response.body.text();

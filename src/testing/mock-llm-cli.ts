@@ -130,6 +130,8 @@ export interface MockLlmCliOptions {
   failureRate?: number;
   /** Status used by `failureRate`. Default 500. */
   failureStatus?: number;
+  /** Keep every request for `server.requests` (default true; the `aeb mock-llm` command passes false). */
+  recordRequests?: boolean;
 }
 
 export interface MockLlmCliIo {
@@ -152,6 +154,7 @@ const CliOptionsSchema = z.object({
   chunkDelayMs: nonNegative.optional(),
   failureRate: z.number().min(0).max(1).optional(),
   failureStatus: z.number().int().min(400).max(599).optional(),
+  recordRequests: z.boolean().optional(),
 });
 
 /** Reads and validates a script file; errors name the file. */
@@ -185,6 +188,7 @@ export async function mockServerOptionsFromCli(input: MockLlmCliOptions): Promis
     host: options.host ?? "127.0.0.1",
     port: options.port ?? 8000,
   };
+  if (options.recordRequests !== undefined) server.recordRequests = options.recordRequests;
   const models = options.model !== undefined ? [options.model].flat() : scriptObject.models;
   if (models !== undefined) server.models = models;
   const replies: readonly MockReplyValue[] | undefined = scriptObject.replies;

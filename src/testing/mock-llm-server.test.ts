@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startMockLlmServer, type MockLlmServer, type MockLlmServerOptions } from "./mock-llm-server.js";
+import { startMockLlmServer, type MockChatRequest, type MockLlmServer, type MockLlmServerOptions } from "./mock-llm-server.js";
+import { countWords } from "./mock-llm-responses.js";
 
 const servers: MockLlmServer[] = [];
 afterEach(async () => {
@@ -54,6 +55,55 @@ describe("startMockLlmServer", () => {
       ],
       usage: { prompt_tokens: 2, completion_tokens: 4, total_tokens: 6 },
     });
+  });
+
+  it("counts words as runs outside JavaScript's whitespace, Unicode spaces included", () => {
+    const text = " one\ttwo\u00a0three\u3000四\u2003five\ufeff six\n\n";
+    expect(countWords(text)).toBe(text.split(/\s+/).filter((word) => word.length > 0).length);
+    expect(countWords(text)).toBe(6);
+    expect(countWords("")).toBe(0);
+    expect(countWords("\u200b")).toBe(1); // a zero-width space is not whitespace to \s
+  });
+
+  it("records nothing when asked not to, and still answers", async () => {
+    const server = await mock({ reply: "fine", recordRequests: false });
+    expect(await replyText(server)).toBe("fine");
+    expect(server.requests).toEqual([]);
+    expect(server.chatRequests()).toEqual([]);
+  });
+
+  it("with answerOnArrival works out the reply before the latency and sends the same completion after it", async () => {
+    const seen: MockChatRequest[] = [];
+    const calledAt: number[] = [];
+    const reply = (request: MockChatRequest) => {
+      seen.push(request);
+      calledAt.push(performance.now());
+      return `echo ${request.messages.map((message) => message.content).join(" ")}`;
+    };
+    const early = await mock({ reply, latency: 150, answerOnArrival: true });
+    const late = await mock({ reply, latency: 150 });
+    const earlyJson = (await (await chat(early)).json()) as Record<string, unknown>;
+    const earlyAnsweredAt = performance.now();
+    const lateSentAt = performance.now();
+    const lateJson = (await (await chat(late)).json()) as Record<string, unknown>;
+    // Both bounds are the 150 ms sleep's: the early reply ran before it, the late one after it.
+    expect(earlyAnsweredAt - calledAt[0]!).toBeGreaterThanOrEqual(140);
+    expect(calledAt[1]! - lateSentAt).toBeGreaterThanOrEqual(140);
+    const { id: _earlyId, created: _earlyCreated, ...earlyRest } = earlyJson;
+    const { id: _lateId, created: _lateCreated, ...lateRest } = lateJson;
+    expect(earlyRest).toEqual(lateRest);
+    expect(earlyRest).toMatchObject({ choices: [{ message: { content: "echo hi there" } }], usage: { prompt_tokens: 2 } });
+  });
+
+  it("with answerOnArrival a failing reply answers 500 after the latency, not an unhandled rejection", async () => {
+    const server = await mock({
+      reply: () => Promise.reject(new Error("policy broke")),
+      latency: 50,
+      answerOnArrival: true,
+    });
+    const response = await chat(server);
+    expect(response.status).toBe(500);
+    expect(await response.text()).toContain("policy broke");
   });
 
   it("cycles a list of replies in order", async () => {

@@ -87,6 +87,21 @@ export interface MockLlmServerOptions {
    * tests can check that clients redact it.
    */
   requireApiKey?: string;
+  /**
+   * When false, requests are not recorded (`requests` stays empty). Default true. `aeb mock-llm`
+   * passes false: nothing can read them from outside the process, and a mock answering hundreds of
+   * calls a second for minutes would otherwise keep every body it received, the garbage collector
+   * scanning them all.
+   */
+  recordRequests?: boolean;
+  /**
+   * Work out the reply when the request arrives rather than after the latency. For a reply that is
+   * a pure function of the request (the AEB policy, `aeb mock-llm --aeb`) the answer is the same;
+   * only the answer, not the parsed request, is then held through the latency, so a mock with a
+   * thousand requests waiting copies far less between heap generations. Default false: a reply
+   * list cycles, and a reply function runs, in the order the latencies end.
+   */
+  answerOnArrival?: boolean;
 }
 
 /** One recorded HTTP request. */
@@ -145,6 +160,8 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
   const faults = options.faults ?? [];
   const reasoningField = options.reasoningField ?? "reasoning_content";
   const servesModels = options.servesModels ?? true;
+  const recordRequests = options.recordRequests ?? true;
+  const answerOnArrival = options.answerOnArrival ?? false;
 
   const requests: MockRecordedRequest[] = [];
   /** Pending timers and what to run if the server closes first (so no handler is left suspended). */
@@ -206,7 +223,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
   const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 64 * 1024 * 1024 });
 
   app.get("/v1/models", async (request, reply) => {
-    requests.push({ method: request.method, path: "/v1/models", headers: request.headers, body: undefined });
+    if (recordRequests) requests.push({ method: request.method, path: "/v1/models", headers: request.headers, body: undefined });
     const authError = authFailure(request.headers.authorization);
     if (authError !== undefined) {
       return reply.code(401).send(errorBody(authError, "invalid_request_error", "invalid_api_key"));
@@ -231,14 +248,16 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
     const n = ++chatCount;
     const body = (typeof request.body === "object" && request.body !== null ? request.body : {}) as Record<string, unknown>;
     const fault = pickFault(faults, n, faultRandom);
-    const record: MockRecordedRequest = {
-      method: request.method,
-      path: "/v1/chat/completions",
-      headers: request.headers,
-      body: request.body,
-    };
-    if (fault) record.fault = fault.type;
-    requests.push(record);
+    if (recordRequests) {
+      const record: MockRecordedRequest = {
+        method: request.method,
+        path: "/v1/chat/completions",
+        headers: request.headers,
+        body: request.body,
+      };
+      if (fault) record.fault = fault.type;
+      requests.push(record);
+    }
 
     try {
       const authError = authFailure(request.headers.authorization);
@@ -260,6 +279,17 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
         return { role: String(message.role ?? ""), content: messageText(message.content) };
       });
       const stream = body.stream === true;
+      const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+      // Counted now, so that the request's messages need not be kept through the latency.
+      const promptWords = messages.reduce((sum, m) => sum + countWords(m.content), 0);
+      let pending: MockChatRequest | undefined = { n, model, messages, stream, body };
+      let early: Promise<MockReplyObject> | undefined;
+      if (answerOnArrival) {
+        early = resolveReply(pending);
+        pending = undefined;
+        // Handled here, thrown below: a failing reply must not be an unhandled rejection while it waits.
+        early.catch(() => undefined);
+      }
 
       const latencyMs = latencySample();
       // The server's own time for the request, as OpenAI's API reports it: a client (the
@@ -278,7 +308,7 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
         return;
       }
 
-      const answer = await resolveReply({ n, model, messages, stream, body });
+      const answer = early !== undefined ? await early : await resolveReply(pending as MockChatRequest);
       const content = fault?.type === "empty-completion" ? "" : answer.content;
       const reasoning = fault?.type === "empty-completion" ? undefined : answer.reasoning;
       const parts: CompletionParts = {
@@ -289,16 +319,15 @@ export async function startMockLlmServer(options: MockLlmServerOptions = {}): Pr
         reasoningField,
         finishReason: answer.finishReason ?? "stop",
         usage: answer.usage ?? {
-          promptTokens: messages.reduce((sum, m) => sum + countWords(m.content), 0),
+          promptTokens: promptWords,
           completionTokens: countWords(content) + countWords(reasoning ?? ""),
         },
       };
       if (!stream) sendPlainCompletion(res, parts, fault);
       else {
-        const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
         await streamCompletion(res, parts, fault, {
           chunkChars,
-          includeUsage: streamOptions?.include_usage === true,
+          includeUsage,
           sleep: chunkDelayMs > 0 ? () => sleep(chunkDelayMs) : undefined,
           isClosed: () => closed,
           keepTimer: (timer) => timers.set(timer, () => undefined),

@@ -42,19 +42,31 @@ export function registerMockLlmCommand(program: Command): void {
     .option("--seed <n>", "seed for latency and failures", seedValue)
     .action(async (flags: MockFlags) => {
       let server: { url: string; close(): Promise<void> };
+      // Nothing outside this process can read recorded requests; keeping them would only grow the heap.
+      const recordRequests = false;
       try {
         if (flags.aeb) {
           const latency =
             flags.latencyMedianMs !== undefined
               ? { medianMs: flags.latencyMedianMs, sigma: Number(flags.latencySigma ?? "0.5"), seed: flags.seed ?? 1 }
               : (flags.latencyMs ?? 0);
-          server = await startMockLlmServer({ host: flags.host, port: flags.port, models: flags.model, reply: aebMockReply, latency });
+          server = await startMockLlmServer({
+            host: flags.host,
+            port: flags.port,
+            models: flags.model,
+            reply: aebMockReply,
+            latency,
+            recordRequests,
+            // The AEB policy's answer is a function of the request alone: worked out on arrival, only it waits out the latency.
+            answerOnArrival: true,
+          });
           console.log(`mock LLM server (AEB roles) listening at ${server.url} (models: ${flags.model.join(", ")})`);
         } else {
           server = await runMockLlmServer({
             port: flags.port,
             host: flags.host,
             model: flags.model,
+            recordRequests,
             ...(flags.reply !== undefined ? { reply: flags.reply } : {}),
             ...(flags.script !== undefined ? { script: flags.script } : {}),
             ...(flags.latencyMs !== undefined ? { latencyMs: flags.latencyMs } : {}),
