@@ -82,7 +82,10 @@ export function sampleCaption(sample: PointSample): string {
  * that mark the means over every dialogue of a large run while drawing only a sample of them.
  */
 export class GroupMeans<T extends object> {
-  readonly #groups = new Map<string, { first: T; sums: number[]; n: number }>();
+  /** The groups by their key values, key by key (no key string per item: building and hashing one for each of 200,000 items took seconds and filled the old generation). */
+  readonly #index = new Map<unknown, unknown>();
+  /** The groups in first-seen order. */
+  readonly #groups: Array<{ first: T; sums: number[]; n: number }> = [];
 
   constructor(
     readonly keys: ReadonlyArray<keyof T & string>,
@@ -90,11 +93,23 @@ export class GroupMeans<T extends object> {
   ) {}
 
   add(item: T): void {
-    const name = JSON.stringify(this.keys.map((key) => item[key] as unknown));
-    let group = this.#groups.get(name);
+    let level = this.#index;
+    const last = this.keys.length - 1;
+    for (let depth = 0; depth < last; depth += 1) {
+      const value = groupKey(item[this.keys[depth] as keyof T]);
+      let next = level.get(value) as Map<unknown, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(value, next);
+      }
+      level = next;
+    }
+    const value = last < 0 ? undefined : groupKey(item[this.keys[last] as keyof T]);
+    let group = level.get(value) as { first: T; sums: number[]; n: number } | undefined;
     if (group === undefined) {
       group = { first: item, sums: this.fields.map(() => 0), n: 0 };
-      this.#groups.set(name, group);
+      level.set(value, group);
+      this.#groups.push(group);
     }
     group.n += 1;
     for (let index = 0; index < this.fields.length; index += 1)
@@ -103,11 +118,22 @@ export class GroupMeans<T extends object> {
 
   /** One item per group, in first-seen order: the group's key fields (from its first item), then each field's mean. */
   means(): Array<Record<string, unknown>> {
-    return [...this.#groups.values()].map(({ first, sums, n }) => ({
+    return this.#groups.map(({ first, sums, n }) => ({
       ...Object.fromEntries(this.keys.map((key) => [key, first[key]])),
       ...Object.fromEntries(this.fields.map((field, index) => [field, (sums[index] as number) / n])),
     }));
   }
+}
+
+/**
+ * A key value as the groups tell values apart: strings, booleans and finite numbers as
+ * themselves; anything else by its JSON (what equal keys always meant: `JSON.stringify` of the
+ * key values, so NaN and null are one key, and objects with equal JSON are too).
+ */
+function groupKey(value: unknown): unknown {
+  if (typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number" && Number.isFinite(value)) return Object.is(value, -0) ? 0 : value;
+  return `\u0000json:${JSON.stringify(value)}`;
 }
 
 /**
