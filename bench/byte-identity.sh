@@ -4,7 +4,7 @@
 # Usage: bench/byte-identity.sh BASE_CLI NEW_CLI [WORK_DIR]   e.g. bench/byte-identity.sh /tmp/base/dist/cli/main.js dist/cli/main.js
 # TENK=0 skips the 10,000-dialogue run and resume.
 set -u
-MAIN=${1:?the base build's dist/cli/main.js}; NEW=${2:?the new build's dist/cli/main.js}; B=${3:-/tmp/aeb-byte-identity}; rm -rf $B; mkdir -p $B
+MAIN=${1:?path of the base build dist/cli/main.js}; NEW=${2:?path of the new build dist/cli/main.js}; B=${3:-/tmp/aeb-byte-identity}; rm -rf $B; mkdir -p $B
 T=escalation,gaslighting,mood_reversal,emotional_flooding,validation_manipulation
 check() { # name dirMain dirNew
   local ok=1
