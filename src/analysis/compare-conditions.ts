@@ -91,11 +91,13 @@ function compareDialogues<T extends ComparableDialogue>(
   const raw: Array<Omit<Comparison, "pHolm" | "family">> = [];
 
   for (const [metric, read] of Object.entries(metrics)) {
+    // Each condition's values and scenario means once per metric, not once per pair it is in: at
+    // 100,000 dialogues the per-pair copies were most of the summary's garbage (and its peak heap).
+    const valuesOf = perCondition(byCondition, (records) => records.map(read).filter((value): value is number => value !== null));
+    const scenarioMeansOf = perCondition(byCondition, (records) => scenarioMeans(records, read));
     for (const [a, b] of pairs) {
-      const recordsA = byCondition.get(a) ?? [];
-      const recordsB = byCondition.get(b) ?? [];
-      const valuesA = recordsA.map(read).filter((value): value is number => value !== null);
-      const valuesB = recordsB.map(read).filter((value): value is number => value !== null);
+      const valuesA = valuesOf(a);
+      const valuesB = valuesOf(b);
       if (valuesA.length < 2 || valuesB.length < 2) {
         if (valuesA.length + valuesB.length > 0)
           notes.push(`${metric} ${a} vs ${b}: too few dialogues (${valuesA.length} and ${valuesB.length}) for a test`);
@@ -115,7 +117,7 @@ function compareDialogues<T extends ComparableDialogue>(
           method: test.method,
         });
       }
-      const matched = matchScenarioMeans(recordsA, recordsB, read);
+      const matched = matchedMeans(scenarioMeansOf(a), scenarioMeansOf(b));
       if (matched.a.length === 0) {
         if (valuesA.length > 0 && valuesB.length > 0) notes.push(`${metric} ${a} vs ${b}: no scenario in common, no matched test`);
       } else if (matched.a.length < 2) {
@@ -141,11 +143,10 @@ function compareDialogues<T extends ComparableDialogue>(
     }
   }
 
+  const keyedOf = perCondition(byCondition, (records) => keyedByScenarioRepeat(records));
   for (const [a, b] of pairs) {
-    const pairsMatched = matchDialogues(byCondition.get(a) ?? [], byCondition.get(b) ?? []);
-    if (pairsMatched.length === 0) continue;
-    const collapsedA = pairsMatched.map(([recordA]) => recordA.endReason === "collapse");
-    const collapsedB = pairsMatched.map(([, recordB]) => recordB.endReason === "collapse");
+    const { collapsedA, collapsedB } = matchedCollapses(keyedOf(a), keyedOf(b));
+    if (collapsedA.length === 0) continue;
     const test = mcnemarFromPairs(collapsedA, collapsedB);
     const differences = collapsedA.map((collapsed, index) => Number(collapsed) - Number(collapsedB[index]));
     raw.push({
@@ -153,7 +154,7 @@ function compareDialogues<T extends ComparableDialogue>(
       test: "mcnemar",
       a,
       b,
-      n: pairsMatched.length,
+      n: collapsedA.length,
       p: test.p,
       r: null,
       effectR: null,
@@ -200,16 +201,30 @@ function lengthConfoundRows<T>(
   lengthAndFs: LengthAndFs<T>,
 ): LengthConfoundRow[] {
   const rows: LengthConfoundRow[] = [];
+  // Each condition's FS and lengths, and its length-FS correlation, once (not once per pair it is in).
+  const columnsOf = perCondition(byCondition, (dialogues) => {
+    const fs: number[] = [];
+    const length: number[] = [];
+    for (const dialogue of dialogues) {
+      const metric = lengthAndFs(dialogue);
+      fs.push(metric.fs);
+      length.push(metric.meanReplyChars);
+    }
+    return { fs, length };
+  });
+  const rhos = new Map<string, number | null>();
+  const rhoOf = (condition: string): number | null => {
+    if (!rhos.has(condition)) {
+      const { fs, length } = columnsOf(condition);
+      rhos.set(condition, finite(spearman(length, fs).rho));
+    }
+    return rhos.get(condition) as number | null;
+  };
   for (const [a, b] of pairs) {
-    const metricsA = (byCondition.get(a) ?? []).map((dialogue) => lengthAndFs(dialogue));
-    const metricsB = (byCondition.get(b) ?? []).map((dialogue) => lengthAndFs(dialogue));
-    if (metricsA.length < 2 || metricsB.length < 2) continue;
-    const fsA = metricsA.map((metric) => metric.fs);
-    const fsB = metricsB.map((metric) => metric.fs);
-    const lengthA = metricsA.map((metric) => metric.meanReplyChars);
-    const lengthB = metricsB.map((metric) => metric.meanReplyChars);
-    const rho = (x: number[], y: number[]) => finite(spearman(x, y).rho);
-    const base = { a, b, rhoA: rho(lengthA, fsA), rhoB: rho(lengthB, fsB) };
+    const { fs: fsA, length: lengthA } = columnsOf(a);
+    const { fs: fsB, length: lengthB } = columnsOf(b);
+    if (fsA.length < 2 || fsB.length < 2) continue;
+    const base = { a, b, rhoA: rhoOf(a), rhoB: rhoOf(b) };
     try {
       const result = lengthConfound(fsA, fsB, lengthA, lengthB);
       rows.push({
@@ -229,26 +244,41 @@ function lengthConfoundRows<T>(
   return rows;
 }
 
-/** Per-scenario means of the scenarios both conditions ran, in scenario order. */
-export function matchScenarioMeans<T extends ComparableDialogue = DialogueRow>(
-  recordsA: readonly T[],
-  recordsB: readonly T[],
-  read: MetricReader<T>,
-): { scenarios: string[]; a: number[]; b: number[] } {
-  const meansOf = (records: readonly T[]) => {
-    const values = new Map<string, number[]>();
-    for (const record of records) {
-      const value = read(record);
-      if (value === null) continue;
-      // Pushed in place: copying the list at every value made each scenario's list quadratic in its dialogues.
-      const list = values.get(record.scenarioId);
-      if (list === undefined) values.set(record.scenarioId, [value]);
-      else list.push(value);
+/** `compute` of each condition's dialogues, made on first use and kept (a condition with none gets an empty list). */
+function perCondition<T, R>(
+  byCondition: ReadonlyMap<string, readonly T[]>,
+  compute: (dialogues: readonly T[]) => R,
+): (condition: string) => R {
+  const made = new Map<string, R>();
+  return (condition) => {
+    let result = made.get(condition);
+    if (result === undefined) {
+      result = compute(byCondition.get(condition) ?? []);
+      made.set(condition, result);
     }
-    return new Map([...values].map(([scenario, list]) => [scenario, mean(list)]));
+    return result;
   };
-  const meansA = meansOf(recordsA);
-  const meansB = meansOf(recordsB);
+}
+
+/** The mean of a metric per scenario over these dialogues (null values left out), scenarios in first-seen order. */
+function scenarioMeans<T extends ComparableDialogue>(records: readonly T[], read: MetricReader<T>): Map<string, number> {
+  const values = new Map<string, number[]>();
+  for (const record of records) {
+    const value = read(record);
+    if (value === null) continue;
+    // Pushed in place: copying the list at every value made each scenario's list quadratic in its dialogues.
+    const list = values.get(record.scenarioId);
+    if (list === undefined) values.set(record.scenarioId, [value]);
+    else list.push(value);
+  }
+  return new Map([...values].map(([scenario, list]) => [scenario, mean(list)]));
+}
+
+/** The scenarios both sides have means for, in scenario order, with each side's mean. */
+function matchedMeans(
+  meansA: ReadonlyMap<string, number>,
+  meansB: ReadonlyMap<string, number>,
+): { scenarios: string[]; a: number[]; b: number[] } {
   const scenarios = [...meansA.keys()].filter((scenario) => meansB.has(scenario)).sort();
   return {
     scenarios,
@@ -257,13 +287,61 @@ export function matchScenarioMeans<T extends ComparableDialogue = DialogueRow>(
   };
 }
 
-/** Dialogue pairs matched by scenario and repeat. */
-export function matchDialogues<T extends ComparableDialogue = DialogueRow>(recordsA: readonly T[], recordsB: readonly T[]): Array<[T, T]> {
-  const key = (record: T) => `${record.scenarioId}#${record.repeat}`;
-  const indexB = new Map(recordsB.map((record) => [key(record), record]));
+/** Per-scenario means of the scenarios both conditions ran, in scenario order. */
+export function matchScenarioMeans<T extends ComparableDialogue = DialogueRow>(
+  recordsA: readonly T[],
+  recordsB: readonly T[],
+  read: MetricReader<T>,
+): { scenarios: string[]; a: number[]; b: number[] } {
+  return matchedMeans(scenarioMeans(recordsA, read), scenarioMeans(recordsB, read));
+}
+
+/** One condition's dialogues by `scenario#repeat`: the last of a key (as a lookup keeps it), and all in key order (a stable sort). */
+interface KeyedDialogues<T> {
+  byKey: Map<string, T>;
+  sorted: Array<{ key: string; record: T }>;
+}
+
+function keyedByScenarioRepeat<T extends ComparableDialogue>(records: readonly T[]): KeyedDialogues<T> {
+  const keyed = records.map((record) => ({ key: `${record.scenarioId}#${record.repeat}`, record }));
+  const byKey = new Map(keyed.map((entry) => [entry.key, entry.record]));
   // Each key made once, and compared by a collator made once: the order localeCompare gives (it
   // is defined as this collator's compare), without two strings and a collator per comparison.
-  const keyed = recordsA.map((record) => ({ key: key(record), record })).filter((entry) => indexB.has(entry.key));
   const collator = new Intl.Collator();
-  return keyed.sort((x, y) => collator.compare(x.key, y.key)).map((entry) => [entry.record, indexB.get(entry.key) as T]);
+  return { byKey, sorted: keyed.sort((x, y) => collator.compare(x.key, y.key)) };
+}
+
+/**
+ * Dialogue pairs matched by scenario and repeat, in A's key order: what {@link matchDialogues}
+ * gives, from keys made and sorted once per condition (filtering a stably sorted list keeps the
+ * order a stable sort of the filtered list gives).
+ */
+function matchedPairs<T>(a: KeyedDialogues<T>, b: KeyedDialogues<T>): Array<[T, T]> {
+  const pairs: Array<[T, T]> = [];
+  for (const { key, record } of a.sorted) {
+    const other = b.byKey.get(key);
+    if (other !== undefined) pairs.push([record, other]);
+  }
+  return pairs;
+}
+
+/** Whether each side of each matched pair collapsed, in pair order (McNemar's input), without keeping the pairs. */
+function matchedCollapses<T extends ComparableDialogue>(
+  a: KeyedDialogues<T>,
+  b: KeyedDialogues<T>,
+): { collapsedA: boolean[]; collapsedB: boolean[] } {
+  const collapsedA: boolean[] = [];
+  const collapsedB: boolean[] = [];
+  for (const { key, record } of a.sorted) {
+    const other = b.byKey.get(key);
+    if (other === undefined) continue;
+    collapsedA.push(record.endReason === "collapse");
+    collapsedB.push(other.endReason === "collapse");
+  }
+  return { collapsedA, collapsedB };
+}
+
+/** Dialogue pairs matched by scenario and repeat. */
+export function matchDialogues<T extends ComparableDialogue = DialogueRow>(recordsA: readonly T[], recordsB: readonly T[]): Array<[T, T]> {
+  return matchedPairs(keyedByScenarioRepeat(recordsA), keyedByScenarioRepeat(recordsB));
 }

@@ -64,7 +64,9 @@ export function readRowEcs(row: DialogueRow): { entries: EcsEntry[]; unreadable:
 
 /** The ECS judges that scored at least one of these dialogues, in name order. */
 export function ecsJudgesOfRows(rows: readonly DialogueRow[]): string[] {
-  return [...new Set(rows.flatMap((row) => readRowEcs(row).entries.map((entry) => entry.judge)))].sort();
+  const judges = new Set<string>();
+  for (const row of rows) for (const entry of readRowEcs(row).entries) judges.add(entry.judge);
+  return [...judges].sort();
 }
 
 /**

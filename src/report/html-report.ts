@@ -9,7 +9,7 @@ import { dialogueKindLabel, isCooperative } from "./cooperative.js";
 import { sortedById } from "../metrics/dialogue-row.js";
 import { fixed, signed } from "./format.js";
 import { html, rawHtml, type SafeHtml } from "./html.js";
-import { buildReportModel, type ReportInput, type ReportSection, type SectionPart, type Table } from "./report-model.js";
+import { buildReportModel, type ReportInput, type ReportModel, type ReportSection, type SectionPart, type Table } from "./report-model.js";
 import { isShown } from "./sections/index.js";
 
 /** The page style of the reports (report.html, agreement.html): generic fonts only, nothing loaded. */
@@ -203,8 +203,8 @@ ${rawHtml(lines.join("\n"))}
 }
 
 /** Renders report.html from the saved record. Deterministic: the same input gives the same bytes. */
-export async function renderHtmlReport(input: ReportInput): Promise<string> {
-  const model = buildReportModel(input);
+export async function renderHtmlReport(input: ReportInput, built?: ReportModel): Promise<string> {
+  const model = built ?? buildReportModel(input);
   // In id order, as the model's tables: sums over dialogues do not depend on the order they finished in.
   const charts = await renderCharts(input.summary, sortedById(input.rows));
   const shown = model.sections.filter(isShown);

@@ -7,7 +7,7 @@ import type { DialogueRecord } from "../core/dialogue.js";
 import type { SavedSummary } from "../record/summary-file.js";
 import { dialogueKindLabel } from "./cooperative.js";
 import { fixed, markdownTable, markdownText, truncate } from "./format.js";
-import { buildReportModel, sectionOf, type ReportInput, type ReportSection, type SectionPart } from "./report-model.js";
+import { buildReportModel, sectionOf, type ReportInput, type ReportModel, type ReportSection, type SectionPart } from "./report-model.js";
 import { isShown } from "./sections/index.js";
 
 /** How much of the last user reply the short account quotes. */
@@ -76,9 +76,9 @@ function sectionLines(section: ReportSection): string[] {
  * Renders report.md. Accepts the summary alone (tables only) or the whole report input (tables,
  * notes and the worst dialogues).
  */
-export function renderMarkdownReport(input: SavedSummary | ReportInput): string {
+export function renderMarkdownReport(input: SavedSummary | ReportInput, built?: ReportModel): string {
   const reportInput: ReportInput = "rows" in input ? input : { summary: input, rows: [], transcripts: new Map() };
-  const model = buildReportModel(reportInput);
+  const model = built ?? buildReportModel(reportInput);
   const { summary } = reportInput;
   return [
     `# ${markdownText(model.title)}`,

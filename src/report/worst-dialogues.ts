@@ -16,15 +16,23 @@ export function worstRows(
   conditions: readonly string[],
   count = WORST_PER_CONDITION,
 ): Array<{ condition: string; rows: DialogueRow[] }> {
-  return conditions
-    .map((condition) => ({
-      condition,
-      rows: rows
-        .filter((row) => row.condition === condition && row.status === "done")
-        .sort((a, b) => a.metrics.fs - b.metrics.fs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-        .slice(0, count),
-    }))
-    .filter((group) => group.rows.length > 0);
+  // The lowest `count` kept while scanning (what a stable sort then a slice gives: a later row goes
+  // after the rows it ties with), not a sorted copy of every row of the condition.
+  const worse = (a: DialogueRow, b: DialogueRow) => a.metrics.fs - b.metrics.fs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const byCondition = new Map(conditions.map((condition) => [condition, [] as DialogueRow[]]));
+  if (count > 0) {
+    for (const row of rows) {
+      if (row.status !== "done") continue;
+      const worst = byCondition.get(row.condition);
+      if (worst === undefined) continue;
+      if (worst.length === count && worse(row, worst[count - 1] as DialogueRow) >= 0) continue;
+      let at = worst.length;
+      while (at > 0 && worse(row, worst[at - 1] as DialogueRow) < 0) at -= 1;
+      worst.splice(at, 0, row);
+      if (worst.length > count) worst.pop();
+    }
+  }
+  return conditions.map((condition) => ({ condition, rows: byCondition.get(condition) ?? [] })).filter((group) => group.rows.length > 0);
 }
 
 /** Conditions in the summary's order, then those only the dialogues name (which the report notes). */

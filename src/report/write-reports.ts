@@ -3,7 +3,7 @@ import { writeFileAtomic } from "../record/atomic-file.js";
 import { HTML_REPORT_FILE, MARKDOWN_REPORT_FILE } from "../record/files.js";
 import { renderHtmlReport } from "./html-report.js";
 import { renderMarkdownReport } from "./markdown-report.js";
-import type { ReportInput } from "./report-model.js";
+import { buildReportModel, type ReportInput } from "./report-model.js";
 
 /**
  * Writes report.md and report.html into `dir`; returns their paths. The input's summary is the
@@ -14,8 +14,10 @@ import type { ReportInput } from "./report-model.js";
 export async function writeReportFiles(dir: string, input: ReportInput): Promise<{ markdown: string; html: string }> {
   const markdown = join(dir, MARKDOWN_REPORT_FILE);
   const page = join(dir, HTML_REPORT_FILE);
-  const htmlText = await renderHtmlReport(input);
-  writeFileAtomic(markdown, renderMarkdownReport(input));
-  writeFileAtomic(page, htmlText);
+  // One model for both (building it is a pass over every row), and one page at a time: report.md
+  // is written and let go before report.html is drawn.
+  const model = buildReportModel(input);
+  writeFileAtomic(markdown, renderMarkdownReport(input, model));
+  writeFileAtomic(page, await renderHtmlReport(input, model));
   return { markdown, html: page };
 }

@@ -145,6 +145,8 @@ export function indexRun(dir: string, run: number, label: string = basename(reso
     // Built once as a plain row for what the index derives from it, then held column by column (record/dialogue-row-store.ts).
     const plain = dialogueRow(record);
     for (const judge of Object.keys(plain.ecs)) if (!ecsJudges.includes(judge)) ecsJudges.push(judge);
+    // Named fields, not a spread: an entry is kept for every dialogue, and a spread makes it in a slower, larger form.
+    const { judgeGap, predictionGap } = disagreementOf(record);
     const entry: IndexedDialogue = {
       run,
       ordinal: dialogues.length,
@@ -155,7 +157,8 @@ export function indexRun(dir: string, run: number, label: string = basename(reso
       flags: Object.keys(plain.metrics.flags)
         .sort()
         .map((flag) => pool.get(flag)),
-      ...disagreementOf(record),
+      judgeGap,
+      predictionGap,
     };
     dialogues.push(entry);
     if (byId.has(record.id)) duplicates += 1;

@@ -32,14 +32,19 @@ export interface DialoguePoint {
   replyChars: number;
 }
 
+/** Each scored dialogue's point, in row order. */
+export function forEachDialoguePoint(rows: readonly DialogueRow[], visit: (point: DialoguePoint) => void): void {
+  for (const row of rows) {
+    if (row.status !== "done") continue;
+    const metrics = row.metrics;
+    visit({ id: row.id, condition: row.condition, type: row.type, fs: metrics.fs, replyChars: metrics.meanReplyChars });
+  }
+}
+
 export function dialoguePoints(rows: readonly DialogueRow[]): DialoguePoint[] {
-  return scoredRows(rows).map((row) => ({
-    id: row.id,
-    condition: row.condition,
-    type: row.type,
-    fs: row.metrics.fs,
-    replyChars: row.metrics.meanReplyChars,
-  }));
+  const points: DialoguePoint[] = [];
+  forEachDialoguePoint(rows, (point) => points.push(point));
+  return points;
 }
 
 /**
@@ -74,18 +79,26 @@ export function emotionTrajectories(rows: readonly DialogueRow[], conditions: re
   const scored = scoredRows(rows);
   // Not Math.max(...array): a spread of 10,000 arguments is close to the engine's argument limit.
   const steps = scored.reduce((most, row) => Math.max(most, row.metrics.turns), 0);
+  const width = steps + 1;
   const points: TrajectoryPoint[] = [];
   for (const condition of conditions) {
-    const paths = scored.filter((row) => row.condition === condition).map((row) => carriedForward(row.emotions, row.finalEmotion, steps));
-    if (paths.length === 0) continue;
+    const ofCondition = scored.filter((row) => row.condition === condition);
+    if (ofCondition.length === 0) continue;
+    // Each dialogue's carried-forward path as one row of a matrix: one typed array per condition
+    // instead of an array per dialogue (at 100,000 dialogues those outlived a young collection).
+    const paths = new Float64Array(ofCondition.length * width);
+    ofCondition.forEach((row, index) => paths.set(carriedForward(row.emotions, row.finalEmotion, steps), index * width));
+    const n = ofCondition.length;
     for (let step = 0; step <= steps; step += 1) {
-      const values = paths.map((path) => path[step] as number);
-      const n = values.length;
-      const mean = values.reduce((sum, value) => sum + value, 0) / n;
+      let sum = 0;
+      for (let index = 0; index < n; index += 1) sum += paths[index * width + step] as number;
+      const mean = sum / n;
       let low: number | null = null;
       let high: number | null = null;
       if (n >= 2) {
-        const variance = values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (n - 1);
+        let squares = 0;
+        for (let index = 0; index < n; index += 1) squares += ((paths[index * width + step] as number) - mean) ** 2;
+        const variance = squares / (n - 1);
         const half = 1.96 * Math.sqrt(variance / n);
         low = Math.max(0, mean - half);
         high = Math.min(100, mean + half);

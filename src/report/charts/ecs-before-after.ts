@@ -5,7 +5,7 @@ import { COOPERATIVE_LABEL, isCooperative } from "../cooperative.js";
 import { ecsPanelLabel, readRowEcs, reportEcsKinds } from "../ecs-entries.js";
 import { conditionOrder, scoredRows, typeOrder } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
-import { groupMeans, MAX_DIALOGUE_POINTS } from "./point-sample.js";
+import { GroupMeans, MAX_DIALOGUE_POINTS } from "./point-sample.js";
 import { CHART_CONFIG, NO_ECS_MESSAGE, conditionScale } from "./theme.js";
 
 export interface EcsPhaseRow {
@@ -22,14 +22,21 @@ export interface EcsPhaseRow {
  */
 export function ecsPhaseRows(rows: readonly DialogueRow[]): EcsPhaseRow[] {
   const phaseRows: EcsPhaseRow[] = [];
-  for (const row of scoredRows(rows).filter((candidate) => !isCooperative(candidate.type))) {
-    for (const entry of readRowEcs(row).entries) {
-      const base = { condition: row.condition, type: row.type, judge: entry.judge };
-      if (entry.before !== null) phaseRows.push({ ...base, phase: "before", ecs: entry.before });
-      if (entry.after !== null) phaseRows.push({ ...base, phase: "after", ecs: entry.after });
+  forEachEcsPhaseRow(rows, (row) => phaseRows.push(row));
+  return phaseRows;
+}
+
+/** Each of {@link ecsPhaseRows}, in order, without keeping them. */
+function forEachEcsPhaseRow(rows: readonly DialogueRow[], visit: (row: EcsPhaseRow) => void): void {
+  for (const row of rows) {
+    if (row.status !== "done" || isCooperative(row.type)) continue;
+    const { condition, type } = row;
+    // Literals, not spreads of a shared base: a spread object per value took seconds for 200,000 and outlived young collections.
+    for (const { judge, before, after } of readRowEcs(row).entries) {
+      if (before !== null) visit({ condition, type, judge, phase: "before", ecs: before });
+      if (after !== null) visit({ condition, type, judge, phase: "after", ecs: after });
     }
   }
-  return phaseRows;
 }
 
 /**
@@ -40,8 +47,19 @@ export function ecsPhaseRows(rows: readonly DialogueRow[]): EcsPhaseRow[] {
  * than by Vega (the same means; Vega then holds one value per mark instead of one per dialogue).
  */
 export function ecsBeforeAfterSpec(summary: RunSummary, rows: readonly DialogueRow[]): TopLevelSpec {
-  const phaseRows = ecsPhaseRows(rows);
-  if (phaseRows.length === 0) {
+  // The values are kept while there are few; past the limit only their means are (taken as they pass).
+  let phaseRows: EcsPhaseRow[] | undefined = [];
+  const means = new GroupMeans<EcsPhaseRow>(["condition", "type", "judge", "phase"], ["ecs"]);
+  const phaseJudges = new Set<string>();
+  let valueCount = 0;
+  forEachEcsPhaseRow(rows, (row) => {
+    valueCount += 1;
+    phaseJudges.add(row.judge);
+    means.add(row);
+    if (phaseRows !== undefined && valueCount > MAX_DIALOGUE_POINTS) phaseRows = undefined;
+    phaseRows?.push(row);
+  });
+  if (valueCount === 0) {
     const scored = scoredRows(rows);
     const anyEcs = scored.some((row) => readRowEcs(row).entries.length > 0);
     if (anyEcs && scored.every((row) => isCooperative(row.type))) {
@@ -52,11 +70,8 @@ export function ecsBeforeAfterSpec(summary: RunSummary, rows: readonly DialogueR
       : placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this chart");
   }
   // A heuristic's panel says what it is (analysis/ecs-judges.ts).
-  const kinds = reportEcsKinds(summary, rows, [...new Set(phaseRows.map((row) => row.judge))]);
-  const reduced =
-    phaseRows.length > MAX_DIALOGUE_POINTS
-      ? (groupMeans(phaseRows, ["condition", "type", "judge", "phase"], ["ecs"]) as unknown as EcsPhaseRow[])
-      : phaseRows;
+  const kinds = reportEcsKinds(summary, rows, [...phaseJudges]);
+  const reduced = phaseRows ?? (means.means() as unknown as EcsPhaseRow[]);
   const values = reduced.map((row) => ({ ...row, judge: ecsPanelLabel(row.judge, kinds) }));
   const judges = [...new Set(values.map((value) => value.judge))].sort();
   const types = typeOrder(values.map((value) => value.type));

@@ -4,22 +4,32 @@ import type { RunSummary } from "../../analysis/summary-schema.js";
 import { ecsPanelLabel, readRowEcs, reportEcsKinds } from "../ecs-entries.js";
 import { conditionOrder, scoredRows } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
-import { groupMeans, sampleDialogueIds, type PointSample } from "./point-sample.js";
+import { GroupMeans, sampleDialogueIds, type PointSample } from "./point-sample.js";
 import { CHART_CONFIG, NO_ECS_MESSAGE, conditionScale } from "./theme.js";
 
+/** One dialogue's (FS, ECS) pair of the dissociation plot, for one ECS judge. */
+export interface EcsFsPoint {
+  id: string;
+  condition: string;
+  judge: string;
+  fs: number;
+  ecs: number;
+}
+
+/** Each per-dialogue (FS, ECS) pair of the dissociation plot, one per scored dialogue and ECS judge, in row order. */
+function forEachEcsFsPoint(rows: readonly DialogueRow[], visit: (point: EcsFsPoint) => void): void {
+  for (const row of rows) {
+    if (row.status !== "done") continue;
+    for (const entry of readRowEcs(row).entries)
+      visit({ id: row.id, condition: row.condition, judge: entry.judge, fs: row.metrics.fs, ecs: entry.score });
+  }
+}
+
 /** The per-dialogue (FS, ECS) pairs of the dissociation plot, one per dialogue and ECS judge. */
-export function ecsFsPoints(
-  rows: readonly DialogueRow[],
-): Array<{ id: string; condition: string; judge: string; fs: number; ecs: number }> {
-  return scoredRows(rows).flatMap((row) =>
-    readRowEcs(row).entries.map((entry) => ({
-      id: row.id,
-      condition: row.condition,
-      judge: entry.judge,
-      fs: row.metrics.fs,
-      ecs: entry.score,
-    })),
-  );
+export function ecsFsPoints(rows: readonly DialogueRow[]): EcsFsPoint[] {
+  const points: EcsFsPoint[] = [];
+  forEachEcsFsPoint(rows, (point) => points.push(point));
+  return points;
 }
 
 /**
@@ -34,20 +44,29 @@ export function ecsVsFsSpec(
   rows: readonly DialogueRow[],
   sample: PointSample = sampleDialogueIds(scoredRows(rows), summary.seed),
 ): TopLevelSpec {
-  const points = ecsFsPoints(rows);
-  if (points.length === 0)
-    return placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this plot");
-  // A heuristic's panel says what it is (analysis/ecs-judges.ts).
-  const kinds = reportEcsKinds(summary, rows, [...new Set(points.map((point) => point.judge))]);
+  // One pass over the dialogues' points: each is kept only where drawn (a large run's sample);
+  // what the chart says of all of them (its judges, whether ECS stays in [0, 1], the condition
+  // means) is taken as they pass, so no copy of every point is held.
   const { ids } = sample;
+  const drawnPoints: EcsFsPoint[] = [];
+  const pointJudges = new Set<string>();
+  const means = new GroupMeans<EcsFsPoint>(["judge", "condition"], ["fs", "ecs"]);
+  let pointCount = 0;
+  let inUnit = true;
+  forEachEcsFsPoint(rows, (point) => {
+    pointCount += 1;
+    pointJudges.add(point.judge);
+    if (!(point.ecs >= 0 && point.ecs <= 1)) inUnit = false;
+    if (ids !== undefined) means.add(point);
+    if (ids === undefined || ids.has(point.id)) drawnPoints.push(point);
+  });
+  if (pointCount === 0) return placeholderSpec(NO_ECS_MESSAGE, "the dialogues carry no ECS scores; run with an ECS judge to see this plot");
+  // A heuristic's panel says what it is (analysis/ecs-judges.ts).
+  const kinds = reportEcsKinds(summary, rows, [...pointJudges]);
   // A large run's points are labelled only where drawn: a copy of every point is what sampling saves.
-  const values = (ids === undefined ? points : points.filter((point) => ids.has(point.id))).map((point) => ({
-    ...point,
-    judge: ecsPanelLabel(point.judge, kinds),
-  }));
-  const judges = [...new Set(points.map((point) => ecsPanelLabel(point.judge, kinds)))].sort();
+  const values = drawnPoints.map((point) => ({ ...point, judge: ecsPanelLabel(point.judge, kinds) }));
+  const judges = [...new Set([...pointJudges].map((judge) => ecsPanelLabel(judge, kinds)))].sort();
   const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };
-  const inUnit = points.every((point) => point.ecs >= 0 && point.ecs <= 1);
   const x = { field: "fs", type: "quantitative" as const, title: "FS (outcome)", scale: { domain: [0, 1] } };
   const y = {
     field: "ecs",
@@ -61,13 +80,13 @@ export function ecsVsFsSpec(
   if (ids !== undefined) {
     // The means ride in the same data as the sample (a facet takes one data source), told apart by `mark`.
     const drawn = values.map((value) => ({ ...value, mark: "dialogue" }));
-    const means = groupMeans(points, ["judge", "condition"], ["fs", "ecs"]).map((mean) => ({
+    const meanMarks = means.means().map((mean) => ({
       ...mean,
       judge: ecsPanelLabel(mean.judge as string, kinds),
       mark: "mean",
     }));
     return {
-      data: { values: [...drawn, ...means] },
+      data: { values: [...drawn, ...meanMarks] },
       facet,
       spec: {
         width: judges.length > 1 ? 340 : 460,

@@ -1,9 +1,9 @@
 import type { TopLevelSpec } from "vega-lite";
 import type { DialogueRow } from "../../metrics/dialogue-row.js";
 import type { RunSummary } from "../../analysis/summary-schema.js";
-import { conditionOrder, dialoguePoints, scoredRows } from "./chart-data.js";
+import { conditionOrder, forEachDialoguePoint, scoredRows, type DialoguePoint } from "./chart-data.js";
 import { placeholderSpec } from "./placeholder.js";
-import { groupMeans, sampleDialogueIds, type PointSample } from "./point-sample.js";
+import { GroupMeans, sampleDialogueIds, type PointSample } from "./point-sample.js";
 import { CHART_CONFIG, conditionScale } from "./theme.js";
 
 /**
@@ -17,19 +17,27 @@ export function lengthVsFsSpec(
   rows: readonly DialogueRow[],
   sample: PointSample = sampleDialogueIds(scoredRows(rows), summary.seed),
 ): TopLevelSpec {
-  const values = dialoguePoints(rows);
-  if (values.length === 0) return placeholderSpec("no scored dialogues", "every dialogue of this run ended in error");
+  const { ids } = sample;
+  // Every dialogue's point is kept only where drawn; the condition means are taken as the points pass.
+  const values: DialoguePoint[] = [];
+  const means = new GroupMeans<DialoguePoint>(["condition"], ["fs", "replyChars"]);
+  let pointCount = 0;
+  forEachDialoguePoint(rows, (point) => {
+    pointCount += 1;
+    if (ids !== undefined) means.add(point);
+    if (ids === undefined || ids.has(point.id)) values.push(point);
+  });
+  if (pointCount === 0) return placeholderSpec("no scored dialogues", "every dialogue of this run ended in error");
   const colour = { field: "condition", type: "nominal" as const, scale: conditionScale(conditionOrder(summary, rows)), title: "condition" };
   const x = { field: "replyChars", type: "quantitative" as const, title: "mean reply length (characters)", scale: { zero: true } };
   const y = { field: "fs", type: "quantitative" as const, title: "FS", scale: { domain: [0, 1] } };
-  const { ids } = sample;
   if (ids !== undefined) {
-    const drawn = values.filter((value) => ids.has(value.id)).map((value) => ({ ...value, mark: "dialogue" }));
-    const means = groupMeans(values, ["condition"], ["fs", "replyChars"]).map((mean) => ({ ...mean, mark: "mean" }));
+    const drawn = values.map((value) => ({ ...value, mark: "dialogue" }));
+    const meanMarks = means.means().map((mean) => ({ ...mean, mark: "mean" }));
     return {
       width: 520,
       height: 280,
-      data: { values: [...drawn, ...means] },
+      data: { values: [...drawn, ...meanMarks] },
       layer: [
         {
           transform: [{ filter: "datum.mark === 'dialogue'" }],
