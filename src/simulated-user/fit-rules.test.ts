@@ -256,3 +256,62 @@ describe("a half-heard punished act", () => {
     expect(marked.reduce((sum, item) => sum + item.value, 0)).toBeLessThanOrEqual(0);
   });
 });
+
+describe("fragments: a few of the user's own words are no ground for the off-key charge or a checklist", () => {
+  // After "I never said I was upset. They laughed, that's all.", a reply that says "They laughed."
+  // back is heard by the recogniser as whatever laughing at someone usually goes with (naming an
+  // unfairness); "You were." as full agreement. Neither is what the agent did.
+  const rubric = loadTypeDefaults().gaslighting.rubric;
+  const offKey = loadTypeDefaults().gaslighting.offKey.after;
+  const base = {
+    reply: "They laughed. You were. Put it whichever way suits you; I'm listening.",
+    moves: new Set(["names_unfairness", "agrees_fully", "holds_space", "balance"] as const),
+    groundedInUser: true,
+    offKey,
+    previousReplies: [],
+    lexicon: en,
+    harm: new Set<never>(),
+    accountedShare: 1,
+  };
+  const fired = [{ id: "holds_space_without_labels", value: 6, description: "holding space" }];
+
+  it("a move heard only in fragments is not off key; the same move in a sentence of the agent's own costs", () => {
+    const whole = applyFitRules(fired, rubric, { ...base, moves: new Set(["names_unfairness", "holds_space"] as const) }, createRng(1));
+    expect(whole.find((item) => item.id === "off_key")?.description).toContain("names_unfairness");
+    const fragment = applyFitRules(
+      fired,
+      rubric,
+      { ...base, moves: new Set(["names_unfairness", "holds_space"] as const), fragmentMoves: new Set(["names_unfairness"] as const) },
+      createRng(1),
+    );
+    expect(fragment.map((item) => item.id)).not.toContain("off_key");
+    expect(fragment.find((item) => item.id === "holds_space_without_labels")!.value).toBe(6);
+  });
+
+  it("an unpaid fragment move does not make a checklist; a paid one still counts", () => {
+    // four confident moves: a checklist, whatever the fragments
+    const checklist = applyFitRules(fired, rubric, { ...base, offKey: [] }, createRng(1));
+    expect(checklist.map((item) => item.id)).toContain("scattershot");
+    const unpaid = applyFitRules(
+      fired,
+      rubric,
+      { ...base, offKey: [], fragmentMoves: new Set(["names_unfairness", "agrees_fully"] as const) },
+      createRng(1),
+    );
+    expect(unpaid.map((item) => item.id)).not.toContain("scattershot");
+    expect(unpaid.find((item) => item.id === "holds_space_without_labels")!.value).toBe(6);
+    // holding space is paid: heard in a fragment or not, it counts, so four moves are still a checklist
+    const paid = applyFitRules(
+      fired,
+      rubric,
+      {
+        ...base,
+        offKey: [],
+        moves: new Set(["names_unfairness", "agrees_fully", "holds_space", "balance", "door_open"] as const),
+        fragmentMoves: new Set(["names_unfairness", "holds_space"] as const),
+      },
+      createRng(1),
+    );
+    expect(paid.map((item) => item.id)).toContain("scattershot");
+  });
+});

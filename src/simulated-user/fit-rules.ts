@@ -76,6 +76,12 @@ export interface FitInput {
   harm: ReadonlySet<HarmClass>;
   /** Share of the reply's text that is a move, harm, grounded content or connective talk. */
   accountedShare: number;
+  /**
+   * The moves heard for sure only in fragments (a few words, all of them the user's or function
+   * words: "They laughed.", "You were."; read-reply.ts): not off key, and counted towards a
+   * checklist only when a rising item rests on them.
+   */
+  fragmentMoves?: ReadonlySet<Move>;
   /** A sentence half-heard as harm or the type's punished act (read-reply.ts): the reply earns nothing, at no cost. */
   halfHeardHarm?: string | null;
 }
@@ -180,7 +186,8 @@ export function applyFitRules(
     });
   }
 
-  const offKey = input.offKey.filter((move) => input.moves.has(move));
+  const fragmentMoves = input.fragmentMoves ?? new Set<Move>();
+  const offKey = input.offKey.filter((move) => input.moves.has(move) && !fragmentMoves.has(move));
   if (offKey.length > 0) {
     const value = offKey.reduce((sum) => sum + drawDelta(rules.offKey.cost, rng), 0);
     items.push({ id: "off_key", value, description: `moves that do not fit me now: ${offKey.join(", ")}` });
@@ -189,7 +196,14 @@ export function applyFitRules(
   const voidPositives = (reason: NonNullable<AdjustedItem["changedBy"]>) => {
     items = items.map((item) => (item.value > 0 ? { ...item, drawn: item.drawn ?? item.value, value: 0, changedBy: reason } : item));
   };
-  const moveCount = lexicalMoveCount(input.moves);
+  // A fragment's move counts towards the checklist only when the reply is paid for it.
+  const paid = new Set<Move>();
+  for (const item of items) {
+    const definition = byId.get(item.id);
+    if (item.value <= 0 || definition === undefined) continue;
+    for (const move of [...(definition.any ?? []), ...(definition.all ?? [])]) paid.add(move);
+  }
+  const moveCount = lexicalMoveCount(new Set([...input.moves].filter((move) => !fragmentMoves.has(move) || paid.has(move))));
   if (moveCount > rules.scattershot.maxMoves) {
     voidPositives("scattershot");
     items.push({

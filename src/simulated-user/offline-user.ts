@@ -76,6 +76,7 @@ export class OfflineSimulatedUser implements SimulatedUser {
         userWords: contentWords(everythingSaid, lexicon),
         lexicon,
         harm: reading.harm,
+        fragmentMoves: reading.fragmentMoves,
         accountedShare: reading.accountedShare,
         halfHeardHarm: reading.halfHeardHarm,
       },

@@ -355,3 +355,53 @@ describe("natural phrasings and the lexicon's false positives", () => {
     expect(namesTheWrong.simulatorDelta).toBeGreaterThan(0);
   });
 });
+
+describe("fragments of the user's words", () => {
+  // Written for this test. A fragment is a sentence of a few words whose content words are all the
+  // user's, or which has none: the recogniser reads a skeleton there ("He laughed." is heard naming
+  // an unfairness, "You were." as full agreement), so its moves are not off key and count towards a
+  // checklist only when paid; harm, the punished acts and the rubric's penalties stay as they are.
+  const said = "I never said I was upset. He laughed and told me to grow up, that's all.";
+  const context = { lexicon: en, userSaid: said, lastUser: said };
+
+  it("marks a few words of the user's, or of function words alone, as a fragment, and a sentence with words of the agent's own as none", () => {
+    const reading = readReply("He laughed. You were. He laughed at you in front of everyone, which was cruel.", context);
+    expect(reading.sentences.map((sentence) => sentence.fragment === true)).toEqual([true, true, false]);
+    // a move the agent also makes in its own words is no fragment move
+    for (const move of reading.fragmentMoves) {
+      const confidentIn = reading.sentences.filter((sentence) => sentence.confident.includes(move as LexicalMove));
+      expect(
+        confidentIn.every((sentence) => sentence.fragment === true),
+        move,
+      ).toBe(true);
+    }
+  });
+
+  it("keeps harm in a fragment harm, and a punished act in a fragment charged", async () => {
+    const grow = readReply("He laughed. Grow up.", context);
+    expect(grow.sentences[1]!.fragment).toBe(true);
+    expect(grow.harm.size).toBeGreaterThan(0);
+    const scenario = firstOf("gaslighting");
+    for (const seed of [1, 2, 3]) {
+      expect(await deltaOf(scenario, "He laughed. Grow up.", seed)).toBeLessThan(0);
+      // "Why?" after the denial is a question about what the user just put away
+      const why = await user.appraise(input(scenario, "Why?", turnAfter(scenario), seed));
+      expect((why.details.items as Array<{ id: string }>).map((item) => item.id)).toContain("relabels_denied_feeling");
+    }
+  });
+
+  it("does not charge a fragment heard as an off-key move after the denial (gaslighting)", async () => {
+    const scenario = firstOf("gaslighting");
+    const history = input(scenario, "", turnAfter(scenario), 1).history;
+    const reply = "He laughed. You were. Put it whichever way suits you; I'm listening.";
+    for (const seed of [1, 2, 3]) {
+      const appraisal = await user.appraise({
+        ...input(scenario, reply, turnAfter(scenario), seed),
+        history: [...history, { role: "user", content: said }],
+      });
+      const items = appraisal.details.items as Array<{ id: string }>;
+      expect(items.map((item) => item.id)).not.toContain("off_key");
+      expect(items.map((item) => item.id)).not.toContain("scattershot");
+    }
+  });
+});

@@ -31,6 +31,13 @@ export interface ReadSentence {
   /** The user's content words it uses in its own words. */
   grounding: string[];
   reason?: UnaccountedReason;
+  /**
+   * A fragment: a few words whose content words, if any, are all the user's ("They laughed.", "A
+   * scar.", "You were."). What the recogniser hears in it comes from the user's words and a
+   * skeleton of function words, so its moves are no ground for the off-key charge or the
+   * checklist count (harm, punished acts and the rubric's penalties are charged as anywhere).
+   */
+  fragment?: boolean;
   /** How much text it is (words; a Han character counts half), and how much of that is quoted. */
   size: number;
   quoted: number;
@@ -49,6 +56,8 @@ export interface ReplyReading {
   /** Every move the recogniser gives some weight (and `grounded`): any of them blocks a penalty that names it in `none`. */
   possibleMoves: Set<Move>;
   harm: Set<HarmClass>;
+  /** The confident moves that are confident only in fragments (ReadSentence.fragment): never off key, and counted as a checklist's only when paid. */
+  fragmentMoves: Set<Move>;
   /** What showed each move (the first sentence that made it), for the appraisal's details. */
   detected: DetectedMove[];
   /** Share of the reply's text accounted for (a move, harm, grounded content or connective talk); 1 for an empty reply. */
@@ -88,6 +97,12 @@ const ThresholdsSchema = z.strictObject({
   harm: z.number().min(0).max(1),
   /** In an echo of the user's own words (half or more of its content words are theirs), harm counts, or makes the sentence suspect, only from this probability. */
   echoHarm: z.number().min(0).max(1),
+  /**
+   * A sentence of at most `maxWords` words whose content words are all the user's (or which has
+   * none) is a fragment: a move confident only in fragments is not off key and counts towards a
+   * checklist only when it is paid.
+   */
+  fragment: z.strictObject({ maxWords: z.number().int().min(0) }),
   /** A lexicon pattern that matches counts as its move when the recogniser gives that move at least this. */
   lexiconEvidence: z.number().min(0).max(1),
   /** A sentence whose features the recogniser mostly never saw is not heard at all. */
@@ -300,6 +315,11 @@ export function readReply(
         }
       }
     }
+    // A fragment of the user's words ("They laughed.", "A scar.") or of function words alone ("You
+    // were.") gives the recogniser a skeleton to read, not what the agent does: a move confident
+    // only in fragments may be paid, and the rubric may charge it, but it is not off key and does
+    // not count towards a checklist unless it is paid (fragmentMoves, fit-rules.ts).
+    if (size - quoted <= thresholds.fragment.maxWords && [...own].every((word) => userWords.has(word))) read.fragment = true;
     // The recogniser's classes exclude each other, so the chance that a sentence commits a punished
     // act is the sum over the act's moves: a sentence split between advice and resolving ("write out
     // the pros and cons and it will all become clear") is heard, for sure, telling the user how to settle it.
@@ -360,6 +380,11 @@ export function readReply(
     possibleMoves.add("grounded");
     detected.push({ move: "grounded", evidence: [...ownSharedLast].slice(0, 5).join(", ") });
   }
+  const fragmentMoves = new Set<Move>();
+  for (const move of confidentMoves) {
+    const confidentIn = sentences.filter((sentence) => sentence.confident.includes(move as LexicalMove));
+    if (confidentIn.length > 0 && confidentIn.every((sentence) => sentence.fragment === true)) fragmentMoves.add(move);
+  }
   const total = sentences.reduce((sum, sentence) => sum + sentence.size, 0);
   const accounted = sentences
     .filter((sentence) => sentence.kind !== "unaccounted")
@@ -370,6 +395,7 @@ export function readReply(
     confidentMoves,
     possibleMoves,
     harm,
+    fragmentMoves,
     detected,
     accountedShare: total === 0 ? 1 : accounted / total,
     groundedInUser: ownShared.size >= GROUNDING_MIN_SHARED,
