@@ -145,6 +145,47 @@ export function textSize(text: string): number {
   return size;
 }
 
+const OPENS_SINGLE = new Set(["'", "‘"]);
+const CLOSES_SINGLE = new Set(["'", "’"]);
+/** What may stand before an opening quotation mark: nothing, a space, an opening bracket or quotation mark, a dash. */
+const BEFORE_OPENING = /[\s([{“"—–-]/u;
+/** What may follow a closing one: nothing, a space, punctuation, a closing bracket or quotation mark. */
+const AFTER_CLOSING = /[\s.,;:!?…)\]}”"—–-]/u;
+const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+/** The longest single-quoted passage looked for, in characters. */
+const MAX_SINGLE_QUOTE = 300;
+
+/**
+ * The text with passages in single quotation marks ('...', ‘...’) blanked out as " … ", as
+ * `withoutQuotations` blanks double ones: "'Are you eating' is such a mom question." An opening mark
+ * stands at the start of a word (after a space, a bracket or nothing) and a closing one at the end
+ * of one (before a space, punctuation or nothing), so the apostrophes of "everyone's" and "the
+ * kids' bikes" open nothing. One pass over the text, whatever its marks.
+ */
+export function withoutSingleQuotations(text: string): string {
+  if (!/['‘’]/u.test(text)) return text;
+  let result = "";
+  let copiedUpTo = 0;
+  let open = -1;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index]!;
+    if (open !== -1 && index - open > MAX_SINGLE_QUOTE) open = -1;
+    const before = index === 0 ? " " : text[index - 1]!;
+    const after = index + 1 < text.length ? text[index + 1]! : " ";
+    if (open !== -1 && CLOSES_SINGLE.has(char) && !/\s/u.test(before) && AFTER_CLOSING.test(after) && index > open + 1) {
+      // A single word in quotation marks is a word mentioned ("that 'whatever'"), not a passage quoted.
+      if (/\s/u.test(text.slice(open + 1, index).trim())) {
+        result += `${text.slice(copiedUpTo, open)} … `;
+        copiedUpTo = index + 1;
+      }
+      open = -1;
+    } else if (open === -1 && OPENS_SINGLE.has(char) && BEFORE_OPENING.test(before) && WORD_CHARACTER.test(after)) {
+      open = index;
+    }
+  }
+  return copiedUpTo === 0 ? text : result + text.slice(copiedUpTo);
+}
+
 /** Function words (stopwords, or stop characters in Chinese) as a share of a sentence's words. */
 function functionWordShare(text: string, lexicon: Lexicon): { share: number; words: number } {
   const pieces = lexicon.language === "zh" ? (text.match(/\p{Script=Han}/gu) ?? []) : (text.toLowerCase().match(/[a-z][a-z'’]*/g) ?? []);
@@ -192,7 +233,10 @@ export function readReply(
   const ownShared = new Set<string>();
   const ownSharedLast = new Set<string>();
   let halfHeardHarm: string | null = null;
-  for (const sentence of splitSentences(reply)) {
+  for (const split of splitSentences(reply)) {
+    // Single quotation marks quote as double ones do ("'Everyone's a bit autistic.'", what someone said to the user).
+    const ownText = withoutSingleQuotations(split.own);
+    const sentence = ownText === split.own ? split : { ...split, own: ownText, quotes: true };
     const size = textSize(sentence.text);
     const ownSize = sentence.quotes ? textSize(sentence.own) : size;
     const quoted = Math.max(0, size - ownSize);
