@@ -425,3 +425,25 @@ describe("single quotation marks", () => {
     expect(readReply("Nobody cares about a cat, honestly, get over it.", context).harm.size).toBeGreaterThan(0);
   });
 });
+
+describe("the user's story told back", () => {
+  // Written for this test. With the user's words masked, a line of their facts sounds like an
+  // off-topic line to the recogniser; half its content words theirs, it is grounded content.
+  const said =
+    "The ferry leaves Tuesdays at seven; forty cars on the lower deck, and my grandfather sold tickets in the kiosk for thirty summers.";
+  const context = { lexicon: en, userSaid: said, lastUser: said };
+
+  it("is grounded content, and makes no move", () => {
+    for (const line of ["Tuesdays at seven, forty cars on the lower deck.", "Seven on Tuesdays, the ferry."]) {
+      const [sentence] = readReply(line, context).sentences;
+      expect(sentence!.kind, line).toBe("grounded");
+      expect(sentence!.moves, line).toEqual([]);
+    }
+  });
+
+  it("while an off-topic line with one of the user's words in it stays unaccounted", () => {
+    const reading = readReply("The printing press spread across Europe within fifty summers of its invention in Mainz.", context);
+    expect(reading.sentences[0]!.kind).toBe("unaccounted");
+    expect(reading.accountedShare).toBe(0);
+  });
+});

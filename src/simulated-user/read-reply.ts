@@ -331,6 +331,15 @@ export function readReply(
     // An off-topic sentence makes no move, whatever its clauses sound like, and grounds nothing.
     const offTopic = reading.ranked.find((entry) => entry.label === "off_topic")?.probability ?? 0;
     if (heard && reading.best === "off_topic" && offTopic >= thresholds.offTopic) {
+      // The user's own story told back ("Thirty rooms on the fourth floor.") sounds off the topic
+      // to the recogniser once their words are masked; half its content words theirs, it is grounded
+      // content, though it still makes no move.
+      if (read.kind !== "harm" && grounding.length >= 2 && grounding.length >= 0.5 * own.size) {
+        read.kind = "grounded";
+        for (const word of grounding) ownShared.add(word);
+        for (const word of own) if (lastWords.has(word)) ownSharedLast.add(word);
+        continue;
+      }
       if (read.kind !== "harm") read.reason = "off_topic";
       continue;
     }
