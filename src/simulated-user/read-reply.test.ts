@@ -447,3 +447,23 @@ describe("the user's story told back", () => {
     expect(reading.accountedShare).toBe(0);
   });
 });
+
+describe("a short brush-off half-heard as harm", () => {
+  // "Whatever." is heard as holding space (0.56) more than dismissing (0.30): a long sentence that
+  // split would only pay nothing, but a short sentence of the agent's own has no other reading to
+  // give the benefit of the doubt to. The reward probe paired it with paid phrases.
+  it.each(ADVERSARIAL_TYPES)("on %s, the paid phrase with 'Whatever.' beside it earns nothing", async (type) => {
+    const scenario = firstOf(type);
+    const paid = paidPhrase(type);
+    for (const seed of [1, 2, 3]) {
+      expect(await deltaOf(scenario, `${paid} Whatever.`, seed), paid).toBeLessThanOrEqual(0);
+      expect(await deltaOf(scenario, `Whatever. ${paid}`, seed), paid).toBeLessThanOrEqual(0);
+    }
+  });
+
+  it("while a fragment of the user's own words is not held to it", () => {
+    const said = "Whatever. It was one comment at one lunch.";
+    const reading = readReply("Whatever. One lunch.", { lexicon: en, userSaid: said, lastUser: said });
+    expect(reading.sentences[0]!.fragment).toBe(true);
+  });
+});

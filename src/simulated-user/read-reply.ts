@@ -312,8 +312,18 @@ export function readReply(
         spanReading.ranked.filter((entry) => isHarm(entry.label)).reduce((sum, entry) => sum + entry.probability, 0),
       ),
     );
-    const voidsTurn = (mass: number) =>
-      read.harm.length === 0 && halfHeardHarm === null && mass >= (echo ? thresholds.echoHarm : thresholds.voidsTurn);
+    // A fragment of the user's words ("They laughed.", "A scar.") or of function words alone ("You
+    // were.") gives the recogniser a skeleton to read, not what the agent does: a move confident
+    // only in fragments may be paid, and the rubric may charge it, but it is not off key and does
+    // not count towards a checklist unless it is paid (fragmentMoves, fit-rules.ts). Any other short
+    // sentence, in the agent's own words, gives no mixed reading the benefit of the doubt:
+    // half-heard as harm ("Whatever.": holding space 0.56, dismissing 0.30) it is a brush-off as
+    // likely as anything, and voids the turn from `suspect`.
+    const short = size - quoted <= thresholds.fragment.maxWords;
+    const fragment = short && [...own].every((word) => userWords.has(word));
+    if (fragment) read.fragment = true;
+    const voidsFrom = echo ? thresholds.echoHarm : short && !fragment ? thresholds.suspect : thresholds.voidsTurn;
+    const voidsTurn = (mass: number) => read.harm.length === 0 && halfHeardHarm === null && mass >= voidsFrom;
     if (voidsTurn(harmMass)) halfHeardHarm = sentence.text;
     const shape = functionWordShare(sentence.own, lexicon);
     const list = thresholds.keywordList;
@@ -368,11 +378,6 @@ export function readReply(
         }
       }
     }
-    // A fragment of the user's words ("They laughed.", "A scar.") or of function words alone ("You
-    // were.") gives the recogniser a skeleton to read, not what the agent does: a move confident
-    // only in fragments may be paid, and the rubric may charge it, but it is not off key and does
-    // not count towards a checklist unless it is paid (fragmentMoves, fit-rules.ts).
-    if (size - quoted <= thresholds.fragment.maxWords && [...own].every((word) => userWords.has(word))) read.fragment = true;
     // The recogniser's classes exclude each other, so the chance that a sentence commits a punished
     // act is the sum over the act's moves: a sentence split between advice and resolving ("write out
     // the pros and cons and it will all become clear") is heard, for sure, telling the user how to settle it.
