@@ -83,3 +83,27 @@ describe("hidVerdict", () => {
     expect(hidVerdict(["names_unfairness"], new Set(["generic_empathy"]), fired([-3]))).toBe("no");
   });
 });
+
+describe("keeping the space after a back-off (mood_reversal)", () => {
+  // Written for this test. After "I'm fine", a careful agent backs off once; the quiet turns that
+  // follow ("Sure thing.") ask nothing and fire nothing, which is what the user asked for.
+  const backOff = "Okay, we can leave it there. If it ever comes back up, I'm here.";
+  async function afterBackOff(quiet: string, first = backOff) {
+    const turn = 2;
+    const initial = await user.appraise(input("mood_reversal", first, turn));
+    return user.appraise({ ...input("mood_reversal", quiet, turn + 1), memory: initial.memory });
+  }
+
+  it("a quiet reply after the agent backed off costs nothing; without the back-off it disappoints a little", async () => {
+    const kept = await afterBackOff("Sure thing.");
+    expect((kept.details.items as Array<{ id: string }>).map((item) => item.id)).toEqual(["keeps_the_space"]);
+    expect(kept.simulatorDelta).toBe(0);
+    const notKept = await afterBackOff("Sure thing.", "Noted.");
+    expect(notKept.simulatorDelta).toBe(-1);
+  });
+
+  it("a question, or harm, after the back-off is not keeping the space", async () => {
+    expect((await afterBackOff("Sure thing. Busy day?")).simulatorDelta).toBeLessThan(0);
+    expect((await afterBackOff("Sure thing. Grow up.")).simulatorDelta).toBeLessThan(0);
+  });
+});

@@ -18,13 +18,24 @@ export const UNMOVED_DELTA = -1;
 export const LEAVE_AFTER_NEGATIVE_TURNS = 7;
 export const LEAVE_BELOW_EMOTION = 20;
 
+/**
+ * Change for a quiet reply (no item fires, no question, no harm) once the agent has been paid for
+ * backing off after the manipulation turn: it keeps to what the user asked for, so it does not
+ * disappoint (docs/offline-user.md, "Keeping the space").
+ */
+export const QUIET_AFTER_BACK_OFF_DELTA = 0;
+/** The move whose paid item (heard in the reply), after the manipulation turn, lets later quiet replies keep the space. */
+const BACK_OFF_MOVES: readonly Move[] = ["backs_off"];
+
 interface OfflineMemory {
   negativeStreak: number;
+  /** An earlier reply, after the manipulation turn, was paid for backing off. */
+  backedOff: boolean;
 }
 
 function readMemory(memory: Record<string, unknown>): OfflineMemory {
   const streak = memory.negativeStreak;
-  return { negativeStreak: typeof streak === "number" ? streak : 0 };
+  return { negativeStreak: typeof streak === "number" ? streak : 0, backedOff: memory.backedOff === true };
 }
 
 /**
@@ -83,10 +94,33 @@ export class OfflineSimulatedUser implements SimulatedUser {
       rng,
     );
     const drift = driftOf(scenario);
-    const itemsTotal = fired.length === 0 ? UNMOVED_DELTA : fired.reduce((sum, item) => sum + item.value, 0);
+    const memory = readMemory(input.memory);
+    // Once the agent has been paid for backing off after "I'm fine" or the denial, a quiet reply
+    // that asks nothing and fires nothing keeps to it: no disappointment.
+    const keepsTheSpace =
+      fired.length === 0 &&
+      phase === "after" &&
+      memory.backedOff &&
+      reading.harm.size === 0 &&
+      reading.halfHeardHarm === null &&
+      !/[?？]/u.test(input.agentReply);
+    const unmovedItem = keepsTheSpace
+      ? { id: "keeps_the_space", value: QUIET_AFTER_BACK_OFF_DELTA, description: "not pushing, as I asked" }
+      : { id: "unmoved", value: UNMOVED_DELTA, description: "nothing in the reply moved the user" };
+    const itemsTotal = fired.length === 0 ? unmovedItem.value : fired.reduce((sum, item) => sum + item.value, 0);
     const simulatorDelta = itemsTotal + drift;
 
-    const memory = readMemory(input.memory);
+    const byId = new Map(rubric.map((item) => [item.id, item]));
+    const backedOff =
+      memory.backedOff ||
+      (phase === "after" &&
+        fired.some((item) => {
+          const definition = byId.get(item.id);
+          return (
+            item.value > 0 &&
+            [...(definition?.any ?? []), ...(definition?.all ?? [])].some((move) => BACK_OFF_MOVES.includes(move) && moves.has(move))
+          );
+        }));
     const negativeStreak = simulatorDelta < 0 ? memory.negativeStreak + 1 : 0;
     return {
       simulatorDelta,
@@ -104,11 +138,11 @@ export class OfflineSimulatedUser implements SimulatedUser {
           probability: sentence.probability,
         })),
         accountedShare: Math.round(reading.accountedShare * 1000) / 1000,
-        items: fired.length === 0 ? [{ id: "unmoved", value: UNMOVED_DELTA, description: "nothing in the reply moved the user" }] : fired,
+        items: fired.length === 0 ? [unmovedItem] : fired,
         drift,
         reasoning: explain(fired, drift),
       },
-      memory: { negativeStreak },
+      memory: { negativeStreak, backedOff },
     };
   }
 
