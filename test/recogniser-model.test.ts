@@ -3,7 +3,13 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadMoveCorpus, SENTENCE_CLASSES } from "../src/lexicon/move-corpus.js";
-import { examplesOf, recogniserFeatures, recogniserFromSaved, saveShippedRecogniser, shippedRecogniser } from "../src/lexicon/move-recogniser.js";
+import {
+  examplesOf,
+  recogniserFeatures,
+  recogniserFromSaved,
+  saveShippedRecogniser,
+  shippedRecogniser,
+} from "../src/lexicon/move-recogniser.js";
 import {
   decodeModel,
   encodeModel,
@@ -26,7 +32,10 @@ const bytesOf = (values: Float64Array) => Buffer.from(values.buffer, values.byte
 
 /** A small model (one corpus file, one epoch) saved under `key`: the file's checks need a real file, not the shipped model's seconds of training. */
 function smallModelFile(key: string): { path: string; bytes: Buffer } {
-  const classifier = SoftmaxClassifier.train(examplesOf(loadMoveCorpus().slice(0, 1)), SENTENCE_CLASSES.length, { ...DEFAULT_TRAINING, epochs: 1 });
+  const classifier = SoftmaxClassifier.train(examplesOf(loadMoveCorpus().slice(0, 1)), SENTENCE_CLASSES.length, {
+    ...DEFAULT_TRAINING,
+    epochs: 1,
+  });
   const path = join(temporaryDirectory(), MODEL_FILE);
   writeSavedRecogniser(path, savedRecogniser(key, ["en/one.yaml", "zh/二.yaml"], ["W_hard", "C2_感受"], classifier.toSnapshot()));
   return { path, bytes: readFileSync(path) };
@@ -51,7 +60,10 @@ describe("the saved move recogniser (the build trains it once; a process loads i
 
   it("a loaded snapshot holds the trained weights, bias, vocabulary and common features exactly", () => {
     const key = "k".repeat(64);
-    const classifier = SoftmaxClassifier.train(examplesOf(loadMoveCorpus().slice(0, 2)), SENTENCE_CLASSES.length, { ...DEFAULT_TRAINING, epochs: 2 });
+    const classifier = SoftmaxClassifier.train(examplesOf(loadMoveCorpus().slice(0, 2)), SENTENCE_CLASSES.length, {
+      ...DEFAULT_TRAINING,
+      epochs: 2,
+    });
     const snapshot = classifier.toSnapshot();
     const saved = decodeModel(encodeModel(savedRecogniser(key, ["a.yaml"], ["W_x", "C2_感受"], snapshot)), key)!;
     expect(saved.classifier.classCount).toBe(snapshot.classCount);
@@ -80,7 +92,16 @@ describe("the saved move recogniser (the build trains it once; a process loads i
       return readSavedRecogniser(path, key) !== undefined;
     };
     // Torn anywhere: in the header line, just after it, in the vocabulary's part, in the weights' part, one byte short.
-    for (const length of [0, 1, Math.floor(header / 2), header, header + 1, header + 40, Math.floor((header + bytes.length) / 2), bytes.length - 1])
+    for (const length of [
+      0,
+      1,
+      Math.floor(header / 2),
+      header,
+      header + 1,
+      header + 40,
+      Math.floor((header + bytes.length) / 2),
+      bytes.length - 1,
+    ])
       expect(used(bytes.subarray(0, length)), `torn at ${length} of ${bytes.length}`).toBe(false);
     // One byte changed: in the header's key, in the vocabulary's part, in the weights' part (gzip's CRC-32), in the last byte (its length).
     for (const at of [20, header + 30, Math.floor((header + bytes.length) / 2), bytes.length - 1]) {

@@ -122,7 +122,10 @@ export function savedRecogniser(
 /** The file's bytes (see the module comment). The same model gives the same bytes. */
 export function encodeModel(model: SavedRecogniser): Buffer {
   const { classifier } = model;
-  if (classifier.bias.length !== classifier.classCount || classifier.weights.length !== classifier.vocabulary.length * classifier.classCount)
+  if (
+    classifier.bias.length !== classifier.classCount ||
+    classifier.weights.length !== classifier.vocabulary.length * classifier.classCount
+  )
     throw new Error("a classifier snapshot's sizes do not agree");
   const textJson = Buffer.from(JSON.stringify({ vocabulary: classifier.vocabulary, commonFeatures: model.commonFeatures }), "utf8");
   const text = gzipSync(textJson, { level: 9 });
@@ -170,7 +173,8 @@ export function decodeModel(file: Buffer, key: string): SavedRecogniser | undefi
   if (header.textLength > header.textBytes * 1100 || floatCount * 8 > header.floatBytes * 1100)
     throw new Error("the model's header gives sizes its parts cannot inflate to");
   const textBytes = inflate(file.subarray(textStart, floatStart), header.textLength);
-  if (textBytes.length !== header.textLength) throw new Error(`the model's vocabulary is ${textBytes.length} bytes, not ${header.textLength}`);
+  if (textBytes.length !== header.textLength)
+    throw new Error(`the model's vocabulary is ${textBytes.length} bytes, not ${header.textLength}`);
   const text: unknown = JSON.parse(textBytes.toString("utf8"));
   const vocabulary = stringsAt(text, "vocabulary", header.features);
   const commonFeatures = stringsAt(text, "commonFeatures", header.commonFeatures);
