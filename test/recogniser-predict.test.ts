@@ -16,14 +16,8 @@ function setBasedPrediction(
   snapshot: ClassifierSnapshot,
 ): (features: readonly string[]) => { probabilities: number[]; knownShare: number } {
   const vocabulary = new Map(snapshot.vocabulary.map((feature, index) => [feature, index]));
-  const decode = (base64: string) => {
-    const bytes = Buffer.from(base64, "base64");
-    const copy = new Uint8Array(bytes.byteLength);
-    copy.set(bytes);
-    return new Float64Array(copy.buffer, 0, Math.floor(bytes.byteLength / 8));
-  };
-  const weights = decode(snapshot.weights);
-  const bias = decode(snapshot.bias);
+  const weights = snapshot.weights;
+  const bias = snapshot.bias;
   const classes = snapshot.classCount;
   return (features) => {
     const known: number[] = [];

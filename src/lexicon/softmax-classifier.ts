@@ -98,33 +98,30 @@ export class SoftmaxClassifier {
   }
 
   /**
-   * The trained model as plain JSON (weights and bias as the bytes of their Float64Arrays in
-   * base64): {@link SoftmaxClassifier.fromSnapshot} gives back a classifier that predicts the same
-   * numbers, bit for bit, as this one.
+   * The trained model: its vocabulary in index order and copies of its weights and bias.
+   * {@link SoftmaxClassifier.fromSnapshot} gives back a classifier that predicts the same numbers,
+   * bit for bit, as this one (recogniser-model-file.ts saves a snapshot as float64 bytes).
    */
   toSnapshot(): ClassifierSnapshot {
     return {
       classCount: this.classCount,
       vocabulary: [...this.vocabulary.keys()],
-      weights: Buffer.from(this.weights.buffer, this.weights.byteOffset, this.weights.byteLength).toString("base64"),
-      bias: Buffer.from(this.bias.buffer, this.bias.byteOffset, this.bias.byteLength).toString("base64"),
+      weights: this.weights.slice(),
+      bias: this.bias.slice(),
     };
   }
 
+  /** A classifier over the snapshot's arrays, which it keeps (no copy: a loaded model's weights are read in place; do not write to them afterwards). */
   static fromSnapshot(snapshot: ClassifierSnapshot): SoftmaxClassifier {
-    const weights = float64Array(snapshot.weights);
-    const bias = float64Array(snapshot.bias);
+    const { weights, bias } = snapshot;
     if (bias.length !== snapshot.classCount || weights.length !== snapshot.vocabulary.length * snapshot.classCount) {
       throw new Error(
         `a saved classifier's sizes do not agree (${snapshot.vocabulary.length} features, ${snapshot.classCount} classes, ${weights.length} weights, ${bias.length} biases)`,
       );
     }
-    return new SoftmaxClassifier(
-      snapshot.classCount,
-      new Map(snapshot.vocabulary.map((feature, index) => [feature, index])),
-      weights,
-      bias,
-    );
+    const vocabulary = new Map<string, number>();
+    for (let index = 0; index < snapshot.vocabulary.length; index += 1) vocabulary.set(snapshot.vocabulary[index] as string, index);
+    return new SoftmaxClassifier(snapshot.classCount, vocabulary, weights, bias);
   }
 
   predict(features: readonly string[]): Prediction {
@@ -155,22 +152,14 @@ export class SoftmaxClassifier {
   }
 }
 
-/** A trained classifier as JSON (see {@link SoftmaxClassifier.toSnapshot}). */
+/** A trained classifier (see {@link SoftmaxClassifier.toSnapshot}). */
 export interface ClassifierSnapshot {
   classCount: number;
   /** The features in index order. */
   vocabulary: string[];
-  /** Float64Array bytes, base64. */
-  weights: string;
-  bias: string;
-}
-
-function float64Array(base64: string): Float64Array {
-  const bytes = Buffer.from(base64, "base64");
-  // A copy into an aligned buffer: a Float64Array needs an offset that is a multiple of 8.
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return new Float64Array(copy.buffer, 0, Math.floor(bytes.byteLength / 8));
+  /** Weight of feature f for class k at f * classCount + k. */
+  weights: Float64Array;
+  bias: Float64Array;
 }
 
 /** Class scores of binary features scaled to unit length (each present feature weighs `scale`, 1/√n). */

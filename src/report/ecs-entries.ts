@@ -50,8 +50,10 @@ export function readEcs(record: DialogueRecord): { entries: EcsEntry[]; unreadab
 export function readRowEcs(row: DialogueRow): { entries: EcsEntry[]; unreadable: number } {
   const entries: EcsEntry[] = [];
   let unreadable = 0;
-  for (const judge of Object.keys(row.ecs).sort()) {
-    const fields = row.ecs[judge] as DialogueRow["ecs"][string];
+  // A stored row builds its ECS object on each read: read it once.
+  const ecs = row.ecs;
+  for (const judge of Object.keys(ecs).sort()) {
+    const fields = ecs[judge] as DialogueRow["ecs"][string];
     const score = finiteOrNull(fields.score);
     if (score === null) {
       unreadable += 1;

@@ -78,11 +78,22 @@ export function promptPackEntry(simulator: unknown, presets: readonly string[]):
 
 /** What one ECS judge did with the turns it could not read, over the scored dialogues. */
 export function unreadableTurnsEntry(judge: string, rows: readonly DialogueRow[]): string {
-  const entries = rows.filter((row) => row.status === "done").flatMap((row) => (row.ecs[judge] === undefined ? [] : [row.ecs[judge]]));
-  const unreadable = entries.reduce((sum, entry) => sum + entry.errors, 0);
-  const imputed = entries.reduce((sum, entry) => sum + entry.imputed, 0);
-  const imputing = entries.some((entry) => entry.unreadableTurn === "impute-50");
+  // One pass, each row's ECS read once (a row builds its ECS object on every read; a list of every
+  // dialogue's entry outlived young collections at 100,000 dialogues).
+  let dialogues = 0;
+  let unreadable = 0;
+  let imputed = 0;
+  let imputing = false;
+  for (const row of rows) {
+    if (row.status !== "done") continue;
+    const entry = row.ecs[judge];
+    if (entry === undefined) continue;
+    dialogues += 1;
+    unreadable += entry.errors;
+    imputed += entry.imputed;
+    if (entry.unreadableTurn === "impute-50") imputing = true;
+  }
   const paper = "p=50, c=0, the AEB paper's option";
   if (unreadable === 0) return `no unreadable turn${imputing ? ` (configured to score one ${paper})` : ""}`;
-  return `${unreadable} unreadable turn(s) over ${entries.length} dialogue(s): ${imputed} imputed (${paper}), ${unreadable - imputed} excluded from the scores`;
+  return `${unreadable} unreadable turn(s) over ${dialogues} dialogue(s): ${imputed} imputed (${paper}), ${unreadable - imputed} excluded from the scores`;
 }

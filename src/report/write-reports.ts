@@ -11,13 +11,21 @@ import { buildReportModel, type ReportInput } from "./report-model.js";
  * `aeb import` wrote byte for byte. The dialogues are not copied: they are plain data already, and
  * a copy of every dialogue doubled the peak memory of long runs.
  */
-export async function writeReportFiles(dir: string, input: ReportInput): Promise<{ markdown: string; html: string }> {
+export async function writeReportFiles(
+  dir: string,
+  input: ReportInput,
+  options: {
+    /** Called after report.md is written, before report.html is drawn (the runner collects a large run's garbage there). */
+    betweenPages?: () => void;
+  } = {},
+): Promise<{ markdown: string; html: string }> {
   const markdown = join(dir, MARKDOWN_REPORT_FILE);
   const page = join(dir, HTML_REPORT_FILE);
   // One model for both (building it is a pass over every row), and one page at a time: report.md
   // is written and let go before report.html is drawn.
   const model = buildReportModel(input);
   writeFileAtomic(markdown, renderMarkdownReport(input, model));
+  options.betweenPages?.();
   writeFileAtomic(page, await renderHtmlReport(input, model));
   return { markdown, html: page };
 }

@@ -7,6 +7,7 @@ import { writeSummaryFile } from "../record/summary-file.js";
 import { readUsageTotals } from "../record/usage-log.js";
 import { transcriptIds } from "../report/report-model.js";
 import { writeReportFiles } from "../report/write-reports.js";
+import { releaseGarbage } from "./release-garbage.js";
 
 /**
  * A run's outputs: summary.json (a record file, written by record/) and the reports rendered from
@@ -43,16 +44,23 @@ export interface RunOutputOptions extends Omit<SummaryOptions, "usage" | "condit
 export async function writeRunOutputs(dir: string, options: RunOutputOptions): Promise<RunSummary> {
   const ids = options.ids;
   const rows = readDialogueRows(dir).rows.filter((row) => ids === undefined || ids.has(row.id));
+  // A large run's ending starts from its live heap, not the play's garbage (release-garbage.ts).
+  releaseGarbage(rows.length);
   const usage = readUsageTotals(dir);
   const conditionOrder = options.conditionOrder ?? [...new Set(rows.map((row) => row.condition))];
   const summary = summariseRun(rows, { ...options, conditionOrder, ...(usage !== undefined ? { usage } : {}) });
   const saved = writeSummaryFile(dir, summary);
+  releaseGarbage(rows.length);
   const setup = withLastOutcome(readRunSetup(dir).setup, options.endingAs);
-  await writeReportFiles(dir, {
-    summary: saved,
-    rows,
-    transcripts: readScoredDialoguesById(dir, transcriptIds(saved, rows)),
-    ...(setup !== undefined ? { setup } : {}),
-  });
+  await writeReportFiles(
+    dir,
+    {
+      summary: saved,
+      rows,
+      transcripts: readScoredDialoguesById(dir, transcriptIds(saved, rows)),
+      ...(setup !== undefined ? { setup } : {}),
+    },
+    { betweenPages: () => releaseGarbage(rows.length) },
+  );
   return summary;
 }
