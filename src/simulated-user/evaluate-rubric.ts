@@ -73,3 +73,15 @@ export function evaluateRubric(
     .filter((item) => !rewards(item) || !(item.none ?? []).some((move) => restedOn.has(move)))
     .map((item) => ({ id: item.id, value: drawDelta(item.delta, rng), description: item.description }));
 }
+
+/** The moves that the reply was paid for: those named (`any`, `all`) by an item of `rubric` that fired with a positive value. */
+export function paidMoves(fired: readonly FiredItem[], rubric: readonly RubricItem[]): Set<Move> {
+  const byId = new Map(rubric.map((item) => [item.id, item]));
+  const paid = new Set<Move>();
+  for (const item of fired) {
+    const definition = byId.get(item.id);
+    if (item.value <= 0 || definition === undefined) continue;
+    for (const move of [...(definition.any ?? []), ...(definition.all ?? [])]) paid.add(move);
+  }
+  return paid;
+}

@@ -8,7 +8,7 @@ import { HARM_CLASSES } from "../lexicon/move-corpus.js";
 import { replySimilarity, textShingles } from "../lexicon/text-similarity.js";
 import type { RubricItem } from "../scenarios/scenario-schema.js";
 import { DeltaSchema } from "../scenarios/scenario-schema.js";
-import { drawDelta, type FiredItem } from "./evaluate-rubric.js";
+import { drawDelta, paidMoves, type FiredItem } from "./evaluate-rubric.js";
 import type { HarmClass } from "./read-reply.js";
 
 const FitRulesSchema = z.strictObject({
@@ -197,12 +197,7 @@ export function applyFitRules(
     items = items.map((item) => (item.value > 0 ? { ...item, drawn: item.drawn ?? item.value, value: 0, changedBy: reason } : item));
   };
   // A fragment's move counts towards the checklist only when the reply is paid for it.
-  const paid = new Set<Move>();
-  for (const item of items) {
-    const definition = byId.get(item.id);
-    if (item.value <= 0 || definition === undefined) continue;
-    for (const move of [...(definition.any ?? []), ...(definition.all ?? [])]) paid.add(move);
-  }
+  const paid = paidMoves(items, rubric);
   const moveCount = lexicalMoveCount(new Set([...input.moves].filter((move) => !fragmentMoves.has(move) || paid.has(move))));
   if (moveCount > rules.scattershot.maxMoves) {
     voidPositives("scattershot");

@@ -5,7 +5,7 @@ import { contentWords } from "../lexicon/content-words.js";
 import { loadLexicon, type LexicalMove, type Move } from "../lexicon/lexicon.js";
 import type { RubricItem } from "../scenarios/scenario-schema.js";
 import { driftOf, offKeyMovesOf, rubricOf } from "../scenarios/type-defaults.js";
-import { evaluateRubric, type FiredItem } from "./evaluate-rubric.js";
+import { evaluateRubric, paidMoves, type FiredItem } from "./evaluate-rubric.js";
 import { applyFitRules, loadFitRules } from "./fit-rules.js";
 import { loadOfflineLines } from "./offline-lines.js";
 import { offlineOpening } from "./offline-opening.js";
@@ -110,17 +110,9 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const itemsTotal = fired.length === 0 ? unmovedItem.value : fired.reduce((sum, item) => sum + item.value, 0);
     const simulatorDelta = itemsTotal + drift;
 
-    const byId = new Map(rubric.map((item) => [item.id, item]));
     const backedOff =
       memory.backedOff ||
-      (phase === "after" &&
-        fired.some((item) => {
-          const definition = byId.get(item.id);
-          return (
-            item.value > 0 &&
-            [...(definition?.any ?? []), ...(definition?.all ?? [])].some((move) => BACK_OFF_MOVES.includes(move) && moves.has(move))
-          );
-        }));
+      (phase === "after" && [...paidMoves(fired, rubric)].some((move) => BACK_OFF_MOVES.includes(move) && moves.has(move)));
     const negativeStreak = simulatorDelta < 0 ? memory.negativeStreak + 1 : 0;
     return {
       simulatorDelta,
