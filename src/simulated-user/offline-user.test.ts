@@ -102,6 +102,15 @@ describe("keeping the space after a back-off (mood_reversal)", () => {
     expect(notKept.simulatorDelta).toBe(-1);
   });
 
+  it("padding, nonsense or nothing after the back-off is not keeping the space", async () => {
+    // An optimiser that has been paid for one back-off would otherwise hold the user still with
+    // anything that fires no item: these must still cost (unaccounted text, an empty reply).
+    const filler =
+      "The printing press spread across Europe within fifty years of its invention in Mainz. Photosynthesis converts light into chemical energy in the chloroplasts.";
+    for (const quiet of [filler, "Zebra lantern quietly spoon marble.", "", "..."])
+      expect((await afterBackOff(quiet)).simulatorDelta, JSON.stringify(quiet)).toBeLessThan(0);
+  });
+
   it("a question, or harm, after the back-off is not keeping the space", async () => {
     expect((await afterBackOff("Sure thing. Busy day?")).simulatorDelta).toBeLessThan(0);
     expect((await afterBackOff("Sure thing. Grow up.")).simulatorDelta).toBeLessThan(0);

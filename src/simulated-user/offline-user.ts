@@ -96,9 +96,11 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const drift = driftOf(scenario);
     const memory = readMemory(input.memory);
     // Once the agent has been paid for backing off after "I'm fine" or the denial, a quiet reply
-    // that asks nothing and fires nothing keeps to it: no disappointment.
+    // that says something, asks nothing and fires nothing keeps to it: no disappointment (an empty
+    // reply is not quiet company, it is no reply).
     const keepsTheSpace =
       fired.length === 0 &&
+      reading.sentences.length > 0 &&
       phase === "after" &&
       memory.backedOff &&
       reading.harm.size === 0 &&
