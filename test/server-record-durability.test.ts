@@ -279,14 +279,33 @@ describe("SIGKILL under aeb serve --record", () => {
     it(`${workers === 1 ? "one process" : "--workers 2"}: SIGKILLs (${kills.join(", ")}) lose none of the acknowledged episodes, and none is written twice`, async () => {
       const dir = join(temporaryDirectory(), "train");
       const port = await freePort();
-      const args = ["--port", String(port), "--workers", String(workers), "--record", dir, "--mock-user-latency", "5"];
+      const args = ["--port", String(port), "--workers", String(workers), "--record", dir, "--mock-user-latency", "20"];
       let server = await startServe(args);
       let starts = 1;
-      const send = fetchSender(() => `http://127.0.0.1:${port}`);
+      // Each kill waits for traffic, not for a clock: on a fast machine the 40 episodes can all end
+      // before a timer fires, and then no kill hits a request. A kill comes once this many more
+      // steps were answered since the last one, with requests in flight.
+      let answered = 0;
+      let inFlight = 0;
+      const fetchSend = fetchSender(() => `http://127.0.0.1:${port}`);
+      const send: Send = async (path, body) => {
+        inFlight += 1;
+        try {
+          const answer = await fetchSend(path, body);
+          if (answer.status === 200) answered += 1;
+          return answer;
+        } finally {
+          inFlight -= 1;
+        }
+      };
       const deadline = Date.now() + 90_000;
-      const playing = Promise.all(resets(40, `kill${workers}`).map((reset) => playEpisode(send, reset, () => Date.now() < deadline)));
-      for (const [index, target] of kills.entries()) {
-        await new Promise((resolve) => setTimeout(resolve, 500 + 300 * index));
+      let finished = false;
+      const playing = Promise.all(resets(40, `kill${workers}`).map((reset) => playEpisode(send, reset, () => Date.now() < deadline))).finally(
+        () => (finished = true),
+      );
+      for (const target of kills) {
+        const from = answered;
+        while (!finished && !(answered - from >= 25 && inFlight > 0)) await new Promise((resolve) => setTimeout(resolve, 5));
         if (target === "worker") {
           // The primary starts a new worker; the killed one's in-flight steps were never answered.
           const [worker] = workersOf(server.child.pid!);
