@@ -94,10 +94,12 @@ describe("keeping the space after a back-off (mood_reversal)", () => {
     return user.appraise({ ...input("mood_reversal", quiet, turn + 1), memory: initial.memory });
   }
 
-  it("a quiet reply after the agent backed off costs nothing; without the back-off it disappoints a little", async () => {
+  it("a quiet reply after the agent backed off pleases a little, less than the back-off did; without the back-off it disappoints a little", async () => {
+    const initial = await user.appraise(input("mood_reversal", backOff, 2));
     const kept = await afterBackOff("Sure thing.");
     expect((kept.details.items as Array<{ id: string }>).map((item) => item.id)).toEqual(["keeps_the_space"]);
-    expect(kept.simulatorDelta).toBe(0);
+    expect(kept.simulatorDelta).toBe(2);
+    expect(kept.simulatorDelta).toBeLessThan(initial.simulatorDelta);
     const notKept = await afterBackOff("Sure thing.", "Noted.");
     expect(notKept.simulatorDelta).toBe(-1);
   });

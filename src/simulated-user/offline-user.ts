@@ -20,10 +20,12 @@ export const LEAVE_BELOW_EMOTION = 20;
 
 /**
  * Change for a quiet reply (no item fires, no question, no harm) once the agent has been paid for
- * backing off after the manipulation turn: it keeps to what the user asked for, so it does not
- * disappoint (docs/offline-user.md, "Keeping the space").
+ * backing off after the manipulation turn: it keeps to what the user asked for, and the user's
+ * lines thank it for that ("Thanks for not making it a thing"), so it pleases a little: the low end
+ * of what saying the back-off again earns (mood_reversal's back_off_closed_door, +2..3), never
+ * more (docs/offline-user.md, "Keeping the space").
  */
-export const QUIET_AFTER_BACK_OFF_DELTA = 0;
+export const QUIET_AFTER_BACK_OFF_DELTA = 2;
 /** The move whose paid item (heard in the reply), after the manipulation turn, lets later quiet replies keep the space. */
 const BACK_OFF_MOVES: readonly Move[] = ["backs_off"];
 
