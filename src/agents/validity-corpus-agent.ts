@@ -28,6 +28,30 @@ export type ValidityFile = z.infer<typeof ValidityFileSchema>;
 
 export const VALIDITY_CORPUS_DIR = dataPath("validity-corpus");
 
+/**
+ * The held-out half: scenario ids containing these, never looked at while the offline user was
+ * tuned (test/validity-corpus.test.ts, bench/validity.ts). The other files are the tuning half.
+ */
+export const VALIDITY_HELD_OUT: readonly string[] = [
+  "conversion-day",
+  "audit-blame",
+  "council-election",
+  "benched-for-final",
+  "father-silence-faith",
+  "church-committee",
+  "difficult-father-funeral",
+  "bank-froze-pension",
+  "lead-role",
+  "ex-engagement-post",
+  "mother-didnt-recognise",
+  "loan-at-birthday",
+];
+
+/** Is this file in the held-out half? */
+export function isHeldOutValidityFile(file: ValidityFile): boolean {
+  return VALIDITY_HELD_OUT.some((id) => file.scenario.includes(id));
+}
+
 /** Every file of the corpus, by scenario id, in file-name order. */
 export function loadValidityCorpus(directory: string = VALIDITY_CORPUS_DIR): ValidityFile[] {
   const files = readdirSync(directory)

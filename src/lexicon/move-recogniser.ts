@@ -11,7 +11,7 @@ import {
   writeSavedRecogniser,
   type SavedRecogniser,
 } from "./recogniser-model-file.js";
-import { DEFAULT_TRAINING, SoftmaxClassifier, type LabelledExample } from "./softmax-classifier.js";
+import { DEFAULT_TRAINING, SoftmaxClassifier, type LabelledExample, type TrainingOptions } from "./softmax-classifier.js";
 
 /** What the recogniser hears in one sentence. */
 export interface SentenceReading {
@@ -88,14 +88,18 @@ interface RecogniserModel {
   trainedOn: readonly string[];
 }
 
-/** Trains a recogniser on these corpus files (deterministic: same files, same model). */
-export function trainRecogniser(voices: readonly CorpusVoice[]): MoveRecogniser {
-  return recogniserOf(trainModel(voices));
+/**
+ * Trains a recogniser on these corpus files (deterministic: same files and options, same model).
+ * Other options than the shipped ones measure how much a figure owes to them (bench/validity.ts
+ * trains the shipped corpus with other visiting-order seeds).
+ */
+export function trainRecogniser(voices: readonly CorpusVoice[], options: TrainingOptions = DEFAULT_TRAINING): MoveRecogniser {
+  return recogniserOf(trainModel(voices, options));
 }
 
-function trainModel(voices: readonly CorpusVoice[]): RecogniserModel {
+function trainModel(voices: readonly CorpusVoice[], options: TrainingOptions = DEFAULT_TRAINING): RecogniserModel {
   const examples = examplesOf(voices);
-  const classifier = SoftmaxClassifier.train(examples, SENTENCE_CLASSES.length, DEFAULT_TRAINING);
+  const classifier = SoftmaxClassifier.train(examples, SENTENCE_CLASSES.length, options);
   const sentencesWith = new Map<string, number>();
   for (const example of examples)
     for (const feature of new Set(example.features)) sentencesWith.set(feature, (sentencesWith.get(feature) ?? 0) + 1);
@@ -145,8 +149,13 @@ export function saveShippedRecogniser(path: string = defaultModelPath()): string
 }
 
 function trainShipped(): RecogniserModel {
+  return trainModel(shippedCorpus());
+}
+
+/** The corpus files the shipped recogniser trains on: every one but the held-out voices. */
+export function shippedCorpus(): CorpusVoice[] {
   const heldOut = new Set(heldOutVoices());
-  return trainModel(loadMoveCorpus().filter((voice) => !heldOut.has(voice.file)));
+  return loadMoveCorpus().filter((voice) => !heldOut.has(voice.file));
 }
 
 /** A recogniser from a saved model (what shippedRecogniser does when the key matches). */

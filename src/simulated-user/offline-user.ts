@@ -3,6 +3,7 @@ import { emotionState } from "../core/emotion.js";
 import { createRng, deriveSeed } from "../core/random.js";
 import { contentWords } from "../lexicon/content-words.js";
 import { loadLexicon, type LexicalMove, type Move } from "../lexicon/lexicon.js";
+import type { MoveRecogniser } from "../lexicon/move-recogniser.js";
 import type { RubricItem } from "../scenarios/scenario-schema.js";
 import { driftOf, offKeyMovesOf, rubricOf } from "../scenarios/type-defaults.js";
 import { evaluateRubric, paidMoves, type FiredItem } from "./evaluate-rubric.js";
@@ -54,6 +55,12 @@ function readMemory(memory: Record<string, unknown>): OfflineMemory {
 export class OfflineSimulatedUser implements SimulatedUser {
   readonly id = "offline";
   readonly cpuBound = true;
+  /** The move recogniser it reads replies with; the shipped one unless given (bench/validity.ts gives others). */
+  private readonly recogniser: MoveRecogniser | undefined;
+
+  constructor(options: { recogniser?: MoveRecogniser } = {}) {
+    this.recogniser = options.recogniser;
+  }
 
   async appraise(input: AppraisalInput): Promise<Appraisal> {
     const { scenario, turnIndex } = input;
@@ -66,14 +73,18 @@ export class OfflineSimulatedUser implements SimulatedUser {
     const phase = turnIndex < input.manipulationTurn ? "before" : "after";
     const rubric = rubricOf(scenario);
     const { punishedActs, suspect, exemptWhenBest } = punishedOf(rubric, phase);
-    const reading = readReply(input.agentReply, {
-      lexicon,
-      userSaid: everythingSaid,
-      lastUser: `${lastUser} ${scenario.cues.keywords.join(" ")}`,
-      suspect,
-      punishedActs,
-      exemptWhenBest,
-    });
+    const reading = readReply(
+      input.agentReply,
+      {
+        lexicon,
+        userSaid: everythingSaid,
+        lastUser: `${lastUser} ${scenario.cues.keywords.join(" ")}`,
+        suspect,
+        punishedActs,
+        exemptWhenBest,
+      },
+      this.recogniser,
+    );
     const { moves, confidentMoves, possibleMoves } = reading;
     const rng = createRng(deriveSeed(input.seed, turnIndex, "appraise"));
     const previousReplies = input.history.filter((turn) => turn.role === "assistant").map((turn) => turn.content);
