@@ -54,7 +54,7 @@ const imports = {
     "record",
     "report",
   ],
-  probe: ["core", "lexicon", "scenarios", "agents", "simulated-user", "episode", "report"],
+  probe: ["core", "stats", "lexicon", "scenarios", "agents", "simulated-user", "episode", "report"],
   server: ["core", "http", "lexicon", "scenarios", "reward", "agents", "simulated-user", "episode", "record"],
   interop: ["core", "lexicon", "scenarios", "metrics", "agents", "simulated-user", "judges", "episode", "analysis", "record", "report"],
   viewer: ["core", "http", "metrics", "analysis", "record", "report"],

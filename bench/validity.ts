@@ -10,26 +10,13 @@
  *   npm run bench:validity -- 19,3,11     # other seeds
  */
 import { cpus } from "node:os";
-import {
-  isHeldOutValidityFile,
-  loadValidityCorpus,
-  QUALITY_RANK,
-  REPLY_QUALITIES,
-  ValidityCorpusAgent,
-  type ReplyQuality,
-} from "../src/agents/validity-corpus-agent.js";
-import { getPreset } from "../src/core/preset.js";
-import { runEpisode } from "../src/episode/step.js";
+import { REPLY_QUALITIES, type ReplyQuality } from "../src/agents/validity-corpus-agent.js";
 import { shippedCorpus, shippedRecogniser, trainRecogniser, type MoveRecogniser } from "../src/lexicon/move-recogniser.js";
 import { DEFAULT_TRAINING } from "../src/lexicon/softmax-classifier.js";
-import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
+import { playValidityCorpus, type ValidityFigures } from "../src/probe/validity-corpus.js";
 import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";
-import { spearman } from "../src/stats/spearman.js";
 
-interface HalfFigures {
-  rho: number;
-  means: Record<ReplyQuality, number>;
-}
+type HalfFigures = Pick<ValidityFigures, "rho" | "means">;
 
 const seeds = (process.argv[2] ?? `${DEFAULT_TRAINING.seed},7,23,41,5`).split(",").map((text) => {
   const seed = Number(text);
@@ -40,39 +27,8 @@ const seeds = (process.argv[2] ?? `${DEFAULT_TRAINING.seed},7,23,41,5`).split(",
   return seed;
 });
 
-const scenarios = new Map(loadScenarioDirectory(BUILTIN_SCENARIO_DIR).map((scenario) => [scenario.id, scenario]));
-const files = loadValidityCorpus();
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-
-async function playHalf(recogniser: MoveRecogniser, heldOut: boolean): Promise<HalfFigures> {
-  const user = new OfflineSimulatedUser({ recogniser });
-  const quality: number[] = [];
-  const fs: number[] = [];
-  const byQuality = new Map<ReplyQuality, number[]>(REPLY_QUALITIES.map((name) => [name, []]));
-  for (const file of files.filter((candidate) => isHeldOutValidityFile(candidate) === heldOut)) {
-    const scenario = scenarios.get(file.scenario);
-    if (scenario === undefined) throw new Error(`data/validity-corpus/${file.scenario}.yaml names no built-in scenario`);
-    for (const name of REPLY_QUALITIES) {
-      const record = await runEpisode({
-        dialogueId: `${file.scenario}/${name}`,
-        condition: name,
-        scenario,
-        preset: getPreset(scenario.preset),
-        repeat: 0,
-        seed: 1,
-        agent: new ValidityCorpusAgent(file, name),
-        user,
-      });
-      quality.push(QUALITY_RANK[name]);
-      fs.push(record.final.fs);
-      byQuality.get(name)!.push(record.final.fs);
-    }
-  }
-  return {
-    rho: spearman(quality, fs).rho,
-    means: Object.fromEntries([...byQuality].map(([name, values]) => [name, mean(values)])) as Record<ReplyQuality, number>,
-  };
-}
+const playHalf = (recogniser: MoveRecogniser, heldOut: boolean) => playValidityCorpus(new OfflineSimulatedUser({ recogniser }), heldOut);
 
 const line = (figures: HalfFigures) =>
   `Spearman ${figures.rho.toFixed(3)}; ${REPLY_QUALITIES.map((name) => `${name} ${figures.means[name].toFixed(3)}`).join(", ")}`;

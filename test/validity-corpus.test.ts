@@ -13,60 +13,15 @@
  * up to 0.02), at least 0.3 above every other kind (0.404 above generic, the closest, when measured).
  */
 import { describe, expect, it } from "vitest";
-import {
-  isHeldOutValidityFile,
-  loadValidityCorpus,
-  QUALITY_RANK,
-  REPLY_QUALITIES,
-  ValidityCorpusAgent,
-  type ReplyQuality,
-} from "../src/agents/validity-corpus-agent.js";
-import { getPreset } from "../src/core/preset.js";
-import { runEpisode } from "../src/episode/step.js";
-import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../src/scenarios/load-scenarios.js";
+import { REPLY_QUALITIES } from "../src/agents/validity-corpus-agent.js";
+import { playValidityCorpus } from "../src/probe/validity-corpus.js";
 import { OfflineSimulatedUser } from "../src/simulated-user/offline-user.js";
-import { spearman } from "../src/stats/spearman.js";
 
 // The held-out half is VALIDITY_HELD_OUT (src/agents/validity-corpus-agent.ts). The other files are
 // the tuning half: writer-a's and writer-b's twelve, and twelve written later by writer-c and
 // writer-d for scenarios the corpus did not cover (a development set: new writers, so a fix that
 // only fits the first two is seen).
-
-const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-
-async function measure(heldOut: boolean) {
-  const scenarios = new Map(loadScenarioDirectory(BUILTIN_SCENARIO_DIR).map((scenario) => [scenario.id, scenario]));
-  const user = new OfflineSimulatedUser();
-  const files = loadValidityCorpus().filter((file) => isHeldOutValidityFile(file) === heldOut);
-  const quality: number[] = [];
-  const fs: number[] = [];
-  const byQuality = new Map<ReplyQuality, number[]>(REPLY_QUALITIES.map((name) => [name, []]));
-  for (const file of files) {
-    const scenario = scenarios.get(file.scenario);
-    if (scenario === undefined) throw new Error(`data/validity-corpus/${file.scenario}.yaml names no built-in scenario`);
-    for (const name of REPLY_QUALITIES) {
-      const record = await runEpisode({
-        dialogueId: `${file.scenario}/${name}`,
-        condition: name,
-        scenario,
-        preset: getPreset(scenario.preset),
-        repeat: 0,
-        seed: 1,
-        agent: new ValidityCorpusAgent(file, name),
-        user,
-      });
-      expect(record.status, record.id).not.toBe("error");
-      quality.push(QUALITY_RANK[name]);
-      fs.push(record.final.fs);
-      byQuality.get(name)!.push(record.final.fs);
-    }
-  }
-  return {
-    files: files.length,
-    rho: spearman(quality, fs).rho,
-    means: Object.fromEntries([...byQuality].map(([name, values]) => [name, mean(values)])) as Record<ReplyQuality, number>,
-  };
-}
+const measure = (heldOut: boolean) => playValidityCorpus(new OfflineSimulatedUser(), heldOut);
 
 describe("the offline user's reward follows reply quality (positive-validity corpus)", async () => {
   const tuning = await measure(false);
