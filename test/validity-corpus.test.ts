@@ -5,12 +5,12 @@
  * plays each file's replies of one quality through the episode loop under the scenario's preset;
  * the held-out half (below) was never looked at while the offline user was tuned, and is measured
  * here. Issue 19's target is Spearman >= 0.6 between quality and FS, giving in below generic
- * support, and good replies' mean FS >= 0.75; the last is not reached (0.732 with the shipped
- * recogniser after the four voices of 2026-12-02's evening and keeping the space, 0.737 over five
- * training seeds, `npm run bench:validity`; 0.717 after the good branch's second pass, 0.707 with
- * the vm and mrgl branches merged, 0.667 after the good branch, 0.602 before it), so this test pins
- * what was measured: good replies at 0.70 or more (another training seed alone moves the mean by
- * up to 0.02), at least 0.3 above every other kind (0.404 above generic, the closest, when measured).
+ * support, and good replies' mean FS >= 0.75; with the shipped recogniser the last is 0.004 short
+ * (0.746 after the six voices of 2026-12-02's evening and keeping the space; 0.757 over five
+ * training seeds, `npm run bench:validity`; 0.717 after the good branch's second pass, 0.667 after
+ * the good branch, 0.602 before it), so this test pins what was measured: good replies at 0.72 or
+ * more (another training seed alone moves the mean by up to 0.02), at least 0.3 above every other
+ * kind (0.415 above generic, the closest, when measured).
  */
 import { describe, expect, it } from "vitest";
 import { REPLY_QUALITIES } from "../src/agents/validity-corpus-agent.js";
@@ -52,6 +52,6 @@ describe("the offline user's reward follows reply quality (positive-validity cor
   it("on the held-out half, good replies score well above every other kind (the issue's 0.75 is not reached)", () => {
     for (const name of ["generic", "dismissive", "giving_in"] as const)
       expect(heldOut.means.good, name).toBeGreaterThan(heldOut.means[name] + 0.3);
-    expect(heldOut.means.good).toBeGreaterThanOrEqual(0.7);
+    expect(heldOut.means.good).toBeGreaterThanOrEqual(0.72);
   });
 });
