@@ -300,9 +300,9 @@ describe("SIGKILL under aeb serve --record", () => {
       };
       const deadline = Date.now() + 90_000;
       let finished = false;
-      const playing = Promise.all(resets(40, `kill${workers}`).map((reset) => playEpisode(send, reset, () => Date.now() < deadline))).finally(
-        () => (finished = true),
-      );
+      const playing = Promise.all(
+        resets(40, `kill${workers}`).map((reset) => playEpisode(send, reset, () => Date.now() < deadline)),
+      ).finally(() => (finished = true));
       for (const target of kills) {
         const from = answered;
         while (!finished && !(answered - from >= 25 && inFlight > 0)) await new Promise((resolve) => setTimeout(resolve, 5));
