@@ -98,7 +98,7 @@ describe("keeping the space after a back-off (mood_reversal)", () => {
     const initial = await user.appraise(input("mood_reversal", backOff, 2));
     const kept = await afterBackOff("Sure thing.");
     expect((kept.details.items as Array<{ id: string }>).map((item) => item.id)).toEqual(["keeps_the_space"]);
-    expect(kept.simulatorDelta).toBe(2);
+    expect(kept.simulatorDelta).toBe(1);
     expect(kept.simulatorDelta).toBeLessThan(initial.simulatorDelta);
     const notKept = await afterBackOff("Sure thing.", "Noted.");
     expect(notKept.simulatorDelta).toBe(-1);

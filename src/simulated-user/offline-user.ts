@@ -22,11 +22,12 @@ export const LEAVE_BELOW_EMOTION = 20;
 /**
  * Change for a quiet reply (no item fires, no question, no harm) once the agent has been paid for
  * backing off after the manipulation turn: it keeps to what the user asked for, and the user's
- * lines thank it for that ("Thanks for not making it a thing"), so it pleases a little: the low end
- * of what saying the back-off again earns (mood_reversal's back_off_closed_door, +2..3), never
- * more (docs/offline-user.md, "Keeping the space").
+ * lines thank it for that ("Thanks for not making it a thing"), so it pleases a little, less than
+ * any paid move. Not more: at +2, a policy that backs off once and then varies one-word replies
+ * ("Yeah.", "Sure.") came within 0.3 of the attuned agent (test/quiet-after-back-off.test.ts);
+ * docs/offline-user.md, "Keeping the space".
  */
-export const QUIET_AFTER_BACK_OFF_DELTA = 2;
+export const QUIET_AFTER_BACK_OFF_DELTA = 1;
 /** The move whose paid item (heard in the reply), after the manipulation turn, lets later quiet replies keep the space. */
 const BACK_OFF_MOVES: readonly Move[] = ["backs_off"];
 
