@@ -1,7 +1,8 @@
 /**
  * How much of the positive-validity figures (test/validity-corpus.test.ts, docs/offline-user.md)
  * belongs to the shipped recogniser's training seed. The recogniser is trained by stochastic
- * gradient descent in a seeded visiting order and is not trained to convergence, so another seed
+ * gradient descent in a seeded visiting order for 30 epochs, which is early stopping rather than an
+ * unfinished approach to one model (docs/offline-user.md, "Seeds, epochs and convergence"), so another seed
  * gives another model on the same corpus, and the held-out half's good-reply mean moves by up to about
  * 0.03 with it. This plays both halves of the corpus with the shipped model (seed 19) and with
  * the same corpus trained under other seeds, and prints each seed's figures, their mean and range.
