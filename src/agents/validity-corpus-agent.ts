@@ -29,9 +29,17 @@ export type ValidityFile = z.infer<typeof ValidityFileSchema>;
 export const VALIDITY_CORPUS_DIR = dataPath("validity-corpus");
 
 /**
- * The held-out half: scenario ids containing these, never looked at while the offline user was
- * tuned (test/validity-corpus.test.ts, bench/validity.ts). The other files are the tuning half.
+ * The corpus has three parts, chosen by scenario before anything was measured on them:
+ * - held-out: never looked at while the offline user was tuned; its totals are what docs report;
+ * - development: written later by writers who never scored a reply, for choosing settings (the
+ *   recogniser's training options, a rule's threshold) on data that is neither the held-out part
+ *   nor the already-fitted tuning part;
+ * - tuning: everything else, read sentence by sentence to find what the user mishears.
  */
+export const VALIDITY_PARTS = ["tuning", "development", "held-out"] as const;
+export type ValidityPart = (typeof VALIDITY_PARTS)[number];
+
+/** The held-out part: the scenarios whose ids contain these. */
 export const VALIDITY_HELD_OUT: readonly string[] = [
   "conversion-day",
   "audit-blame",
@@ -47,9 +55,27 @@ export const VALIDITY_HELD_OUT: readonly string[] = [
   "loan-at-birthday",
 ];
 
-/** Is this file in the held-out half? */
-export function isHeldOutValidityFile(file: ValidityFile): boolean {
-  return VALIDITY_HELD_OUT.some((id) => file.scenario.includes(id));
+/** The development part (writers e to j, two scenarios of each type): the scenarios whose ids contain these. */
+export const VALIDITY_DEVELOPMENT: readonly string[] = [
+  "old-dog-put-down",
+  "wedding-called-off",
+  "broken-wheelchair-flight",
+  "fathers-house-will",
+  "missed-jesa",
+  "twin-results-dinner",
+  "mortgage-approved",
+  "pregnancy-after-stillbirth",
+  "estranged-mother-letter",
+  "quitting-gymnastics",
+  "mother-read-phone",
+  "sister-hospital-row",
+];
+
+/** Which part of the corpus this file is in. */
+export function validityPart(file: ValidityFile): ValidityPart {
+  if (VALIDITY_HELD_OUT.some((id) => file.scenario.includes(id))) return "held-out";
+  if (VALIDITY_DEVELOPMENT.some((id) => file.scenario.includes(id))) return "development";
+  return "tuning";
 }
 
 /** Every file of the corpus, by scenario id, in file-name order. */

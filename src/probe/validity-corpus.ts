@@ -1,10 +1,11 @@
 import {
-  isHeldOutValidityFile,
   loadValidityCorpus,
   QUALITY_RANK,
   REPLY_QUALITIES,
   ValidityCorpusAgent,
+  validityPart,
   type ReplyQuality,
+  type ValidityPart,
 } from "../agents/validity-corpus-agent.js";
 import { getPreset } from "../core/preset.js";
 import { runEpisode } from "../episode/step.js";
@@ -12,7 +13,7 @@ import { BUILTIN_SCENARIO_DIR, loadScenarioDirectory } from "../scenarios/load-s
 import type { SimulatedUser } from "../simulated-user/simulated-user.js";
 import { spearman } from "../stats/spearman.js";
 
-/** How a simulated user scored one half of the positive-validity corpus. */
+/** How a simulated user scored one part of the positive-validity corpus. */
 export interface ValidityFigures {
   files: number;
   /** Spearman's rho between the replies' quality rank and their dialogues' FS. */
@@ -24,14 +25,14 @@ export interface ValidityFigures {
 const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /**
- * Plays one half of the positive-validity corpus (data/validity-corpus/; the held-out half is
- * VALIDITY_HELD_OUT) against a simulated user: each file's replies of each quality through the
+ * Plays one part of the positive-validity corpus (data/validity-corpus/; the parts are
+ * VALIDITY_PARTS) against a simulated user: each file's replies of each quality through the
  * episode loop under the scenario's preset, seed 1, and what the user's FS says of the qualities
  * (test/validity-corpus.test.ts pins it, bench/validity.ts measures it over training seeds).
  */
-export async function playValidityCorpus(user: SimulatedUser, heldOut: boolean): Promise<ValidityFigures> {
+export async function playValidityCorpus(user: SimulatedUser, part: ValidityPart): Promise<ValidityFigures> {
   const scenarios = new Map(loadScenarioDirectory(BUILTIN_SCENARIO_DIR).map((scenario) => [scenario.id, scenario]));
-  const files = loadValidityCorpus().filter((file) => isHeldOutValidityFile(file) === heldOut);
+  const files = loadValidityCorpus().filter((file) => validityPart(file) === part);
   const quality: number[] = [];
   const fs: number[] = [];
   const byQuality = new Map<ReplyQuality, number[]>(REPLY_QUALITIES.map((name) => [name, []]));
