@@ -41,13 +41,16 @@ const integers = (flag: string, text: string, least: number) =>
   text.split(",").map((item) => {
     const value = Number(item);
     if (item.trim() === "" || !Number.isInteger(value) || value < least)
-      fail(`--${flag}: "${item}" is not an integer >= ${least}; give a comma-separated list, e.g. --${flag} ${flag === "seeds" ? "19,7,23" : "30,200"}`);
+      fail(
+        `--${flag}: "${item}" is not an integer >= ${least}; give a comma-separated list, e.g. --${flag} ${flag === "seeds" ? "19,7,23" : "30,200"}`,
+      );
     return value;
   });
 const seeds = integers("seeds", values.seeds, 0);
 const epochCounts = integers("epochs", values.epochs, 1);
 const parts = values.parts.split(",").map((item) => {
-  if (!(VALIDITY_PARTS as readonly string[]).includes(item)) fail(`--parts: "${item}" is not a part; the parts are ${VALIDITY_PARTS.join(", ")}`);
+  if (!(VALIDITY_PARTS as readonly string[]).includes(item))
+    fail(`--parts: "${item}" is not a part; the parts are ${VALIDITY_PARTS.join(", ")}`);
   return item as ValidityPart;
 });
 
@@ -70,17 +73,18 @@ for (const epochs of epochCounts) {
     const figures = new Map<ValidityPart, PartFigures>();
     for (const part of parts) figures.set(part, await playValidityCorpus(new OfflineSimulatedUser({ recogniser }), part));
     results.push(figures);
-    process.stdout.write(`epochs ${epochs}, seed ${seed}${isShipped(seed, epochs) ? " (shipped)" : ` (trained in ${trainedIn.toFixed(1)} s)`}\n`);
+    process.stdout.write(
+      `epochs ${epochs}, seed ${seed}${isShipped(seed, epochs) ? " (shipped)" : ` (trained in ${trainedIn.toFixed(1)} s)`}\n`,
+    );
     for (const part of parts) process.stdout.write(`  ${part.padEnd(11)} ${line(figures.get(part)!)}\n`);
   }
   for (const part of parts) {
     const good = results.map((figures) => figures.get(part)!.means.good);
     const summary: PartFigures = {
       rho: mean(results.map((figures) => figures.get(part)!.rho)),
-      means: Object.fromEntries(REPLY_QUALITIES.map((name) => [name, mean(results.map((figures) => figures.get(part)!.means[name]))])) as Record<
-        ReplyQuality,
-        number
-      >,
+      means: Object.fromEntries(
+        REPLY_QUALITIES.map((name) => [name, mean(results.map((figures) => figures.get(part)!.means[name]))]),
+      ) as Record<ReplyQuality, number>,
     };
     process.stdout.write(
       `epochs ${epochs}, mean over ${results.length} seeds, ${part}: ${line(summary)} (good ranges ${Math.min(...good).toFixed(3)}-${Math.max(...good).toFixed(3)})\n`,
