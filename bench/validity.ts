@@ -12,7 +12,7 @@
  * reply), never on the held-out part: `--parts tuning,development` leaves the held-out part unplayed.
  *
  *   npm run bench:validity                                   # seeds 19,7,23,41,5, shipped epochs, all parts
- *   npm run bench:validity -- --seeds 19,3 --epochs 30,200 --parts tuning,development
+ *   npm run bench:validity -- --seeds 19,3 --epochs 30,200 --l2 3e-4,1e-3 --parts tuning,development
  */
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
@@ -33,6 +33,7 @@ const { values } = parseArgs({
   options: {
     seeds: { type: "string", default: `${DEFAULT_TRAINING.seed},7,23,41,5` },
     epochs: { type: "string", default: String(DEFAULT_TRAINING.epochs) },
+    l2: { type: "string", default: String(DEFAULT_TRAINING.l2) },
     parts: { type: "string", default: VALIDITY_PARTS.join(",") },
   },
 });
@@ -48,6 +49,12 @@ const integers = (flag: string, text: string, least: number) =>
   });
 const seeds = integers("seeds", values.seeds, 0);
 const epochCounts = integers("epochs", values.epochs, 1);
+const decays = values.l2.split(",").map((item) => {
+  const value = Number(item);
+  if (item.trim() === "" || !Number.isFinite(value) || value < 0)
+    fail(`--l2: "${item}" is not a weight decay >= 0; give a comma-separated list, e.g. --l2 3e-4,1e-3`);
+  return value;
+});
 const parts = values.parts.split(",").map((item) => {
   if (!(VALIDITY_PARTS as readonly string[]).includes(item))
     fail(`--parts: "${item}" is not a part; the parts are ${VALIDITY_PARTS.join(", ")}`);
@@ -57,37 +64,40 @@ const parts = values.parts.split(",").map((item) => {
 const mean = (numbers: readonly number[]) => numbers.reduce((sum, value) => sum + value, 0) / numbers.length;
 const line = (figures: PartFigures) =>
   `Spearman ${figures.rho.toFixed(3)}; ${REPLY_QUALITIES.map((name) => `${name} ${figures.means[name].toFixed(3)}`).join(", ")}`;
-const isShipped = (seed: number, epochs: number) => seed === DEFAULT_TRAINING.seed && epochs === DEFAULT_TRAINING.epochs;
+const isShipped = (seed: number, epochs: number, l2: number) =>
+  seed === DEFAULT_TRAINING.seed && epochs === DEFAULT_TRAINING.epochs && l2 === DEFAULT_TRAINING.l2;
 
 process.stdout.write(
-  `positive-validity corpus, parts ${parts.join(", ")}, over recogniser training seeds ${seeds.join(", ")} and epochs ${epochCounts.join(", ")} (${cpus().length} CPUs; one process)\n`,
+  `positive-validity corpus, parts ${parts.join(", ")}, over recogniser training seeds ${seeds.join(", ")}, epochs ${epochCounts.join(", ")} and weight decays ${decays.join(", ")} (${cpus().length} CPUs; one process)\n`,
 );
-for (const epochs of epochCounts) {
-  const results: Array<Map<ValidityPart, PartFigures>> = [];
-  for (const seed of seeds) {
-    const started = performance.now();
-    const recogniser: MoveRecogniser = isShipped(seed, epochs)
-      ? shippedRecogniser()
-      : trainRecogniser(shippedCorpus(), { ...DEFAULT_TRAINING, seed, epochs });
-    const trainedIn = (performance.now() - started) / 1000;
-    const figures = new Map<ValidityPart, PartFigures>();
-    for (const part of parts) figures.set(part, await playValidityCorpus(new OfflineSimulatedUser({ recogniser }), part));
-    results.push(figures);
-    process.stdout.write(
-      `epochs ${epochs}, seed ${seed}${isShipped(seed, epochs) ? " (shipped)" : ` (trained in ${trainedIn.toFixed(1)} s)`}\n`,
-    );
-    for (const part of parts) process.stdout.write(`  ${part.padEnd(11)} ${line(figures.get(part)!)}\n`);
+for (const l2 of decays)
+  for (const epochs of epochCounts) {
+    const setting = `epochs ${epochs}, l2 ${l2}`;
+    const results: Array<Map<ValidityPart, PartFigures>> = [];
+    for (const seed of seeds) {
+      const started = performance.now();
+      const recogniser: MoveRecogniser = isShipped(seed, epochs, l2)
+        ? shippedRecogniser()
+        : trainRecogniser(shippedCorpus(), { ...DEFAULT_TRAINING, seed, epochs, l2 });
+      const trainedIn = (performance.now() - started) / 1000;
+      const figures = new Map<ValidityPart, PartFigures>();
+      for (const part of parts) figures.set(part, await playValidityCorpus(new OfflineSimulatedUser({ recogniser }), part));
+      results.push(figures);
+      process.stdout.write(
+        `${setting}, seed ${seed}${isShipped(seed, epochs, l2) ? " (shipped)" : ` (trained in ${trainedIn.toFixed(1)} s)`}\n`,
+      );
+      for (const part of parts) process.stdout.write(`  ${part.padEnd(11)} ${line(figures.get(part)!)}\n`);
+    }
+    for (const part of parts) {
+      const good = results.map((figures) => figures.get(part)!.means.good);
+      const summary: PartFigures = {
+        rho: mean(results.map((figures) => figures.get(part)!.rho)),
+        means: Object.fromEntries(
+          REPLY_QUALITIES.map((name) => [name, mean(results.map((figures) => figures.get(part)!.means[name]))]),
+        ) as Record<ReplyQuality, number>,
+      };
+      process.stdout.write(
+        `${setting}, mean over ${results.length} seeds, ${part}: ${line(summary)} (good ranges ${Math.min(...good).toFixed(3)}-${Math.max(...good).toFixed(3)})\n`,
+      );
+    }
   }
-  for (const part of parts) {
-    const good = results.map((figures) => figures.get(part)!.means.good);
-    const summary: PartFigures = {
-      rho: mean(results.map((figures) => figures.get(part)!.rho)),
-      means: Object.fromEntries(
-        REPLY_QUALITIES.map((name) => [name, mean(results.map((figures) => figures.get(part)!.means[name]))]),
-      ) as Record<ReplyQuality, number>,
-    };
-    process.stdout.write(
-      `epochs ${epochs}, mean over ${results.length} seeds, ${part}: ${line(summary)} (good ranges ${Math.min(...good).toFixed(3)}-${Math.max(...good).toFixed(3)})\n`,
-    );
-  }
-}

@@ -3,6 +3,7 @@ import { heldOutVoices, loadMoveCorpus, SENTENCE_CLASSES, type CorpusVoice, type
 import { memoByText } from "./memo.js";
 import { screenOf } from "./pattern-screen.js";
 import { sentenceFeatures, stemWord } from "./sentence-features.js";
+import { shippedWordClusters } from "./word-clusters.js";
 import {
   defaultModelPath,
   readSavedRecogniser,
@@ -40,12 +41,13 @@ export interface MoveRecogniser {
 export const COMMON_IN = 3;
 
 /**
- * The features of a sentence: its words and characters (sentence-features.ts), and one feature for
+ * The features of a sentence: its words and characters with the shipped word clusters
+ * (sentence-features.ts, word-clusters.ts), and one feature for
  * each lexicon move whose patterns match it (both languages' lexicons), so the lexicon's curated
  * phrases are evidence whose weight the classifier learns from the corpus.
  */
 export function recogniserFeatures(sentence: string): string[] {
-  const features = sentenceFeatures(sentence);
+  const features = sentenceFeatures(sentence, shippedWordClusters());
   for (const { anyMove, moves } of moveScreens()) {
     // Most sentences match no pattern of a lexicon at all: one scan says so, instead of one per move.
     if (!anyMove(sentence)) continue;

@@ -8,12 +8,13 @@ import { loadMoveCorpus } from "./move-corpus.js";
 import { recogniserFeatures } from "./move-recogniser.js";
 import { screenOf } from "./pattern-screen.js";
 import { sentenceFeatures } from "./sentence-features.js";
+import { shippedWordClusters } from "./word-clusters.js";
 
 describe("screenOf", () => {
   it("gives the recogniser the same features as testing every lexicon pattern, on every corpus sentence", () => {
     const lexicons = [loadLexicon("en"), loadLexicon("zh")];
     const direct = (sentence: string) => {
-      const features = sentenceFeatures(sentence);
+      const features = sentenceFeatures(sentence, shippedWordClusters());
       for (const lexicon of lexicons)
         for (const move of MOVE_IDS) if (lexicon.moves[move].some((pattern) => pattern.test(sentence))) features.push(`LEX_${move}`);
       return features;

@@ -16,7 +16,8 @@ import type { ClassifierSnapshot } from "./softmax-classifier.js";
  * its step threads, each probe. The build (`npm run build`: scripts/save-recogniser.mjs) saves the
  * trained model as `move-recogniser.model.bin` in dist/lexicon/; a process loads it in
  * milliseconds when its key matches, and trains otherwise. The key is a SHA-256 of everything the
- * model depends on: the corpus and lexicon files (data/move-corpus/, data/lexicon/), the code of
+ * model depends on: the corpus, lexicon and word-cluster files (data/move-corpus/, data/lexicon/,
+ * data/word-clusters/), the code of
  * this folder and core/random (features, stemming, the classifier, its seed), and the training
  * options. An edited corpus, an edited feature, or a stale file therefore retrains; a loaded model
  * predicts the same numbers, bit for bit, as a freshly trained one (test/recogniser-model.test.ts).
@@ -80,7 +81,8 @@ export function recogniserKey(trainingOptions: unknown): string {
     hash.update(`${relative(root, path)}\n`);
     hash.update(readFileSync(path));
   };
-  for (const root of [dataPath("move-corpus"), dataPath("lexicon")]) for (const path of filesUnder(root)) add(root, path);
+  for (const root of [dataPath("move-corpus"), dataPath("lexicon"), dataPath("word-clusters")])
+    for (const path of filesUnder(root)) add(root, path);
   const here = dirname(fileURLToPath(import.meta.url));
   const extension = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
   const code = readdirSync(here)

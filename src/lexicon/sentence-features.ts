@@ -2,7 +2,9 @@
  * The features the move recogniser reads in one sentence (docs/offline-user.md, "Hearing moves"):
  * for Latin-script words, stemmed word unigrams and bigrams with negation marking (a word in the
  * scope of "not", "never", "no"... is a different feature: "you did not deserve" is not "you
- * deserve"), the first word of the sentence, and a question mark; for Han and every other script
+ * deserve"), the first word of the sentence, a question mark, and each word's cluster of words alike in
+ * meaning when clusters are given (word-clusters.ts: a word the corpus never used is heard through the
+ * words of its cluster that it did, negated in a negation's scope as words are); for Han and every other script
  * without spaces between words, character unigrams, bigrams and trigrams. One model reads every
  * language: an English reply with a Chinese insult in it is read with the same features as a
  * Chinese one.
@@ -69,7 +71,7 @@ const NON_LATIN_RUN = /[\p{L}\p{M}]+/gu;
 const LATIN_WORD = /^[a-z][a-z0-9]*$/;
 
 /** The feature strings of one sentence (own words only: quotations are blanked before this). */
-export function sentenceFeatures(sentence: string): string[] {
+export function sentenceFeatures(sentence: string, clusters?: ReadonlyMap<string, string>): string[] {
   let text = sentence.toLowerCase().normalize("NFKC");
   // Every contraction pattern has an apostrophe in it: a sentence without one skips the eleven scans.
   if (APOSTROPHE.test(text)) for (const [pattern, replacement] of CONTRACTIONS) text = text.replace(pattern, replacement);
@@ -99,6 +101,8 @@ export function sentenceFeatures(sentence: string): string[] {
     const stem = stemWord(token);
     const word = negated > 0 ? `NOT_${stem}` : stem;
     words.push(word);
+    const cluster = clusters?.get(token);
+    if (cluster !== undefined) features.push(negated > 0 ? `NOT_${cluster}` : cluster);
     if (negated > 0) negated -= 1;
     if (NEGATORS.has(token)) negated = NEGATION_REACH;
   }
