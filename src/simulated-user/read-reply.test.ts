@@ -441,6 +441,21 @@ describe("the user's story told back", () => {
     }
   });
 
+  it("said back a word or two alone, is talk that grounds nothing; three or more are a keyword list", () => {
+    for (const line of ["Thirty summers.", "Tuesdays.", "Oh, Tuesdays."]) {
+      const reading = readReply(line, context);
+      expect(reading.sentences[0]!.kind, line).toBe("connective");
+      expect(reading.accountedShare, line).toBe(1);
+      expect(reading.moves.has("grounded"), line).toBe(false);
+      expect(reading.groundedInUser, line).toBe(false);
+    }
+    const list = readReply("Ferry, kiosk, tickets.", context);
+    expect(list.sentences[0]!.reason).toBe("keyword_list");
+    // Echoes beside a paid sentence add nothing to what it earns: they ground nothing.
+    const sentences = readReply("Thirty summers. Tuesdays. Seven.", context);
+    expect(sentences.moves.size).toBe(0);
+  });
+
   it("while an off-topic line with one of the user's words in it stays unaccounted", () => {
     const reading = readReply("The printing press spread across Europe within fifty summers of its invention in Mainz.", context);
     expect(reading.sentences[0]!.kind).toBe("unaccounted");

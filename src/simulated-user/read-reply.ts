@@ -100,9 +100,10 @@ const ThresholdsSchema = z.strictObject({
   /**
    * A sentence of at most `maxWords` words whose content words are all the user's (or which has
    * none) is a fragment: a move confident only in fragments is not off key and counts towards a
-   * checklist only when it is paid.
+   * checklist only when it is paid. One with at most `maxEchoWords` content words, all the user's and
+   * no function word ("Twice.", "Nine years."), is talk that grounds nothing, not a keyword list.
    */
-  fragment: z.strictObject({ maxWords: z.number().int().min(0) }),
+  fragment: z.strictObject({ maxWords: z.number().int().min(0), maxEchoWords: z.number().int().min(0) }),
   /** A lexicon pattern that matches counts as its move when the recogniser gives that move at least this. */
   lexiconEvidence: z.number().min(0).max(1),
   /** A sentence whose features the recogniser mostly never saw is not heard at all. */
@@ -330,6 +331,13 @@ export function readReply(
     // The user's own words said back with nothing around them ("terrified operations") are a list too, however short.
     const ownContent = [...own];
     const bareEcho = shape.share === 0 && ownContent.length > 0 && ownContent.every((word) => userWords.has(word));
+    // ...but one or two of them alone, as a sentence of a few words ("Twice.", "Nine years.", "Oh,
+    // Andreea."), is how people take in what they were told: talk, accounted for, which pays
+    // nothing and grounds nothing (a keyword echoed alone earns no `grounded` and no attention).
+    if (bareEcho && read.kind !== "harm" && short && ownContent.length <= thresholds.fragment.maxEchoWords) {
+      read.kind = "connective";
+      continue;
+    }
     if (
       bareEcho ||
       (shape.words >= list.minWords && shape.share < (list.minFunctionWordShare[lexicon.language] ?? 0)) ||
