@@ -33,22 +33,39 @@ export function readWordClusters(path: string): WordClusters {
   const clusters = new Map<string, string>();
   // One feature string per cluster, shared by its words.
   const features = new Map<string, string>();
-  let start = 0;
-  for (let line = 1; start < text.length; line += 1) {
-    let end = text.indexOf("\n", start);
-    if (end === -1) end = text.length;
-    const tab = text.indexOf("\t", start);
-    const word = text.slice(start, tab === -1 || tab > end ? end : tab);
-    const cluster = tab === -1 || tab > end ? "" : text.slice(tab + 1, end);
-    if (!/^[a-z]+$/.test(word) || !/^\d+$/.test(cluster))
-      throw new AebError(
-        `${path}, line ${line}: expected "word<TAB>cluster" (a lowercase word a-z, a whole number), got "${text.slice(start, end)}"`,
-      );
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  for (let index = 0; index < lines.length; index += 1) {
+    const line = lines[index]!;
+    const tab = line.indexOf("\t");
+    const word = tab === -1 ? line : line.slice(0, tab);
+    const cluster = tab === -1 ? "" : line.slice(tab + 1);
+    if (!isLowercaseWord(word) || !isWholeNumber(cluster))
+      throw new AebError(`${path}, line ${index + 1}: expected "word<TAB>cluster" (a lowercase word a-z, a whole number), got "${line}"`);
     let feature = features.get(cluster);
     if (feature === undefined) features.set(cluster, (feature = `K_${cluster}`));
     clusters.set(word, feature);
-    start = end + 1;
   }
   if (clusters.size === 0) throw new AebError(`${path} holds no word clusters; restore data/word-clusters/en.tsv`);
   return clusters;
+}
+
+// Character checks instead of a regular expression per line: the file has 80,000 lines and is read
+// by every process that plays the offline user.
+function isLowercaseWord(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 97 || code > 122) return false;
+  }
+  return true;
+}
+
+function isWholeNumber(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
 }
