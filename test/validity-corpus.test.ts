@@ -1,16 +1,14 @@
 /**
  * Does the offline user's reward follow the quality of what a reply does? The positive-validity
- * corpus (data/validity-corpus/, docs/offline-user.md) holds replies written by people for 24
+ * corpus (data/validity-corpus/, docs/offline-user.md) holds replies written by people for 48
  * scenarios, of four qualities: good 3 > generic 2 > dismissive 1 = giving in 1. A corpus agent
- * plays each file's replies of one quality through the episode loop under the scenario's preset;
- * the held-out half (below) was never looked at while the offline user was tuned, and is measured
- * here. Issue 19's target is Spearman >= 0.6 between quality and FS, giving in below generic
- * support, and good replies' mean FS >= 0.75; with the shipped recogniser the last is 0.009 short
- * (0.741 after the six voices of 2026-12-02's evening and keeping the space; 0.752 over five
- * training seeds, `npm run bench:validity`; 0.717 after the good branch's second pass, 0.667 after
- * the good branch, 0.602 before it), so this test pins what was measured: good replies at 0.72 or
- * more (another training seed alone moves the mean by up to 0.02), at least 0.3 above every other
- * kind (0.411 above generic, the closest, when measured).
+ * plays each file's replies of one quality through the episode loop under the scenario's preset.
+ * The held-out part (below) was never looked at while the offline user was tuned, and is measured
+ * here: issue 19's target is Spearman >= 0.6 between quality and FS, giving in below generic
+ * support, and good replies' mean FS >= 0.75 (0.761 with word clusters and short echoes heard as
+ * talk; 0.741 before them, 0.717 after the good branch's second pass, 0.602 before the good branch).
+ * The development part, by six writers who never scored a reply, is harder for the user (its good
+ * replies 0.617, 0.586 before the word clusters): what it pins is that quality still orders FS there.
  */
 import { describe, expect, it } from "vitest";
 import { REPLY_QUALITIES, type ValidityPart } from "../src/agents/validity-corpus-agent.js";
@@ -52,9 +50,15 @@ describe("the offline user's reward follows reply quality (positive-validity cor
     expect(heldOut.means.dismissive).toBeLessThan(heldOut.means.generic);
   });
 
-  it("on the held-out part, good replies score well above every other kind (the issue's 0.75 is not reached)", () => {
+  it("on the held-out part, good replies score 0.75 or more, well above every other kind", () => {
     for (const name of ["generic", "dismissive", "giving_in"] as const)
       expect(heldOut.means.good, name).toBeGreaterThan(heldOut.means[name] + 0.3);
-    expect(heldOut.means.good).toBeGreaterThanOrEqual(0.72);
+    expect(heldOut.means.good).toBeGreaterThanOrEqual(0.75);
+  });
+
+  it("on the development part, by writers the user was never fitted to, quality still orders FS", () => {
+    expect(development.rho).toBeGreaterThanOrEqual(0.6);
+    for (const name of ["generic", "dismissive", "giving_in"] as const)
+      expect(development.means.good, name).toBeGreaterThan(development.means[name] + 0.3);
   });
 });
