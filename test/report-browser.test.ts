@@ -16,7 +16,10 @@ import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent, onCi, screenshotDirectory, wa
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
 
 /** Where the screenshots go (see screenshotDirectory). */
-const SCREENSHOT_DIR = screenshotDirectory("report-browser");
+// Made when a test first needs it: a file whose tests are all skipped (no Chromium) makes no directory,
+// since the after-file cleanup does not run for it.
+let screenshotDir: string | undefined;
+const screenshots = (): string => (screenshotDir ??= screenshotDirectory("report-browser"));
 
 warnWhenSkipped("report-browser.test.ts");
 
@@ -120,7 +123,7 @@ async function openReport(file: string, screenshot: string): Promise<PageCheck> 
     (folds) => folds.filter((fold) => !fold.hasAttribute("open") && fold.getBoundingClientRect().height < 40).length,
   );
   console.info(`${screenshot}: layout ${JSON.stringify(layout)}`);
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  mkdirSync(screenshots(), { recursive: true });
   await page.screenshot({ path: screenshot, fullPage: true });
   await context.close();
   return { charts, consoleErrors, outsideRequests, pwned, bodyText, layout, foldedComparisons };
@@ -159,7 +162,7 @@ describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", (
 
   it("draws every chart of an offline aeb run, the ECS ones from the offline-lexicon judge, logs no error and loads nothing", async () => {
     requireChromium();
-    const check = await openReport(join(root, "plain", "report.html"), join(SCREENSHOT_DIR, "report-offline.png"));
+    const check = await openReport(join(root, "plain", "report.html"), join(screenshots(), "report-offline.png"));
     expect(check.charts.map((chart) => chart.id)).toEqual(CHART_IDS);
     for (const chart of check.charts) {
       expect(chart.width, chart.id).toBeGreaterThan(100);
@@ -194,7 +197,7 @@ describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", (
 
   it("says no ECS judge ran in the ECS panels of a run without an ECS judge", async () => {
     requireChromium();
-    const check = await openReport(join(root, "unjudged", "report.html"), join(SCREENSHOT_DIR, "report-no-ecs.png"));
+    const check = await openReport(join(root, "unjudged", "report.html"), join(screenshots(), "report-no-ecs.png"));
     expect(check.charts.map((chart) => chart.id)).toEqual(CHART_IDS);
     for (const chart of check.charts) {
       expect(chart.width, chart.id).toBeGreaterThan(100);
@@ -248,7 +251,7 @@ describe.skipIf(!chromiumPresent && !onCi)("report.html in headless Chromium", (
     const report = await runCli(["report", dir, "--recompute"]);
     expect(report.code, report.stderr).toBe(0);
 
-    const screenshot = join(SCREENSHOT_DIR, "report.png");
+    const screenshot = join(screenshots(), "report.png");
     const check = await openReport(join(dir, "report.html"), screenshot);
     expect(check.charts.map((chart) => chart.id)).toEqual(CHART_IDS);
     for (const chart of check.charts) {

@@ -19,7 +19,10 @@ import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent, onCi, screenshotDirectory, wa
 import { runCli, temporaryDirectory } from "./helpers/cli.js";
 import { COOPERATIVE_ID_INDEX, HOSTILE, makeEditedRun, THINK_TEXT } from "./helpers/viewer-runs.js";
 
-const SCREENSHOT_DIR = screenshotDirectory("viewer-browser");
+// Made when a test first needs it: a file whose tests are all skipped (no Chromium) makes no directory,
+// since the after-file cleanup does not run for it.
+let screenshotDir: string | undefined;
+const screenshots = (): string => (screenshotDir ??= screenshotDirectory("viewer-browser"));
 
 warnWhenSkipped("viewer-browser.test.ts");
 
@@ -37,7 +40,7 @@ async function apiTotal(query: string): Promise<number> {
 }
 
 async function shot(name: string): Promise<string> {
-  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  const path = join(screenshots(), `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
 }
@@ -59,7 +62,7 @@ describe.skipIf(!chromiumPresent && !onCi)("aeb view in headless Chromium", () =
     makeEditedRun(plainRecords, edited);
     viewer = await buildViewer({ dirs: [plain, edited] });
     base = await viewer.listen({ host: "127.0.0.1", port: 0 });
-    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    mkdirSync(screenshots(), { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     context = await browser.newContext({ viewport: { width: 1300, height: 900 } });
     await context.route("**/*", async (route) => {
