@@ -52,20 +52,15 @@ export function readWordClusters(path: string): WordClusters {
 
 // Character checks instead of a regular expression per line: the file has 80,000 lines and is read
 // by every process that plays the offline user.
-function isLowercaseWord(text: string): boolean {
-  if (text.length === 0) return false;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 97 || code > 122) return false;
-  }
-  return true;
-}
+const isLowercaseWord = (text: string) => everyCodeIn(text, 97, 122);
+const isWholeNumber = (text: string) => everyCodeIn(text, 48, 57);
 
-function isWholeNumber(text: string): boolean {
+/** Is the text non-empty, with every UTF-16 code unit in [low, high]? */
+function everyCodeIn(text: string, low: number, high: number): boolean {
   if (text.length === 0) return false;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
-    if (code < 48 || code > 57) return false;
+    if (code < low || code > high) return false;
   }
   return true;
 }
