@@ -328,12 +328,12 @@ export function readReply(
     if (voidsTurn(harmMass)) halfHeardHarm = sentence.text;
     const shape = functionWordShare(sentence.own, lexicon);
     const list = thresholds.keywordList;
-    // The user's own words said back with nothing around them ("terrified operations") are a list too, however short.
+    // The user's own words said back with nothing around them ("terrified operations") are never a
+    // move. One or two of them alone, as a sentence of a few words ("Twice.", "Nine years.", "Oh,
+    // Andreea."), is how people take in what they were told: talk, accounted for, which pays nothing
+    // and grounds nothing (no `grounded`, no attention). More of them are a keyword list, however short.
     const ownContent = [...own];
     const bareEcho = shape.share === 0 && ownContent.length > 0 && ownContent.every((word) => userWords.has(word));
-    // ...but one or two of them alone, as a sentence of a few words ("Twice.", "Nine years.", "Oh,
-    // Andreea."), is how people take in what they were told: talk, accounted for, which pays
-    // nothing and grounds nothing (a keyword echoed alone earns no `grounded` and no attention).
     if (bareEcho && read.kind !== "harm" && short && ownContent.length <= thresholds.fragment.maxEchoWords) {
       read.kind = "connective";
       continue;
