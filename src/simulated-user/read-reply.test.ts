@@ -229,10 +229,12 @@ describe("padding never pays", () => {
     const lastUser = scenario.trait.script[turnAfter(scenario) - 1] ?? scenario.opening!;
     const quote = `“${lastUser.split(/(?<=[.!?])\s+/u)[0]}”`;
     const keywords = (lastUser.match(/[A-Za-z]{5,}/g) ?? []).slice(0, 8).join(", ") + ".";
+    // Short echoes of the user's words, each its own sentence: talk that grounds nothing.
+    const echoes = (lastUser.match(/[A-Za-z]{5,}/g) ?? []).slice(0, 4).join(". ") + ".";
     const paid = paidPhrase(type);
     for (const seed of [1, 2, 3]) {
       const base = await deltaOf(scenario, paid, seed);
-      for (const pad of [...PADDING, quote, keywords, `${PADDING[0]} ${PADDING[2]}`]) {
+      for (const pad of [...PADDING, quote, keywords, echoes, `${PADDING[0]} ${PADDING[2]}`]) {
         expect(await deltaOf(scenario, `${paid} ${pad}`, seed), `${paid} + ${pad}`).toBeLessThanOrEqual(base);
         expect(await deltaOf(scenario, `${pad} ${paid}`, seed), `${pad} + ${paid}`).toBeLessThanOrEqual(base);
       }
